@@ -1,0 +1,16 @@
+package dev.warden;
+
+/**
+ * Thrown when a hold is released (or used) after its lease ran out: the lock expired in Redis, was
+ * force-unlocked, or was lost with a Redis restart, so the caller's critical section may not have
+ * been exclusive. It is an {@link IllegalMonitorStateException} because the caller no longer owns
+ * the lock; it has its own type because the remedy differs (check the work done under the lock,
+ * usually with the fencing token).
+ */
+public class LeaseExpiredException extends IllegalMonitorStateException {
+  private static final long serialVersionUID = 1L;
+
+  public LeaseExpiredException(String message) {
+    super(message);
+  }
+}

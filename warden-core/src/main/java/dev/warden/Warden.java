@@ -1,0 +1,202 @@
+package dev.warden;
+
+import dev.warden.internal.WardenRuntime;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The entry point: one connection set to one Redis deployment, from which locks and synchronizers
+ * are made.
+ *
+ * <pre>{@code
+ * try (Warden warden = Warden.connect("redis://localhost:6379")) {
+ *   DistributedLock lock = warden.lock("nightly-report");
+ *   if (lock.tryLock(0, TimeUnit.SECONDS)) {
+ *     try {
+ *       runReport();
+ *     } finally {
+ *       lock.unlock();
+ *     }
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p>A {@code Warden} is thread-safe and meant to live as long as the application: it owns one
+ * command connection, one pub/sub connection (opened on first wait), one lease-keeper timer and one
+ * timer thread. Each instance is a distinct owner: the same thread holding a lock through two
+ * instances is two owners.
+ *
+ * <p>{@link #close()} stops lease renewal and closes the connections; it does not release held
+ * locks, which then expire when their lease runs out.
+ */
+public final class Warden implements AutoCloseable {
+  private final WardenRuntime runtime;
+
+  private Warden(WardenRuntime runtime) {
+    this.runtime = runtime;
+  }
+
+  /**
+   * Connects to the Redis given by a Lettuce URI ({@code redis://}, {@code rediss://}, {@code
+   * redis-sentinel://}) with default options.
+   *
+   * @throws IllegalArgumentException if the URI is null, blank or malformed
+   * @throws WardenException if Redis cannot be reached
+   */
+  public static Warden connect(String redisUri) {
+    return builder().uri(redisUri).build();
+  }
+
+  /** Returns a builder for a {@code Warden} with non-default options. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Returns the reentrant lock of that name. Cheap: no round trip; instances of the same name
+   * share state.
+   *
+   * @throws IllegalArgumentException if the name is null, empty, or contains '{' or '}'
+   */
+  public DistributedLock lock(String name) {
+    return runtime.lock(name);
+  }
+
+  /**
+   * Reads the state of the reentrant lock of that name in one atomic step: holders, hold counts,
+   * time to live, fencing tokens and waiting clients. One round trip.
+   */
+  public LockInfo inspect(String lockName) {
+    return runtime.inspect(lockName);
+  }
+
+  /** Returns the fair (first-come, first-served) lock of that name. */
+  public DistributedLock fairLock(String name) {
+    return runtime.fairLock(name);
+  }
+
+  /** Returns the read-write lock of that name. */
+  public DistributedReadWriteLock readWriteLock(String name) {
+    return runtime.readWriteLock(name);
+  }
+
+  /** Returns a lock that holds all of the given locks or none of them. */
+  public DistributedLock multiLock(DistributedLock... locks) {
+    return runtime.multiLock(locks);
+  }
+
+  /** Returns the semaphore of that name. */
+  public DistributedSemaphore semaphore(String name) {
+    return runtime.semaphore(name);
+  }
+
+  /** Returns the leased semaphore of that name. */
+  public LeasedSemaphore leasedSemaphore(String name) {
+    return runtime.leasedSemaphore(name);
+  }
+
+  /** Returns the count-down latch of that name. */
+  public DistributedCountDownLatch countDownLatch(String name) {
+    return runtime.countDownLatch(name);
+  }
+
+  /**
+   * Stops lease renewal and closes the connections. Held locks are not released: they expire when
+   * their lease runs out. Waiting acquirers fail with {@link WardenException}. Idempotent.
+   */
+  @Override
+  public void close() {
+    runtime.close();
+  }
+
+  /** Options for a {@link Warden}; every option has a default except the address. */
+  public static final class Builder {
+    private String uri;
+    private final List<String> clusterSeeds = new ArrayList<>();
+    private Duration watchdogTimeout = Duration.ofSeconds(30);
+    private Duration commandTimeout = Duration.ofSeconds(5);
+    private Duration recheckInterval = Duration.ofMillis(200);
+
+    private Builder() {}
+
+    /** Sets the Redis URI (Lettuce syntax). */
+    public Builder uri(String redisUri) {
+      this.uri = requireText("redisUri", redisUri);
+      return this;
+    }
+
+    /** Sets the seed URIs of a Redis Cluster. Not yet supported: {@link #build()} rejects it. */
+    public Builder cluster(String... seedUris) {
+      Objects.requireNonNull(seedUris, "seedUris must not be null");
+      if (seedUris.length == 0) {
+        throw new IllegalArgumentException("seedUris must not be empty");
+      }
+      for (String seed : seedUris) {
+        clusterSeeds.add(requireText("seedUri", seed));
+      }
+      return this;
+    }
+
+    /**
+     * Sets the lease of holds taken without an explicit lease; they are renewed every third of it
+     * while held. Default 30 s; at least 30 ms.
+     */
+    public Builder watchdogTimeout(Duration watchdogTimeout) {
+      this.watchdogTimeout = atLeast("watchdogTimeout", watchdogTimeout, Duration.ofMillis(30));
+      return this;
+    }
+
+    /**
+     * Sets how long one Redis call may take before it fails with {@link WardenException}. Default
+     * 5 s.
+     */
+    public Builder commandTimeout(Duration commandTimeout) {
+      this.commandTimeout = atLeast("commandTimeout", commandTimeout, Duration.ofMillis(1));
+      return this;
+    }
+
+    /**
+     * Sets how often a waiting acquirer re-checks the lock when no release message arrives: the
+     * bound on what a lost pub/sub message can cost. Default 200 ms.
+     */
+    public Builder recheckInterval(Duration recheckInterval) {
+      this.recheckInterval = atLeast("recheckInterval", recheckInterval, Duration.ofMillis(1));
+      return this;
+    }
+
+    /**
+     * Connects and returns the {@link Warden}.
+     *
+     * @throws IllegalStateException if no URI was set, or cluster seeds were set
+     * @throws WardenException if Redis cannot be reached
+     */
+    public Warden build() {
+      if (!clusterSeeds.isEmpty()) {
+        throw new UnsupportedOperationException(
+            "Redis Cluster is not supported yet: connect with uri(...) to a single Redis,"
+                + " a replica set behind Sentinel (redis-sentinel://), or Valkey");
+      }
+      if (uri == null) {
+        throw new IllegalStateException("uri must be set before build()");
+      }
+      return new Warden(
+          WardenRuntime.start(uri, watchdogTimeout, commandTimeout, recheckInterval));
+    }
+
+    private static String requireText(String argument, String value) {
+      if (value == null || value.isBlank()) {
+        throw new IllegalArgumentException(argument + " must not be null or blank: " + value);
+      }
+      return value;
+    }
+
+    private static Duration atLeast(String argument, Duration value, Duration minimum) {
+      if (value == null || value.compareTo(minimum) < 0) {
+        throw new IllegalArgumentException(argument + " must be at least " + minimum + ": " + value);
+      }
+      return value;
+    }
+  }
+}
