@@ -72,6 +72,11 @@ public final class Warden implements AutoCloseable {
     return runtime.inspect(lockName);
   }
 
+  /** Returns what this instance holds, renews and waits for now: for metrics and leak checks. */
+  public WardenStats stats() {
+    return runtime.stats();
+  }
+
   /** Returns the fair (first-come, first-served) lock of that name. */
   public DistributedLock fairLock(String name) {
     return runtime.fairLock(name);

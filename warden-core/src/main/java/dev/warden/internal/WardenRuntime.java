@@ -6,22 +6,270 @@ import dev.warden.DistributedReadWriteLock;
 import dev.warden.DistributedSemaphore;
 import dev.warden.LeasedSemaphore;
 import dev.warden.LockInfo;
+import dev.warden.WardenException;
+import dev.warden.WardenStats;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.net.SocketAddress;
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
-/** Placeholder replaced by the real runtime. */
+/**
+ * Everything one {@code Warden} owns: the Redis client and its two connections, the timer thread,
+ * the lease keeper, the wake-ups, and this client's registry of holds. Public only so that {@code
+ * dev.warden.Warden} can reach it; the package is not exported.
+ */
 public final class WardenRuntime {
-  public static WardenRuntime start(
-      String uri, Duration watchdogTimeout, Duration commandTimeout, Duration recheckInterval) {
-    throw new UnsupportedOperationException("not yet");
+  /** How long the fence counter outlives its last reset; see lock-acquire.lua. */
+  private static final long FENCE_RETENTION_MILLIS = TimeUnit.HOURS.toMillis(1);
+
+  private static final AtomicInteger timerThreads = new AtomicInteger();
+
+  private final String id;
+  private final String address;
+  private final RedisClient client;
+  private final StatefulRedisConnection<String, String> connection;
+  private final ScheduledThreadPoolExecutor timer;
+  private final Executor callbacks = ForkJoinPool.commonPool();
+  private final MutexCommands mutexCommands;
+  private final WakeUps wakeUps;
+  private final LeaseKeeper leaseKeeper;
+  private final Map<String, Hold> holds = new ConcurrentHashMap<>();
+  private final Set<Acquisition> acquisitions = ConcurrentHashMap.newKeySet();
+  private final long commandTimeoutNanos;
+  private final long recheckNanos;
+  private final java.util.concurrent.atomic.AtomicLong handles = new java.util.concurrent.atomic.AtomicLong();
+  private volatile boolean closed;
+
+  private WardenRuntime(
+      RedisURI uri, Duration watchdogTimeout, Duration commandTimeout, Duration recheckInterval) {
+    this.id = newId();
+    this.address = uri.toString();
+    this.commandTimeoutNanos = commandTimeout.toNanos();
+    this.recheckNanos = recheckInterval.toNanos();
+    this.client = RedisClient.create(uri);
+    client.setOptions(
+        ClientOptions.builder()
+            .autoReconnect(true)
+            // Warden retries its scripts itself, knowing which are safe to run twice; a blind
+            // replay after reconnect could apply a release twice.
+            .replayFilter(
+                command ->
+                    command.getType() == CommandType.EVALSHA
+                        || command.getType() == CommandType.EVAL)
+            .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+            .build());
+    StatefulRedisConnection<String, String> commands = null;
+    StatefulRedisPubSubConnection<String, String> pubSub = null;
+    try {
+      commands = client.connect();
+      pubSub = client.connectPubSub();
+      commands.sync().clientSetname("warden-" + id);
+      pubSub.sync().clientSetname("warden-" + id + "-pubsub");
+    } catch (RedisException e) {
+      if (commands != null) {
+        commands.close();
+      }
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      throw new WardenException("cannot connect to Redis at " + address + ": " + e.getMessage(), e);
+    }
+    this.connection = commands;
+    this.timer = new ScheduledThreadPoolExecutor(1, this::newTimerThread);
+    timer.setRemoveOnCancelPolicy(true);
+    this.mutexCommands =
+        new MutexCommands(new Scripts(connection.async()), FENCE_RETENTION_MILLIS);
+    this.wakeUps = new WakeUps(pubSub);
+    this.leaseKeeper =
+        new LeaseKeeper(mutexCommands, timer, callbacks, watchdogTimeout.toMillis());
+    client.addListener(
+        new RedisConnectionStateListener() {
+          @Override
+          public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress remote) {
+            if (handler == connection) {
+              // after a reconnect Redis may have lost data (restart, failover): check every hold
+              leaseKeeper.renewNow();
+            }
+          }
+        });
   }
 
-  public DistributedLock lock(String name) { throw new UnsupportedOperationException(); }
-  public LockInfo inspect(String name) { throw new UnsupportedOperationException(); }
-  public DistributedLock fairLock(String name) { throw new UnsupportedOperationException(); }
-  public DistributedReadWriteLock readWriteLock(String name) { throw new UnsupportedOperationException(); }
-  public DistributedLock multiLock(DistributedLock... locks) { throw new UnsupportedOperationException(); }
-  public DistributedSemaphore semaphore(String name) { throw new UnsupportedOperationException(); }
-  public LeasedSemaphore leasedSemaphore(String name) { throw new UnsupportedOperationException(); }
-  public DistributedCountDownLatch countDownLatch(String name) { throw new UnsupportedOperationException(); }
-  public void close() {}
+  /**
+   * Connects and returns a runtime.
+   *
+   * @throws IllegalArgumentException if the URI is malformed
+   * @throws WardenException if Redis cannot be reached
+   */
+  public static WardenRuntime start(
+      String uri, Duration watchdogTimeout, Duration commandTimeout, Duration recheckInterval) {
+    RedisURI redisUri;
+    try {
+      redisUri = RedisURI.create(uri);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          "redisUri is not a valid Redis URI: " + uri + " (" + e.getMessage() + ")", e);
+    }
+    redisUri.setTimeout(commandTimeout);
+    return new WardenRuntime(redisUri, watchdogTimeout, commandTimeout, recheckInterval);
+  }
+
+  public DistributedLock lock(String name) {
+    return new RedisMutex(this, LockKeys.of(name));
+  }
+
+  public LockInfo inspect(String name) {
+    return RedisMutex.inspect(this, LockKeys.of(name));
+  }
+
+  public WardenStats stats() {
+    int renewed = leaseKeeper.size();
+    return new WardenStats(
+        holds.size(), renewed, leaseKeeper.isRunning(), wakeUps.subscriptions(), acquisitions.size());
+  }
+
+  public DistributedLock fairLock(String name) {
+    throw notYet("fair locks");
+  }
+
+  public DistributedReadWriteLock readWriteLock(String name) {
+    throw notYet("read-write locks");
+  }
+
+  public DistributedLock multiLock(DistributedLock... locks) {
+    throw notYet("multi-locks");
+  }
+
+  public DistributedSemaphore semaphore(String name) {
+    throw notYet("semaphores");
+  }
+
+  public LeasedSemaphore leasedSemaphore(String name) {
+    throw notYet("leased semaphores");
+  }
+
+  public DistributedCountDownLatch countDownLatch(String name) {
+    throw notYet("count-down latches");
+  }
+
+  static UnsupportedOperationException notYet(String what) {
+    return new UnsupportedOperationException(what + " are not available in this Warden version");
+  }
+
+  /** Stops renewal, fails waiting acquisitions and closes the connections. Idempotent. */
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    leaseKeeper.stop();
+    for (Acquisition acquisition : acquisitions) {
+      acquisition.fail(new WardenException("the Warden was closed while waiting for a lock"));
+    }
+    wakeUps.close();
+    connection.close();
+    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    timer.shutdownNow();
+  }
+
+  // ---- for the primitives in this package ----
+
+  String id() {
+    return id;
+  }
+
+  /** Returns a new owner id for a {@code LockHandle}: unique within this client and beyond. */
+  String newHandleOwner() {
+    return id + ":h" + handles.incrementAndGet();
+  }
+
+  boolean isClosed() {
+    return closed;
+  }
+
+  RedisAsyncCommands<String, String> redis() {
+    return connection.async();
+  }
+
+  MutexCommands mutexCommands() {
+    return mutexCommands;
+  }
+
+  WakeUps wakeUps() {
+    return wakeUps;
+  }
+
+  LeaseKeeper leaseKeeper() {
+    return leaseKeeper;
+  }
+
+  Map<String, Hold> holds() {
+    return holds;
+  }
+
+  ScheduledExecutorService timer() {
+    return timer;
+  }
+
+  Executor callbacks() {
+    return callbacks;
+  }
+
+  long commandTimeoutNanos() {
+    return commandTimeoutNanos;
+  }
+
+  long recheckNanos() {
+    return recheckNanos;
+  }
+
+  /** How long past its deadline a timed acquisition may take to report when Redis is silent. */
+  long verdictMarginNanos() {
+    return Math.min(commandTimeoutNanos, TimeUnit.MILLISECONDS.toNanos(500));
+  }
+
+  void register(Acquisition acquisition) {
+    acquisitions.add(acquisition);
+    if (closed) {
+      acquisition.fail(new WardenException("the Warden is closed"));
+    }
+  }
+
+  void unregister(Acquisition acquisition) {
+    acquisitions.remove(acquisition);
+  }
+
+  private Thread newTimerThread(Runnable task) {
+    Thread thread = new Thread(task, "warden-timer-" + timerThreads.incrementAndGet());
+    thread.setDaemon(true);
+    return thread;
+  }
+
+  private static String newId() {
+    byte[] bytes = new byte[6];
+    new SecureRandom().nextBytes(bytes);
+    StringBuilder id = new StringBuilder(12);
+    for (byte b : bytes) {
+      id.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
+    }
+    return id.toString();
+  }
 }

@@ -1,0 +1,13 @@
+package dev.warden;
+
+/**
+ * What one {@link Warden} instance is doing now, for metrics and leak checks.
+ *
+ * @param holds holds this instance knows it has (thread-bound and handles)
+ * @param renewedHolds holds the lease keeper renews
+ * @param leaseKeeperRunning whether the lease keeper's timer is scheduled
+ * @param subscriptions pub/sub channels subscribed to for waiting acquirers
+ * @param acquisitions acquisitions in progress (waiting or about to complete)
+ */
+public record WardenStats(
+    int holds, int renewedHolds, boolean leaseKeeperRunning, int subscriptions, int acquisitions) {}

@@ -1,0 +1,69 @@
+package dev.warden.internal;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/** Argument checks whose messages name the argument and its value. */
+final class Args {
+  private Args() {}
+
+  /** Checks an object name: not null, not blank, and free of hash-tag braces. */
+  static String name(String name) {
+    if (name == null || name.isBlank()) {
+      throw new IllegalArgumentException("name must not be null or blank: '" + name + "'");
+    }
+    if (name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
+      throw new IllegalArgumentException(
+          "name must not contain '{' or '}' (Warden wraps it in a Redis hash tag): '" + name + "'");
+    }
+    return name;
+  }
+
+  static TimeUnit unit(TimeUnit unit) {
+    if (unit == null) {
+      throw new IllegalArgumentException("unit must not be null");
+    }
+    return unit;
+  }
+
+  /** Returns a wait in nanoseconds; zero means do not wait. */
+  static long waitNanos(String argument, long time, TimeUnit unit) {
+    unit(unit);
+    if (time < 0) {
+      throw new IllegalArgumentException(argument + " must not be negative: " + time + " " + unit);
+    }
+    return unit.toNanos(time);
+  }
+
+  static long waitNanos(String argument, Duration time) {
+    if (time == null) {
+      throw new IllegalArgumentException(argument + " must not be null");
+    }
+    if (time.isNegative()) {
+      throw new IllegalArgumentException(argument + " must not be negative: " + time);
+    }
+    return saturatedNanos(time);
+  }
+
+  /** Returns a lease in whole milliseconds; it must be at least one millisecond. */
+  static long leaseMillis(String argument, long time, TimeUnit unit) {
+    unit(unit);
+    if (time <= 0) {
+      throw new IllegalArgumentException(argument + " must be positive: " + time + " " + unit);
+    }
+    long millis = unit.toMillis(time);
+    if (millis < 1) {
+      throw new IllegalArgumentException(
+          argument + " must be at least 1 millisecond: " + time + " " + unit);
+    }
+    return millis;
+  }
+
+  private static long saturatedNanos(Duration time) {
+    try {
+      return time.toNanos();
+    } catch (ArithmeticException tooLong) {
+      return Long.MAX_VALUE;
+    }
+  }
+}

@@ -1,0 +1,61 @@
+package dev.warden.internal;
+
+import dev.warden.WardenException;
+import io.lettuce.core.RedisCommandExecutionException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/** Turns client and server errors into {@link WardenException}s that name the object. */
+final class Failures {
+  private Failures() {}
+
+  static Throwable unwrap(Throwable failure) {
+    Throwable t = failure;
+    while ((t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+
+  /**
+   * Returns whether trying again may succeed: the connection dropped or Redis did not answer in
+   * time, or Redis answered that it cannot serve yet (loading, busy script, failover). Other error
+   * replies (wrong key type, script errors) are final.
+   */
+  static boolean isTransient(Throwable failure) {
+    Throwable t = unwrap(failure);
+    if (t instanceof WardenException) {
+      return false;
+    }
+    if (t instanceof RedisCommandExecutionException) {
+      String message = String.valueOf(t.getMessage());
+      return message.startsWith("LOADING")
+          || message.startsWith("BUSY")
+          || message.startsWith("TRYAGAIN")
+          || message.startsWith("MASTERDOWN")
+          || message.startsWith("CLUSTERDOWN")
+          || message.startsWith("READONLY");
+    }
+    return true;
+  }
+
+  /** Wraps a failure of an operation on an object, with a message a user can act on. */
+  static WardenException wrap(String object, String operation, Throwable failure) {
+    Throwable t = unwrap(failure);
+    if (t instanceof WardenException) {
+      return (WardenException) t;
+    }
+    String message = String.valueOf(t.getMessage());
+    if (message.contains("WRONGTYPE")) {
+      return new WardenException(
+          object
+              + ": "
+              + operation
+              + " failed: its Redis key holds a value that is not a Warden "
+              + "object (another program may use the same key)",
+          t);
+    }
+    return new WardenException(object + ": " + operation + " failed: " + message, t);
+  }
+}

@@ -1,0 +1,118 @@
+package dev.warden.internal;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * What this client knows of one owner's hold on one lock: its token, its count, whether the lease
+ * keeper renews it, and whether it is known to be lost.
+ *
+ * <p>The count is changed only by the owner (its thread, or the handle under its own lock); the
+ * state is changed by the owner and by the lease keeper, with compare-and-set.
+ */
+final class Hold {
+  enum State {
+    HELD,
+    RELEASING,
+    ENDED,
+    LOST
+  }
+
+  final LockKeys keys;
+  final String owner;
+  final long token;
+  private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
+  private final CompletableFuture<Void> lost = new CompletableFuture<>();
+  private volatile int count;
+  private volatile boolean renewed;
+  private volatile long leaseDeadlineNanos;
+  private volatile String lostReason;
+  private volatile boolean releaseInDoubt;
+
+  Hold(LockKeys keys, String owner, long token, int count, long leaseDeadlineNanos) {
+    this.keys = keys;
+    this.owner = owner;
+    this.token = token;
+    this.count = count;
+    this.leaseDeadlineNanos = leaseDeadlineNanos;
+  }
+
+  int count() {
+    return count;
+  }
+
+  void count(int count) {
+    this.count = count;
+  }
+
+  boolean renewed() {
+    return renewed;
+  }
+
+  void renewed(boolean renewed) {
+    this.renewed = renewed;
+  }
+
+  /** Returns the monotonic time after which Redis may have expired the hold. */
+  long leaseDeadlineNanos() {
+    return leaseDeadlineNanos;
+  }
+
+  /** Moves the local lease deadline forward (never back) after a successful renewal. */
+  void extendLeaseDeadline(long deadlineNanos) {
+    if (deadlineNanos - leaseDeadlineNanos > 0) {
+      leaseDeadlineNanos = deadlineNanos;
+    }
+  }
+
+  State state() {
+    return state.get();
+  }
+
+  boolean beginRelease() {
+    return state.compareAndSet(State.HELD, State.RELEASING);
+  }
+
+  /** Ends a release attempt: the hold ended, or it stays held (partial release or failure). */
+  void endRelease(boolean ended) {
+    state.compareAndSet(State.RELEASING, ended ? State.ENDED : State.HELD);
+  }
+
+  boolean releaseInDoubt() {
+    return releaseInDoubt;
+  }
+
+  void releaseInDoubt(boolean inDoubt) {
+    this.releaseInDoubt = inDoubt;
+  }
+
+  /**
+   * Marks the hold lost unless it ended or is being released; completes {@link #lost()} on the
+   * callback executor so that user stages never run on a Redis I/O thread. Returns whether it did.
+   */
+  boolean markLost(String reason, Executor callbacks) {
+    if (!state.compareAndSet(State.HELD, State.LOST)) {
+      return false;
+    }
+    lostReason = reason;
+    callbacks.execute(() -> lost.complete(null));
+    return true;
+  }
+
+  /** Marks the hold lost at release time (the release found it gone). */
+  void lostAtRelease(String reason, Executor callbacks) {
+    if (state.compareAndSet(State.RELEASING, State.LOST)) {
+      lostReason = reason;
+      callbacks.execute(() -> lost.complete(null));
+    }
+  }
+
+  String lostReason() {
+    return lostReason;
+  }
+
+  CompletableFuture<Void> lost() {
+    return lost;
+  }
+}

@@ -1,0 +1,179 @@
+package dev.warden.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The watchdog: renews every hold taken without an explicit lease, every third of the lease, in
+ * batched script calls, and finds out which holds were lost.
+ *
+ * <p>One ticker per Warden, on the Warden's timer thread; it runs only while there is a hold to
+ * renew (started by the first, cancelled the moment the last is removed). A tick only sends
+ * asynchronous script calls; replies are handled on a Lettuce event-loop thread.
+ *
+ * <p>A hold is lost when a renewal finds it gone or owned by another, or when no renewal succeeded
+ * before its local lease deadline (the send time of its last successful renewal plus the lease,
+ * on the monotonic clock: never later than Redis's own expiry). Then {@link Hold#lost()} completes
+ * and the hold leaves the keeper.
+ */
+final class LeaseKeeper {
+  private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
+  /** Holds renewed by one script call: bounds the time Redis spends in one script. */
+  static final int BATCH = 256;
+
+  private final MutexCommands commands;
+  private final ScheduledExecutorService timer;
+  private final Executor callbacks;
+  private final long leaseMillis;
+  private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
+  private ScheduledFuture<?> ticker; // guarded by this
+  private boolean stopped; // guarded by this
+
+  LeaseKeeper(
+      MutexCommands commands,
+      ScheduledExecutorService timer,
+      Executor callbacks,
+      long leaseMillis) {
+    this.commands = commands;
+    this.timer = timer;
+    this.callbacks = callbacks;
+    this.leaseMillis = leaseMillis;
+  }
+
+  long leaseMillis() {
+    return leaseMillis;
+  }
+
+  synchronized void add(Hold hold) {
+    if (stopped) {
+      return;
+    }
+    holds.add(hold);
+    if (ticker == null) {
+      long period = Math.max(1, leaseMillis / 3);
+      ticker = timer.scheduleAtFixedRate(this::renewAll, period, period, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  synchronized void remove(Hold hold) {
+    holds.remove(hold);
+    if (holds.isEmpty() && ticker != null) {
+      ticker.cancel(false);
+      ticker = null;
+    }
+  }
+
+  synchronized boolean isRunning() {
+    return ticker != null;
+  }
+
+  int size() {
+    return holds.size();
+  }
+
+  /** Renews everything now, e.g. after the connection came back, to learn of lost holds early. */
+  void renewNow() {
+    synchronized (this) {
+      if (stopped || holds.isEmpty()) {
+        return;
+      }
+    }
+    timer.execute(this::renewAll);
+  }
+
+  synchronized void stop() {
+    stopped = true;
+    holds.clear();
+    if (ticker != null) {
+      ticker.cancel(false);
+      ticker = null;
+    }
+  }
+
+  private void renewAll() {
+    long now = System.nanoTime();
+    List<Hold> batch = new ArrayList<>();
+    for (Hold hold : holds) {
+      if (now - hold.leaseDeadlineNanos() >= 0) {
+        lose(hold, "no renewal succeeded before the lease's deadline");
+        continue;
+      }
+      batch.add(hold);
+      if (batch.size() == BATCH) {
+        renew(batch);
+        batch = new ArrayList<>();
+      }
+    }
+    if (!batch.isEmpty()) {
+      renew(batch);
+    }
+  }
+
+  private void renew(List<Hold> batch) {
+    long sentAt = System.nanoTime();
+    long leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+    commands
+        .renew(batch, leaseMillis)
+        .whenComplete(
+            (reply, failure) -> {
+              if (failure != null) {
+                renewalFailed(batch, failure);
+                return;
+              }
+              for (int i = 0; i < batch.size(); i++) {
+                Hold hold = batch.get(i);
+                if (MutexCommands.number(reply, i) == 1) {
+                  hold.extendLeaseDeadline(sentAt + leaseNanos);
+                } else {
+                  lose(hold, "the lock expired, was force-unlocked, or was lost with Redis data");
+                }
+              }
+            });
+  }
+
+  private void renewalFailed(List<Hold> batch, Throwable failure) {
+    long now = System.nanoTime();
+    long earliest = Long.MAX_VALUE;
+    for (Hold hold : batch) {
+      long left = hold.leaseDeadlineNanos() - now;
+      if (left <= 0) {
+        lose(hold, "renewal impossible until the lease's deadline: " + Failures.unwrap(failure));
+      } else {
+        earliest = Math.min(earliest, left);
+      }
+    }
+    log.warn(
+        "lease renewal of {} holds failed; retrying: {}",
+        batch.size(),
+        Failures.unwrap(failure).toString());
+    if (earliest != Long.MAX_VALUE) {
+      // try once more at the earliest deadline, so a lost lease is reported on time
+      synchronized (this) {
+        if (!stopped) {
+          timer.schedule(this::renewAll, earliest, TimeUnit.NANOSECONDS);
+        }
+      }
+    }
+  }
+
+  private void lose(Hold hold, String reason) {
+    if (hold.markLost(reason, callbacks)) {
+      log.warn(
+          "{} lost its hold (owner {}, token {}): {}",
+          hold.keys.describe(),
+          hold.owner,
+          hold.token,
+          reason);
+      remove(hold);
+    }
+    // a hold being released is left to its release, which knows better
+  }
+}

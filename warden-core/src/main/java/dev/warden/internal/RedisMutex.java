@@ -1,0 +1,487 @@
+package dev.warden.internal;
+
+import dev.warden.DistributedLock;
+import dev.warden.LeaseExpiredException;
+import dev.warden.LockHandle;
+import dev.warden.LockInfo;
+import dev.warden.LockTimeoutException;
+import dev.warden.WardenException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+
+/**
+ * The reentrant lock: a Redis hash of owner to hold count, changed only by the lock-*.lua scripts.
+ *
+ * <p>Owners: {@code <warden id>:<thread id>} for the thread-bound {@link java.util.concurrent.locks.Lock}
+ * methods, {@code <warden id>:h<n>} for each {@link LockHandle}. This client keeps a {@link Hold}
+ * per owner and lock (shared by every {@code RedisMutex} of the name), which knows the hold count
+ * and token and whether the lease is known to be lost; Redis stays the authority, and every
+ * script call carries the client's hold count so that a replayed call changes nothing.
+ */
+final class RedisMutex implements DistributedLock {
+  private final WardenRuntime runtime;
+  private final LockKeys keys;
+
+  RedisMutex(WardenRuntime runtime, LockKeys keys) {
+    this.runtime = runtime;
+    this.keys = keys;
+  }
+
+  @Override
+  public String getName() {
+    return keys.name();
+  }
+
+  // ---- thread-bound acquisition ----
+
+  @Override
+  public void lock() {
+    acquireUninterruptibly(watchdogLease(), -1);
+  }
+
+  @Override
+  public void lock(long leaseTime, TimeUnit unit) {
+    acquireUninterruptibly(Args.leaseMillis("leaseTime", leaseTime, unit), -1);
+  }
+
+  @Override
+  public void lockInterruptibly() throws InterruptedException {
+    acquireForThreadInterruptibly(watchdogLease(), -1);
+  }
+
+  @Override
+  public void lockInterruptibly(long leaseTime, TimeUnit unit) throws InterruptedException {
+    acquireForThreadInterruptibly(Args.leaseMillis("leaseTime", leaseTime, unit), -1);
+  }
+
+  @Override
+  public boolean tryLock() {
+    return acquireUninterruptibly(watchdogLease(), 0);
+  }
+
+  @Override
+  public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+    Args.unit(unit);
+    return acquireForThreadInterruptibly(watchdogLease(), Math.max(0, unit.toNanos(time)));
+  }
+
+  @Override
+  public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit)
+      throws InterruptedException {
+    long waitNanos = Args.waitNanos("waitTime", waitTime, unit);
+    return acquireForThreadInterruptibly(
+        Args.leaseMillis("leaseTime", leaseTime, unit), waitNanos);
+  }
+
+  private long watchdogLease() {
+    return -runtime.leaseKeeper().leaseMillis(); // negative: renewed by the lease keeper
+  }
+
+  private boolean acquireForThreadInterruptibly(long lease, long waitNanos)
+      throws InterruptedException {
+    if (Thread.interrupted()) {
+      throw new InterruptedException(keys.describe() + ": interrupted before acquiring");
+    }
+    return acquireForThread(lease, waitNanos, true);
+  }
+
+  private boolean acquireUninterruptibly(long lease, long waitNanos) {
+    try {
+      return acquireForThread(lease, waitNanos, false);
+    } catch (InterruptedException e) {
+      throw new AssertionError("an uninterruptible acquisition was interrupted", e);
+    }
+  }
+
+  /**
+   * Acquires for the calling thread. {@code lease} is in ms, negative for a watchdog-renewed
+   * lease of that length; {@code waitNanos} negative waits forever.
+   */
+  private boolean acquireForThread(long lease, long waitNanos, boolean interruptible)
+      throws InterruptedException {
+    String owner = threadOwner();
+    Hold hold = runtime.holds().get(holdKey(owner));
+    if (hold != null && hold.state() == Hold.State.LOST) {
+      throw leaseExpired(hold, "acquire again");
+    }
+    int heldBefore = hold == null ? 0 : hold.count();
+    Acquisition.Granted granted =
+        await(
+            new Acquisition(runtime, keys, owner, heldBefore, Math.abs(lease), waitNanos).start(),
+            owner,
+            interruptible);
+    if (granted == null) {
+      return false;
+    }
+    if (hold != null && granted.token() != hold.token) {
+      // the outer hold was lost and this call took a fresh one: give it back and say so
+      runtime.mutexCommands().release(keys, owner, granted.holdCount());
+      hold.markLost("the lock was taken afresh by a reentrant call", runtime.callbacks());
+      throw leaseExpired(hold, "acquire again");
+    }
+    register(hold, owner, granted, lease);
+    return true;
+  }
+
+  private Acquisition.Granted await(Acquisition acquisition, String owner, boolean interruptible)
+      throws InterruptedException {
+    if (!interruptible) {
+      return Futures.awaitUninterruptibly(acquisition.result, keys.describe(), "acquire");
+    }
+    try {
+      return acquisition.result.get();
+    } catch (InterruptedException e) {
+      Acquisition.Granted granted = acquisition.abandon();
+      if (granted != null) {
+        runtime.mutexCommands().release(keys, owner, granted.holdCount());
+      }
+      throw e;
+    } catch (ExecutionException | CancellationException e) {
+      throw Failures.wrap(keys.describe(), "acquire", e);
+    }
+  }
+
+  private Hold register(Hold existing, String owner, Acquisition.Granted granted, long lease) {
+    Hold hold = existing;
+    if (hold == null) {
+      hold =
+          new Hold(
+              keys,
+              owner,
+              granted.token(),
+              granted.holdCount(),
+              granted.sentAtNanos() + TimeUnit.MILLISECONDS.toNanos(Math.abs(lease)));
+      runtime.holds().put(holdKey(owner), hold);
+    } else {
+      hold.count(granted.holdCount());
+      hold.extendLeaseDeadline(
+          granted.sentAtNanos() + TimeUnit.MILLISECONDS.toNanos(Math.abs(lease)));
+    }
+    if (lease < 0 && !hold.renewed()) {
+      hold.renewed(true);
+      runtime.leaseKeeper().add(hold);
+    }
+    return hold;
+  }
+
+  // ---- release ----
+
+  @Override
+  public void unlock() {
+    String owner = threadOwner();
+    Hold hold = runtime.holds().get(holdKey(owner));
+    if (hold == null) {
+      throw new IllegalMonitorStateException(
+          keys.describe()
+              + " is not held by thread '"
+              + Thread.currentThread().getName()
+              + "' (owner "
+              + owner
+              + ")");
+    }
+    release(hold);
+  }
+
+  /**
+   * Gives back one hold: blocks for the script's reply, retrying transient failures for up to
+   * the command timeout. A release whose earlier attempt had an unknown outcome, and that now finds
+   * the hold gone, counts as done: that earlier attempt released it.
+   */
+  void release(Hold hold) {
+    if (!hold.beginRelease()) {
+      throw leaseExpired(hold, "unlock");
+    }
+    int heldBefore = hold.count();
+    MutexCommands.Release reply;
+    try {
+      reply = releaseWithRetries(hold, heldBefore);
+    } catch (RuntimeException e) {
+      hold.endRelease(false);
+      throw e;
+    }
+    boolean released = reply.held() || (hold.releaseInDoubt() && heldBefore == 1);
+    if (!released) {
+      hold.lostAtRelease(
+          "the lock expired, was force-unlocked, or was lost with Redis data", runtime.callbacks());
+      throw leaseExpired(hold, "unlock");
+    }
+    hold.releaseInDoubt(false);
+    int remaining = reply.held() ? reply.remaining() : 0;
+    if (remaining > 0) {
+      hold.count(remaining);
+      hold.endRelease(false);
+      return;
+    }
+    forget(hold);
+    hold.endRelease(true);
+    runtime.wakeUps().releasedLocally(keys.channel());
+  }
+
+  private MutexCommands.Release releaseWithRetries(Hold hold, int heldBefore) {
+    long start = System.nanoTime();
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return runtime
+            .mutexCommands()
+            .release(keys, hold.owner, heldBefore)
+            .toCompletableFuture()
+            .join();
+      } catch (CompletionException | CancellationException e) {
+        boolean again =
+            Failures.isTransient(e)
+                && !runtime.isClosed()
+                && attempt < 5
+                && System.nanoTime() - start < runtime.commandTimeoutNanos();
+        if (Failures.isTransient(e)) {
+          hold.releaseInDoubt(true);
+        }
+        if (!again) {
+          throw Failures.wrap(keys.describe(), "unlock", e);
+        }
+      }
+    }
+  }
+
+  private void forget(Hold hold) {
+    runtime.holds().remove(holdKey(hold.owner), hold);
+    if (hold.renewed()) {
+      runtime.leaseKeeper().remove(hold);
+    }
+  }
+
+  /**
+   * Consumes one local hold of a lost lease and returns the exception that says so; the record is
+   * forgotten once its last hold was given back.
+   */
+  private LeaseExpiredException leaseExpired(Hold hold, String operation) {
+    int left = hold.count() - 1;
+    hold.count(Math.max(0, left));
+    if (left <= 0) {
+      forget(hold);
+    }
+    return new LeaseExpiredException(
+        keys.describe()
+            + ": cannot "
+            + operation
+            + ": the hold of "
+            + hold.owner
+            + " (fencing token "
+            + hold.token
+            + ") was lost before: "
+            + hold.lostReason());
+  }
+
+  @Override
+  public boolean forceUnlock() {
+    boolean wasLocked =
+        Futures.awaitUninterruptibly(
+            runtime.mutexCommands().forceRelease(keys), keys.describe(), "forceUnlock");
+    for (Hold hold : runtime.holds().values()) {
+      if (hold.keys.equals(keys) && hold.markLost("the lock was force-unlocked", runtime.callbacks())) {
+        if (hold.renewed()) {
+          runtime.leaseKeeper().remove(hold);
+        }
+      }
+    }
+    return wasLocked;
+  }
+
+  // ---- queries ----
+
+  @Override
+  public boolean isLocked() {
+    return query(runtime.redis().hlen(keys.lock()).toCompletableFuture(), "isLocked") > 0;
+  }
+
+  @Override
+  public boolean isHeldByCurrentThread() {
+    return isHeldBy(threadOwner());
+  }
+
+  boolean isHeldBy(String owner) {
+    return query(runtime.redis().hexists(keys.lock(), owner).toCompletableFuture(), "isHeld");
+  }
+
+  @Override
+  public int getHoldCount() {
+    String count =
+        query(runtime.redis().hget(keys.lock(), threadOwner()).toCompletableFuture(), "getHoldCount");
+    return count == null ? 0 : Integer.parseInt(count);
+  }
+
+  @Override
+  public long remainTimeToLive() {
+    return query(runtime.redis().pttl(keys.lock()).toCompletableFuture(), "remainTimeToLive");
+  }
+
+  @Override
+  public long fencingToken() {
+    String owner = threadOwner();
+    var values =
+        query(
+            runtime.redis().hmget(keys.lock(), owner, "#t").toCompletableFuture(), "fencingToken");
+    if (!values.get(0).hasValue() || !values.get(1).hasValue()) {
+      throw new IllegalMonitorStateException(
+          keys.describe()
+              + " is not held by thread '"
+              + Thread.currentThread().getName()
+              + "' (owner "
+              + owner
+              + "): no fencing token");
+    }
+    return Long.parseLong(values.get(1).getValue());
+  }
+
+  static LockInfo inspect(WardenRuntime runtime, LockKeys keys) {
+    List<Object> reply =
+        Futures.awaitUninterruptibly(runtime.mutexCommands().inspect(keys), keys.describe(), "inspect");
+    long ttl = MutexCommands.number(reply, 0);
+    long lastToken = MutexCommands.number(reply, 1);
+    Map<String, Integer> holders = new LinkedHashMap<>();
+    long currentToken = -1;
+    for (int i = 2; i + 1 < reply.size(); i += 2) {
+      String field = String.valueOf(reply.get(i));
+      String value = String.valueOf(reply.get(i + 1));
+      if (field.equals("#t")) {
+        currentToken = Long.parseLong(value);
+      } else if (!field.startsWith("#")) {
+        holders.put(field, Integer.parseInt(value));
+      }
+    }
+    Long waiting =
+        Futures.awaitUninterruptibly(
+                runtime.redis().pubsubNumsub(keys.channel()).toCompletableFuture(),
+                keys.describe(),
+                "inspect")
+            .getOrDefault(keys.channel(), 0L);
+    return new LockInfo(keys.name(), keys.lock(), holders, ttl, currentToken, lastToken, waiting);
+  }
+
+  private <T> T query(CompletableFuture<T> reply, String operation) {
+    return Futures.awaitUninterruptibly(reply, keys.describe(), operation);
+  }
+
+  // ---- conditions (not in this version) ----
+
+  @Override
+  public Condition newCondition() {
+    throw WardenRuntime.notYet("distributed conditions");
+  }
+
+  @Override
+  public Condition newCondition(String conditionName) {
+    throw WardenRuntime.notYet("distributed conditions");
+  }
+
+  // ---- handles ----
+
+  @Override
+  public LockHandle acquire(Duration waitTime) throws InterruptedException {
+    return tryAcquire(waitTime)
+        .orElseThrow(
+            () ->
+                new LockTimeoutException(
+                    keys.describe() + ": still held by another owner after waiting " + waitTime));
+  }
+
+  @Override
+  public Optional<LockHandle> tryAcquire(Duration waitTime) throws InterruptedException {
+    long waitNanos = Args.waitNanos("waitTime", waitTime);
+    if (Thread.interrupted()) {
+      throw new InterruptedException(keys.describe() + ": interrupted before acquiring");
+    }
+    String owner = runtime.newHandleOwner();
+    Acquisition.Granted granted =
+        await(
+            new Acquisition(runtime, keys, owner, 0, runtime.leaseKeeper().leaseMillis(), waitNanos)
+                .start(),
+            owner,
+            true);
+    return granted == null ? Optional.empty() : Optional.of(newHandle(owner, granted));
+  }
+
+  @Override
+  public CompletableFuture<LockHandle> acquireAsync(Duration waitTime) {
+    long waitNanos = Args.waitNanos("waitTime", waitTime);
+    String owner = runtime.newHandleOwner();
+    Acquisition acquisition =
+        new Acquisition(runtime, keys, owner, 0, runtime.leaseKeeper().leaseMillis(), waitNanos);
+    CompletableFuture<LockHandle> handle = new CompletableFuture<>();
+    // cancelling the caller's future abandons the acquisition; a grant that arrives after that is
+    // released by the acquisition itself, and one that arrived before is released below
+    handle.whenComplete(
+        (ignored, failure) -> {
+          if (handle.isCancelled()) {
+            acquisition.result.cancel(false);
+          }
+        });
+    acquisition
+        .start()
+        .result
+        .whenComplete(
+            (granted, failure) -> {
+              if (failure != null) {
+                Throwable cause = Failures.unwrap(failure);
+                if (!(cause instanceof CancellationException)) {
+                  runtime
+                      .callbacks()
+                      .execute(
+                          () ->
+                              handle.completeExceptionally(
+                                  Failures.wrap(keys.describe(), "acquire", cause)));
+                }
+                return;
+              }
+              if (granted == null) {
+                runtime
+                    .callbacks()
+                    .execute(
+                        () ->
+                            handle.completeExceptionally(
+                                new LockTimeoutException(
+                                    keys.describe()
+                                        + ": still held by another owner after waiting "
+                                        + waitTime)));
+                return;
+              }
+              MutexHandle made = newHandle(owner, granted);
+              runtime
+                  .callbacks()
+                  .execute(
+                      () -> {
+                        if (!handle.complete(made)) {
+                          made.closeQuietly();
+                        }
+                      });
+            });
+    return handle;
+  }
+
+  private MutexHandle newHandle(String owner, Acquisition.Granted granted) {
+    return new MutexHandle(this, register(null, owner, granted, watchdogLease()));
+  }
+
+  // ---- owners ----
+
+  private String threadOwner() {
+    return runtime.id() + ":" + Thread.currentThread().getId();
+  }
+
+  private String holdKey(String owner) {
+    return keys.lock() + " " + owner;
+  }
+
+  @Override
+  public String toString() {
+    return "RedisMutex[" + keys.name() + "]";
+  }
+}

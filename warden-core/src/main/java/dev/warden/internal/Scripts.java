@@ -1,0 +1,79 @@
+package dev.warden.internal;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Runs Warden's Lua scripts with EVALSHA. The scripts are resources, read once; their SHA-1 is
+ * computed locally, so no SCRIPT LOAD round trip is needed. When Redis answers NOSCRIPT (first use,
+ * a restart, SCRIPT FLUSH, failover) the call is sent again as EVAL, which also caches the script:
+ * a NOSCRIPT reply means the script did not run, so resending cannot apply it twice.
+ */
+final class Scripts {
+  static final Script LOCK_ACQUIRE = Script.load("lock-acquire");
+  static final Script LOCK_RELEASE = Script.load("lock-release");
+  static final Script LOCK_RENEW = Script.load("lock-renew");
+  static final Script LOCK_FORCE_RELEASE = Script.load("lock-force-release");
+  static final Script LOCK_INSPECT = Script.load("lock-inspect");
+
+  private final RedisAsyncCommands<String, String> redis;
+
+  Scripts(RedisAsyncCommands<String, String> redis) {
+    this.redis = redis;
+  }
+
+  /** Runs a script whose reply is a list (integers and strings). */
+  CompletableFuture<List<Object>> run(Script script, String[] keys, String... args) {
+    CompletableFuture<List<Object>> first =
+        redis.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args)
+            .toCompletableFuture();
+    return first.exceptionallyCompose(
+        failure -> {
+          if (Failures.unwrap(failure) instanceof RedisNoScriptException) {
+            return redis
+                .<List<Object>>eval(script.body(), ScriptOutputType.MULTI, keys, args)
+                .toCompletableFuture();
+          }
+          return CompletableFuture.failedFuture(failure);
+        });
+  }
+
+  /** One Lua script resource and its SHA-1. */
+  record Script(String name, String body, String sha) {
+    static Script load(String name) {
+      String resource = name + ".lua";
+      try (InputStream in = Scripts.class.getResourceAsStream(resource)) {
+        if (in == null) {
+          throw new IllegalStateException("script resource missing: " + resource);
+        }
+        String body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        return new Script(name, body, sha1(body));
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read script " + resource, e);
+      }
+    }
+
+    private static String sha1(String body) {
+      try {
+        byte[] digest =
+            MessageDigest.getInstance("SHA-1").digest(body.getBytes(StandardCharsets.UTF_8));
+        StringBuilder hex = new StringBuilder(40);
+        for (byte b : digest) {
+          hex.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
+        }
+        return hex.toString();
+      } catch (NoSuchAlgorithmException e) {
+        throw new IllegalStateException("SHA-1 is required by every Java platform", e);
+      }
+    }
+  }
+}

@@ -1,0 +1,171 @@
+package dev.warden.internal;
+
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Wakes local waiters when Redis pub/sub reports that an object was released.
+ *
+ * <p>One pub/sub connection per Warden. All local waiters on one channel share one subscription,
+ * taken when the first joins and dropped when the last leaves. A release message wakes one parked
+ * waiter (the one parked longest); a waiter that then fails to acquire re-marks the lock, so the
+ * next release publishes again. A confirmed (re)subscription wakes every parked waiter, because
+ * messages may have been lost while the connection was down.
+ *
+ * <p>Each topic counts the wake-ups it has seen ({@link Topic#generation()}). A waiter reads the
+ * count before each attempt and refuses to park if it changed meanwhile: a release message that
+ * arrives while the failed attempt's reply is still on its way is therefore never lost.
+ *
+ * <p>Thread-safety: callbacks run on a Lettuce event-loop thread and only take short locks and
+ * hand work to {@link Waiter#wake()}, which must not block.
+ */
+final class WakeUps {
+  /** Something parked on a topic until a release or its own timer. */
+  interface Waiter {
+    /** Called once the waiter was taken off its topic by a wake-up; must not block. */
+    void wake();
+  }
+
+  private final StatefulRedisPubSubConnection<String, String> connection;
+  private final Map<String, Topic> topics = new ConcurrentHashMap<>();
+
+  WakeUps(StatefulRedisPubSubConnection<String, String> connection) {
+    this.connection = connection;
+    connection.addListener(
+        new RedisPubSubAdapter<>() {
+          @Override
+          public void message(String channel, String message) {
+            Topic topic = topics.get(channel);
+            if (topic != null) {
+              topic.wakeOne();
+            }
+          }
+
+          @Override
+          public void subscribed(String channel, long count) {
+            Topic topic = topics.get(channel);
+            if (topic != null) {
+              topic.wakeAll();
+            }
+          }
+        });
+  }
+
+  /** Joins the channel's topic, subscribing if this is its first member. */
+  synchronized Topic join(String channel) {
+    Topic topic = topics.computeIfAbsent(channel, Topic::new);
+    if (topic.members++ == 0) {
+      // Sent under the lock so SUBSCRIBE and UNSUBSCRIBE of one channel reach Redis in order.
+      topic.subscribed =
+          connection.async().subscribe(channel).toCompletableFuture().thenApply(ignored -> null);
+    }
+    return topic;
+  }
+
+  /** Leaves a topic, unsubscribing if this was its last member. */
+  synchronized void leave(Topic topic) {
+    if (--topic.members == 0) {
+      topics.remove(topic.channel, topic);
+      connection.async().unsubscribe(topic.channel);
+    }
+  }
+
+  /** Wakes one local waiter of the channel, if any: a release by this client. */
+  void releasedLocally(String channel) {
+    Topic topic = topics.get(channel);
+    if (topic != null) {
+      topic.wakeOne();
+    }
+  }
+
+  /** Returns whether any local acquirer waits on the channel. */
+  boolean hasWaiters(String channel) {
+    return topics.containsKey(channel);
+  }
+
+  /** Returns the number of channels subscribed now (for tests and diagnostics). */
+  int subscriptions() {
+    return topics.size();
+  }
+
+  void close() {
+    connection.close();
+  }
+
+  /** The local waiters of one channel. */
+  static final class Topic {
+    private final String channel;
+    private final AtomicLong generation = new AtomicLong();
+    private final LinkedHashSet<Waiter> parked = new LinkedHashSet<>(); // guarded by itself
+    private int members; // guarded by WakeUps.this
+    private volatile CompletableFuture<Void> subscribed;
+
+    private Topic(String channel) {
+      this.channel = channel;
+    }
+
+    /** Completes when Redis confirmed the subscription. */
+    CompletableFuture<Void> subscribed() {
+      return subscribed;
+    }
+
+    /** Returns the number of wake-ups seen so far. */
+    long generation() {
+      return generation.get();
+    }
+
+    /**
+     * Parks the waiter unless a wake-up arrived since {@code seenGeneration}; returns whether it
+     * parked (if not, the caller should try again at once).
+     */
+    boolean park(Waiter waiter, long seenGeneration) {
+      synchronized (parked) {
+        if (generation.get() != seenGeneration) {
+          return false;
+        }
+        parked.add(waiter);
+        return true;
+      }
+    }
+
+    /** Takes the waiter off the topic; returns false if a wake-up took it first. */
+    boolean unpark(Waiter waiter) {
+      synchronized (parked) {
+        return parked.remove(waiter);
+      }
+    }
+
+    void wakeOne() {
+      Waiter next = null;
+      synchronized (parked) {
+        generation.incrementAndGet();
+        Iterator<Waiter> oldest = parked.iterator();
+        if (oldest.hasNext()) {
+          next = oldest.next();
+          oldest.remove();
+        }
+      }
+      if (next != null) {
+        next.wake();
+      }
+    }
+
+    void wakeAll() {
+      List<Waiter> all;
+      synchronized (parked) {
+        generation.incrementAndGet();
+        all = new ArrayList<>(parked);
+        parked.clear();
+      }
+      all.forEach(Waiter::wake);
+    }
+  }
+}

@@ -1,0 +1,51 @@
+-- lock-acquire: takes or re-enters the reentrant lock for one owner, in one step.
+-- KEYS[1]  lock hash: owner id -> hold count; '#t' -> fencing token of the current hold;
+--          '#w' -> present when some acquirer waited (its release must publish)
+-- KEYS[2]  fence counter: the last fencing token issued for this lock name
+-- ARGV[1]  owner id
+-- ARGV[2]  lease in milliseconds
+-- ARGV[3]  the owner's hold count as the client knows it before this call; a replayed call
+--          (its first reply lost) finds the count already raised and changes nothing
+-- ARGV[4]  '1' when other acquirers of the same client wait, so the release must publish
+-- ARGV[5]  how long the fence counter outlives its last reset, in milliseconds
+-- Returns  {1, token, holdCount} when the owner holds the lock afterwards;
+--          {0, pttl} when another owner holds it (pttl: its remaining lease in ms, -1 if none).
+local lock, fence = KEYS[1], KEYS[2]
+local owner, lease = ARGV[1], tonumber(ARGV[2])
+
+if redis.call('EXISTS', lock) == 0 then
+  local token = redis.call('INCR', fence)
+  if token == 1 then
+    -- The counter was absent (first use, retention over, or Redis restarted): restart it above
+    -- every token issued before, from the server clock in microseconds.
+    local now = redis.call('TIME')
+    token = tonumber(now[1]) * 1000000 + tonumber(now[2])
+    redis.call('SET', fence, string.format('%.0f', token), 'PX', ARGV[5])
+  end
+  if ARGV[4] == '1' then
+    redis.call('HSET', lock, owner, 1, '#t', string.format('%.0f', token), '#w', 1)
+  else
+    redis.call('HSET', lock, owner, 1, '#t', string.format('%.0f', token))
+  end
+  redis.call('PEXPIRE', lock, lease)
+  return {1, token, 1}
+end
+
+local held = redis.call('HGET', lock, owner)
+if not held then
+  redis.call('HSET', lock, '#w', 1)
+  return {0, redis.call('PTTL', lock)}
+end
+
+held = tonumber(held)
+if held <= tonumber(ARGV[3]) then
+  held = redis.call('HINCRBY', lock, owner, 1)
+  -- never shorten the lease an outer hold asked for
+  if redis.call('PTTL', lock) < lease then
+    redis.call('PEXPIRE', lock, lease)
+  end
+end
+if ARGV[4] == '1' then
+  redis.call('HSET', lock, '#w', 1)
+end
+return {1, tonumber(redis.call('HGET', lock, '#t')), held}
