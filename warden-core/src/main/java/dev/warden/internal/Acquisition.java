@@ -116,14 +116,15 @@ final class Acquisition implements WakeUps.Waiter {
 
   private void attempt() {
     long generation;
+    boolean othersWait;
     synchronized (this) {
       if (result.isDone()) {
         return;
       }
       generation = topic == null ? -1 : topic.generation();
+      othersWait = runtime.wakeUps().othersWait(keys.channel(), topic);
     }
     long sentAt = System.nanoTime();
-    boolean othersWait = runtime.wakeUps().hasWaiters(keys.channel());
     runtime
         .mutexCommands()
         .acquire(keys, owner, heldBefore, leaseMillis, othersWait)

@@ -62,7 +62,7 @@ final class Scripts {
       }
     }
 
-    private static String sha1(String body) {
+    static String sha1(String body) {
       try {
         byte[] digest =
             MessageDigest.getInstance("SHA-1").digest(body.getBytes(StandardCharsets.UTF_8));

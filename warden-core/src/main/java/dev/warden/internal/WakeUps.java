@@ -86,9 +86,18 @@ final class WakeUps {
     }
   }
 
-  /** Returns whether any local acquirer waits on the channel. */
-  boolean hasWaiters(String channel) {
-    return topics.containsKey(channel);
+  /**
+   * Returns whether a local acquirer other than the member of {@code own} (null if the caller is
+   * not a member) waits on the channel: then the lock must publish when released.
+   */
+  boolean othersWait(String channel, Topic own) {
+    Topic topic = topics.get(channel);
+    if (topic == null) {
+      return false; // the uncontended path: no lock taken
+    }
+    synchronized (this) {
+      return topic.members > (topic == own ? 1 : 0);
+    }
   }
 
   /** Returns the number of channels subscribed now (for tests and diagnostics). */
@@ -108,7 +117,7 @@ final class WakeUps {
     private int members; // guarded by WakeUps.this
     private volatile CompletableFuture<Void> subscribed;
 
-    private Topic(String channel) {
+    Topic(String channel) {
       this.channel = channel;
     }
 
