@@ -110,6 +110,11 @@ final class RedisMutex implements DistributedLock {
       throws InterruptedException {
     String owner = threadOwner();
     Hold hold = runtime.holds().get(holdKey(owner));
+    if (hold != null && !hold.renewed() && System.nanoTime() - hold.leaseDeadlineNanos() >= 0) {
+      // an explicit lease that ran out as asked (e.g. a lock used as a throttle): it ended
+      forget(hold);
+      hold = null;
+    }
     if (hold != null && hold.state() == Hold.State.LOST) {
       throw leaseExpired(hold, "acquire again");
     }
@@ -285,11 +290,16 @@ final class RedisMutex implements DistributedLock {
     boolean wasLocked =
         Futures.awaitUninterruptibly(
             runtime.mutexCommands().forceRelease(keys), keys.describe(), "forceUnlock");
+    String caller = threadOwner();
     for (Hold hold : runtime.holds().values()) {
-      if (hold.keys.equals(keys) && hold.markLost("the lock was force-unlocked", runtime.callbacks())) {
-        if (hold.renewed()) {
-          runtime.leaseKeeper().remove(hold);
-        }
+      if (!hold.keys.equals(keys)) {
+        continue;
+      }
+      if (hold.owner.equals(caller)) {
+        forget(hold); // the caller knows: its own hold simply ended
+      } else if (hold.markLost("the lock was force-unlocked", runtime.callbacks())
+          && hold.renewed()) {
+        runtime.leaseKeeper().remove(hold); // its record stays, so its unlock() can tell
       }
     }
     return wasLocked;

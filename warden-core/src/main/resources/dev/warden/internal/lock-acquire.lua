@@ -40,10 +40,11 @@ end
 held = tonumber(held)
 if held <= tonumber(ARGV[3]) then
   held = redis.call('HINCRBY', lock, owner, 1)
-  -- never shorten the lease an outer hold asked for
-  if redis.call('PTTL', lock) < lease then
-    redis.call('PEXPIRE', lock, lease)
-  end
+end
+-- A re-entry (or a replay, whose first run did the same) gets at least the lease it asks for,
+-- and never shortens the lease an outer hold asked for.
+if redis.call('PTTL', lock) < lease then
+  redis.call('PEXPIRE', lock, lease)
 end
 if ARGV[4] == '1' then
   redis.call('HSET', lock, '#w', 1)

@@ -1,0 +1,69 @@
+package dev.warden.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.warden.DistributedLock;
+import dev.warden.Warden;
+import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.WardenExtension;
+import dev.warden.testkit.WardenFactory;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * What the lock costs Redis, from {@code INFO commandstats}: one script call (one round trip) per
+ * uncontended acquisition and per release, and no PUBLISH when nobody waits.
+ */
+@ExtendWith(WardenExtension.class)
+class CommandCostIT {
+  private static final int PAIRS = 100;
+
+  @Test
+  void anUncontendedLockAndUnlockCostOneScriptCallEachAndNeverPublish(
+      RedisServer redis, Warden warden) {
+    DistributedLock lock = warden.lock("cost");
+    lock.lock(); // first use loads the script (EVALSHA answered NOSCRIPT, then EVAL)
+    lock.unlock();
+    redis.redis().configResetstat();
+
+    for (int i = 0; i < PAIRS; i++) {
+      lock.lock();
+      lock.unlock();
+    }
+
+    Map<String, Long> calls = redis.commandCalls();
+    assertThat(calls.get("evalsha")).isEqualTo(2L * PAIRS);
+    assertThat(calls.getOrDefault("eval", 0L)).isZero();
+    assertThat(calls.getOrDefault("publish", 0L)).isZero();
+    long total =
+        calls.entrySet().stream()
+            .filter(call -> !call.getKey().startsWith("config")) // the reset itself
+            .mapToLong(Map.Entry::getValue)
+            .sum();
+    // per pair: acquire = EVALSHA + EXISTS + INCR + HSET + PEXPIRE; release = EVALSHA + HMGET + DEL
+    assertThat(total).isEqualTo(8L * PAIRS);
+  }
+
+  @Test
+  void aReleaseWithAWaiterPublishesOnce(RedisServer redis, WardenFactory wardens)
+      throws Exception {
+    Warden waiterWarden = wardens.create();
+    DistributedLock holder = wardens.create().lock("cost-waited");
+    DistributedLock waiter = waiterWarden.lock("cost-waited");
+    holder.lock();
+    CompletableFuture<Void> waited =
+        CompletableFuture.runAsync(
+            () -> {
+              waiter.lock();
+              waiter.unlock();
+            });
+    org.awaitility.Awaitility.await().until(() -> waiterWarden.stats().subscriptions() == 1);
+    redis.redis().configResetstat();
+    holder.unlock();
+    waited.get(10, TimeUnit.SECONDS);
+    assertThat(redis.commandCalls().get("publish")).isEqualTo(1L);
+  }
+}

@@ -1,0 +1,179 @@
+package dev.warden.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.WardenExtension;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The lock scripts on their own, called directly with EVAL: what each returns and leaves in Redis,
+ * including the replays that reconnects and retries can cause.
+ */
+@ExtendWith(WardenExtension.class)
+class LockScriptsIT {
+  private static final String LOCK = "warden:{s}:lock";
+  private static final String FENCE = "warden:{s}:lock:fence";
+  private static final String CHANNEL = "warden:{s}:lock:released";
+
+  private RedisCommands<String, String> redis;
+
+  @BeforeEach
+  void connect(RedisServer server) {
+    redis = server.redis();
+  }
+
+  private List<Object> acquire(String owner, int heldBefore, long lease, boolean othersWait) {
+    return run(
+        "lock-acquire",
+        new String[] {LOCK, FENCE},
+        owner,
+        Long.toString(lease),
+        Integer.toString(heldBefore),
+        othersWait ? "1" : "0",
+        "3600000");
+  }
+
+  private List<Object> release(String owner, int heldBefore) {
+    return run("lock-release", new String[] {LOCK}, owner, Integer.toString(heldBefore), CHANNEL);
+  }
+
+  @Test
+  void aFreeLockIsTakenWithATokenFromTheServerClockAndTheLease() {
+    List<Object> reply = acquire("a", 0, 10_000, false);
+    assertThat(reply.get(0)).isEqualTo(1L);
+    long token = (Long) reply.get(1);
+    long serverMicros = serverMicros();
+    assertThat(token).isBetween(serverMicros - 60_000_000L, serverMicros);
+    assertThat(reply.get(2)).isEqualTo(1L);
+    assertThat(redis.hgetall(LOCK)).containsEntry("a", "1").containsEntry("#t", Long.toString(token));
+    assertThat(redis.pttl(LOCK)).isBetween(9_000L, 10_000L);
+    assertThat(redis.pttl(FENCE)).as("the counter expires: no key per name forever").isPositive();
+  }
+
+  @Test
+  void tokensCountUpWhileTheCounterLivesAndRestartAboveItWhenItIsGone() {
+    long first = (Long) acquire("a", 0, 10_000, false).get(1);
+    release("a", 1);
+    long second = (Long) acquire("b", 0, 10_000, false).get(1);
+    assertThat(second).isEqualTo(first + 1);
+    release("b", 1);
+    redis.set(FENCE, "5"); // a counter far behind the clock, as after a wrong restore
+    assertThat((Long) acquire("c", 0, 10_000, false).get(1)).isEqualTo(6L);
+    release("c", 1);
+    redis.del(FENCE);
+    assertThat((Long) acquire("d", 0, 10_000, false).get(1)).isGreaterThan(second);
+  }
+
+  @Test
+  void anotherOwnerIsRefusedWithTheRemainingLeaseAndMarksTheLockAsWaitedFor() {
+    acquire("a", 0, 10_000, false);
+    List<Object> refused = acquire("b", 0, 10_000, false);
+    assertThat(refused.get(0)).isEqualTo(0L);
+    assertThat((Long) refused.get(1)).isBetween(9_000L, 10_000L);
+    assertThat(redis.hexists(LOCK, "#w")).isTrue();
+    assertThat(redis.hexists(LOCK, "b")).isFalse();
+  }
+
+  @Test
+  void aReplayedAcquisitionDoesNotCountTwice() {
+    acquire("a", 0, 10_000, false);
+    List<Object> replay = acquire("a", 0, 10_000, false); // the client still believes 0
+    assertThat(replay.get(0)).isEqualTo(1L);
+    assertThat(replay.get(2)).isEqualTo(1L);
+    acquire("a", 1, 10_000, false);
+    List<Object> replayedReentry = acquire("a", 1, 10_000, false);
+    assertThat(replayedReentry.get(2)).isEqualTo(2L);
+    assertThat(redis.hget(LOCK, "a")).isEqualTo("2");
+  }
+
+  @Test
+  void aReentryNeverShortensTheOuterLease() {
+    acquire("a", 0, 60_000, false);
+    acquire("a", 1, 1_000, false);
+    assertThat(redis.pttl(LOCK)).isGreaterThan(50_000L);
+    acquire("a", 2, 120_000, false);
+    assertThat(redis.pttl(LOCK)).isGreaterThan(110_000L);
+  }
+
+  @Test
+  void aReplayedPartialReleaseDoesNotCountTwice() {
+    acquire("a", 0, 10_000, false);
+    acquire("a", 1, 10_000, false);
+    acquire("a", 2, 10_000, false);
+    assertThat(release("a", 3)).containsExactly(1L, 2L);
+    assertThat(release("a", 3)).as("replayed").containsExactly(1L, 2L);
+    assertThat(redis.hget(LOCK, "a")).isEqualTo("2");
+  }
+
+  @Test
+  void theLastReleaseDeletesTheLockAndPublishesOnlyIfSomebodyWaited() {
+    acquire("a", 0, 10_000, false);
+    redis.configResetstat();
+    assertThat(release("a", 1)).containsExactly(1L, 0L);
+    assertThat(redis.exists(LOCK)).isZero();
+    assertThat(redis.info("commandstats")).doesNotContain("cmdstat_publish");
+
+    acquire("a", 0, 10_000, false);
+    acquire("b", 0, 10_000, false); // refused: marks
+    assertThat(release("a", 1)).containsExactly(1L, 0L);
+    assertThat(redis.info("commandstats")).contains("cmdstat_publish:calls=1");
+  }
+
+  @Test
+  void aReleaseByANonOwnerChangesNothing() {
+    acquire("a", 0, 10_000, false);
+    assertThat(release("b", 1)).containsExactly(0L);
+    assertThat(redis.hget(LOCK, "a")).isEqualTo("1");
+  }
+
+  @Test
+  void renewalResetsTheLeaseOfHeldLocksAndReportsTheOthers() {
+    acquire("a", 0, 1_000, false);
+    redis.set("warden:{x}:lock", "not a hash");
+    List<Object> reply =
+        run("lock-renew", new String[] {LOCK, "warden:{y}:lock", "warden:{x}:lock"}, "30000", "a", "b", "c");
+    assertThat(reply).containsExactly(1L, 0L, 0L);
+    assertThat(redis.pttl(LOCK)).isGreaterThan(20_000L);
+  }
+
+  @Test
+  void aWrongTypeUnderTheLockKeyIsAnErrorAndIsNotTouched() {
+    redis.set(LOCK, "x");
+    assertThatThrownBy(() -> acquire("a", 0, 10_000, false))
+        .isInstanceOf(RedisCommandExecutionException.class)
+        .hasMessageContaining("WRONGTYPE");
+    assertThatThrownBy(() -> run("lock-force-release", new String[] {LOCK}, CHANNEL))
+        .hasMessageContaining("WRONGTYPE");
+    assertThat(redis.get(LOCK)).isEqualTo("x");
+  }
+
+  private long serverMicros() {
+    List<String> time = redis.time();
+    return Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1));
+  }
+
+  private List<Object> run(String script, String[] keys, String... args) {
+    return redis.eval(body(script), ScriptOutputType.MULTI, keys, args);
+  }
+
+  private static String body(String script) {
+    String resource = "/dev/warden/internal/" + script + ".lua";
+    try (InputStream in = LockScriptsIT.class.getResourceAsStream(resource)) {
+      assertThat(in).as(resource).isNotNull();
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

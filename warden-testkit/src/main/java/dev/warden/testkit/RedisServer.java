@@ -1,0 +1,617 @@
+package dev.warden.testkit;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.Charset;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real {@code redis-server} process on a free port of 127.0.0.1, for tests: with no persistence
+ * ({@code --save "" --appendonly no}), the {@code DEBUG} command enabled, and faults at hand
+ * ({@link #restart()}, {@link #kill()}, {@link #pause(Duration)}).
+ *
+ * <pre>{@code
+ * try (RedisServer server = RedisServer.start()) {
+ *   try (Warden warden = Warden.connect(server.uri())) {
+ *     ...
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p><b>Lifecycle.</b> {@link #start()} returns once the server answers {@code PING}. The server
+ * keeps its port across {@link #restart()} and {@link #kill()}; its data does not survive either.
+ * {@link #close()} stops the process, closes the admin connection and deletes the server's working
+ * directory. A JVM shutdown hook kills any server still running when the JVM exits, so a test run
+ * that never reaches {@code close()} leaves no process behind (unless the JVM itself is killed).
+ * The server's output goes to {@code redis.log} in its working directory; a failed start quotes the
+ * end of it.
+ *
+ * <p><b>Thread-safety.</b> All methods are thread-safe; the lifecycle methods ({@code restart},
+ * {@code kill}, {@code pause}, {@code resume}, {@code close}) are serialized. {@link #redis()} is a
+ * single shared Lettuce connection, itself thread-safe.
+ *
+ * <p>Requires {@code redis-server} on the {@code PATH} ({@code apt-get install redis-server}).
+ */
+public final class RedisServer implements AutoCloseable {
+  private static final String HOST = "127.0.0.1";
+  private static final String EXECUTABLE = "redis-server";
+  private static final int START_ATTEMPTS = 5;
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(1);
+  private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration ADMIN_COMMAND_TIMEOUT = Duration.ofSeconds(10);
+  private static final long POLL_MILLIS = 10;
+
+  private final Path directory;
+  private final Path log;
+  private final int port;
+  private final List<String> extraArgs;
+
+  // Written under the monitor; volatile so isRunning(), pid-reading and the shutdown hook see it.
+  private volatile Process process;
+  private volatile boolean closed;
+
+  // Guarded by this.
+  private boolean paused;
+  private long pauseId;
+  private ScheduledFuture<?> scheduledResume;
+
+  // A lock of its own, so a connection attempt to a paused server cannot hold up the timer that
+  // ends the pause. Order: this before adminLock.
+  private final Object adminLock = new Object();
+
+  // Guarded by adminLock.
+  private ClientResources adminResources;
+  private RedisClient adminClient;
+  private StatefulRedisConnection<String, String> adminConnection;
+
+  private RedisServer(Path directory, Path log, int port, List<String> extraArgs, Process process) {
+    this.directory = directory;
+    this.log = log;
+    this.port = port;
+    this.extraArgs = extraArgs;
+    this.process = process;
+  }
+
+  /**
+   * Starts a {@code redis-server} from the {@code PATH} on a free port and returns it once it
+   * answers {@code PING}.
+   *
+   * @throws IllegalStateException if {@code redis-server} is not on the {@code PATH}, or the server
+   *     does not come up within 10 s (the message quotes the end of its log)
+   */
+  public static RedisServer start() {
+    return start(new String[0]);
+  }
+
+  /**
+   * Starts a {@code redis-server} like {@link #start()}, with {@code extraArgs} appended to its
+   * command line, e.g. {@code start("--maxmemory", "10mb")}.
+   *
+   * @throws IllegalStateException if {@code redis-server} is not on the {@code PATH}, or the server
+   *     does not come up within 10 s, e.g. because an argument is invalid (the message quotes the
+   *     end of its log)
+   */
+  public static RedisServer start(String... extraArgs) {
+    Objects.requireNonNull(extraArgs, "extraArgs must not be null");
+    List<String> extras = List.copyOf(Arrays.asList(extraArgs));
+    requireExecutableOnPath();
+    Path directory;
+    try {
+      directory = Files.createTempDirectory("warden-redis-");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create a working directory for redis-server", e);
+    }
+    Reaper.trackDirectory(directory);
+    Path log = directory.resolve("redis.log");
+    try {
+      // The free port is only free until someone else binds it: retry on a lost race.
+      for (int attempt = 1; ; attempt++) {
+        int port = freePort();
+        Process process = launch(directory, log, port, extras);
+        if (awaitReady(process, port, log)) {
+          return new RedisServer(directory, log, port, extras, process);
+        }
+        if (attempt == START_ATTEMPTS) {
+          throw new IllegalStateException(
+              "redis-server found no free port in "
+                  + START_ATTEMPTS
+                  + " attempts; "
+                  + LogTail.of(log));
+        }
+      }
+    } catch (RuntimeException e) {
+      deleteQuietly(directory, e);
+      throw e;
+    }
+  }
+
+  /** Returns the address the server listens on: always {@code "127.0.0.1"}. */
+  public String host() {
+    return HOST;
+  }
+
+  /** Returns the port the server listens on; it stays the same across restarts. */
+  public int port() {
+    return port;
+  }
+
+  /** Returns the server's URI in Lettuce syntax, {@code "redis://127.0.0.1:<port>"}. */
+  public String uri() {
+    return "redis://" + HOST + ":" + port;
+  }
+
+  /**
+   * Returns whether the process is alive: {@code true} while paused, {@code false} after {@link
+   * #kill()} or {@link #close()}.
+   */
+  public boolean isRunning() {
+    Process current = process;
+    return !closed && current != null && current.isAlive();
+  }
+
+  /**
+   * Stops the server and starts it again on the same port, returning once it answers {@code PING}.
+   * Ends a pause first. The server is asked to {@code SHUTDOWN NOSAVE} and killed if it has not
+   * exited within 10 s. All data is lost. After {@link #kill()}, only starts it again. The {@link
+   * #redis()} connection reconnects on its own.
+   *
+   * @throws IllegalStateException if the server is closed, or does not come back within 10 s, e.g.
+   *     because another process took its port
+   */
+  public synchronized void restart() {
+    requireOpen();
+    resume();
+    stopProcess();
+    Process restarted = launch(directory, log, port, extraArgs);
+    if (!awaitReady(restarted, port, log)) {
+      throw new IllegalStateException(
+          "redis-server cannot restart: another process took port " + port + "; " + tail());
+    }
+    process = restarted;
+  }
+
+  /**
+   * Kills the server with SIGKILL and returns once the process has exited; the server stays down
+   * until {@link #restart()}. Commands sent meanwhile fail or time out. Does nothing if the server
+   * is closed or already down.
+   *
+   * @throws IllegalStateException if the process has not exited 10 s after SIGKILL
+   */
+  public synchronized void kill() {
+    if (closed) {
+      return;
+    }
+    cancelScheduledResume();
+    paused = false;
+    Process current = process;
+    if (current != null) {
+      current.destroyForcibly();
+      awaitExit(current, EXIT_TIMEOUT);
+      Reaper.untrack(current);
+    }
+  }
+
+  /**
+   * Freezes the server now with SIGSTOP and returns at once; a daemon timer resumes it with SIGCONT
+   * after {@code duration}. While frozen the server accepts connections but answers nothing, as in
+   * a long GC pause or a stalled VM. Pausing again while paused replaces the remaining time with
+   * {@code duration}.
+   *
+   * @throws IllegalArgumentException if {@code duration} is null or negative
+   * @throws IllegalStateException if the server is not running
+   */
+  public synchronized void pause(Duration duration) {
+    if (duration == null || duration.isNegative()) {
+      throw new IllegalArgumentException("duration must not be null or negative: " + duration);
+    }
+    requireRunning();
+    signal("STOP");
+    paused = true;
+    cancelScheduledResume();
+    long id = ++pauseId;
+    scheduledResume =
+        Resumer.TIMER.schedule(() -> resumePause(id), duration.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /** Ends a pause now with SIGCONT. Does nothing if the server is not paused. */
+  public synchronized void resume() {
+    if (!paused) {
+      return;
+    }
+    cancelScheduledResume();
+    paused = false;
+    Process current = process;
+    if (current != null && current.isAlive()) {
+      signal("CONT");
+    }
+  }
+
+  /**
+   * Returns the synchronous commands of a Lettuce connection to this server for test code: admin
+   * commands ({@code CLIENT KILL}, {@code PUBSUB}, {@code INFO}, {@code DEBUG}) and setting up or
+   * checking data. Connects on first call; later calls return the same connection, which reconnects
+   * on its own after {@link #restart()}. Commands time out after 10 s. Do not close it: {@link
+   * #close()} does.
+   *
+   * @throws IllegalStateException if the server is closed
+   * @throws io.lettuce.core.RedisConnectionException if the first connection attempt fails
+   */
+  public RedisCommands<String, String> redis() {
+    synchronized (adminLock) {
+      requireOpen();
+      if (adminConnection == null) {
+        connectAdmin();
+      }
+      return adminConnection.sync();
+    }
+  }
+
+  /**
+   * Deletes every key of every database ({@code FLUSHALL}).
+   *
+   * @throws IllegalStateException if the server is closed
+   */
+  public void flushAll() {
+    redis().flushall();
+  }
+
+  /**
+   * Returns how many times each command has run since the server started or since the last {@code
+   * CONFIG RESETSTAT}, from {@code INFO commandstats}: lower-case command name (subcommands as
+   * {@code "config|resetstat"}) to calls. Commands never run are absent. The testkit's own calls
+   * count too: the start-up probe's {@code ping} and {@code info}, the admin connection's {@code
+   * hello}, earlier calls of this method as {@code info}, and after {@link WardenExtension}'s reset
+   * the {@code config|resetstat} itself; compare the commands under test, not the totals.
+   *
+   * @throws IllegalStateException if the server is closed
+   */
+  public Map<String, Long> commandCalls() {
+    Map<String, Long> calls = new LinkedHashMap<>();
+    for (String line : redis().info("commandstats").split("\r?\n")) {
+      // cmdstat_set:calls=3,usec=12,usec_per_call=4.00,rejected_calls=0,failed_calls=0
+      if (!line.startsWith("cmdstat_")) {
+        continue;
+      }
+      int colon = line.indexOf(':');
+      String command = line.substring("cmdstat_".length(), colon).toLowerCase(Locale.ROOT);
+      for (String field : line.substring(colon + 1).split(",")) {
+        if (field.startsWith("calls=")) {
+          calls.put(command, Long.parseLong(field.substring("calls=".length())));
+        }
+      }
+    }
+    return Map.copyOf(calls);
+  }
+
+  /**
+   * Stops the server, closes the {@link #redis()} connection and deletes the server's working
+   * directory. Idempotent.
+   *
+   * @throws UncheckedIOException if the working directory cannot be deleted (the process is stopped
+   *     regardless)
+   */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    // Before stopping the server, so the admin connection does not try to reconnect to it.
+    closeAdminConnection();
+    resume();
+    stopProcess();
+    closed = true;
+    try {
+      Reaper.deleteRecursively(directory);
+      Reaper.untrackDirectory(directory);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete redis-server's directory " + directory, e);
+    }
+  }
+
+  /** Returns a description naming the address and the process id, for test failure messages. */
+  @Override
+  public String toString() {
+    Process current = process;
+    return "RedisServer["
+        + HOST
+        + ":"
+        + port
+        + (current == null ? "" : ", pid " + current.pid())
+        + (isRunning() ? "" : ", not running")
+        + "]";
+  }
+
+  private void resumePause(long id) {
+    synchronized (this) {
+      // A newer pause, a resume() or a kill() since scheduling makes this timer obsolete.
+      if (paused && id == pauseId) {
+        resume();
+      }
+    }
+  }
+
+  private void cancelScheduledResume() {
+    if (scheduledResume != null) {
+      scheduledResume.cancel(/* mayInterruptIfRunning= */ false);
+      scheduledResume = null;
+    }
+  }
+
+  private void stopProcess() {
+    Process current = process;
+    if (current == null) {
+      return;
+    }
+    if (current.isAlive()) {
+      try {
+        RedisCli.call(HOST, port, PROBE_TIMEOUT, "SHUTDOWN", "NOSAVE");
+      } catch (IOException e) {
+        // Unreachable or refused: SIGKILL below ends it all the same.
+      }
+      if (!awaitExit(current, EXIT_TIMEOUT)) {
+        current.destroyForcibly();
+        awaitExit(current, EXIT_TIMEOUT);
+      }
+    }
+    Reaper.untrack(current);
+  }
+
+  private void connectAdmin() {
+    // Lettuce backs off up to 30 s by default, which would leave this connection down long
+    // after a killed server is restarted; tests want it back within a fraction of a second.
+    adminResources =
+        DefaultClientResources.builder()
+            .reconnectDelay(
+                Delay.exponential(
+                    Duration.ofMillis(1), Duration.ofMillis(100), 2, TimeUnit.MILLISECONDS))
+            .build();
+    adminClient =
+        RedisClient.create(
+            adminResources,
+            RedisURI.builder()
+                .withHost(HOST)
+                .withPort(port)
+                .withTimeout(ADMIN_COMMAND_TIMEOUT)
+                .build());
+    try {
+      adminConnection = adminClient.connect();
+    } catch (RuntimeException e) {
+      closeAdminConnection();
+      throw e;
+    }
+  }
+
+  private void closeAdminConnection() {
+    synchronized (adminLock) {
+      if (adminConnection != null) {
+        adminConnection.close();
+        adminConnection = null;
+      }
+      if (adminClient != null) {
+        adminClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        adminClient = null;
+      }
+      if (adminResources != null) {
+        adminResources.shutdown(0, 2, TimeUnit.SECONDS);
+        adminResources = null;
+      }
+    }
+  }
+
+  private void signal(String signal) {
+    long pid = process.pid();
+    Process kill;
+    try {
+      kill =
+          new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
+              .redirectErrorStream(true)
+              .start();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot run `kill -" + signal + " " + pid + "`", e);
+    }
+    int exitCode;
+    try {
+      if (!kill.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+        kill.destroyForcibly();
+        throw new IllegalStateException("`kill -" + signal + " " + pid + "` did not finish");
+      }
+      exitCode = kill.exitValue();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while sending SIG" + signal + " to " + pid, e);
+    }
+    if (exitCode != 0) {
+      String output;
+      try {
+        output = new String(kill.getInputStream().readAllBytes(), Charset.defaultCharset()).trim();
+      } catch (IOException e) {
+        output = e.toString();
+      }
+      throw new IllegalStateException(
+          "`kill -" + signal + " " + pid + "` exited with " + exitCode + ": " + output);
+    }
+  }
+
+  private void requireOpen() {
+    if (closed) {
+      throw new IllegalStateException(this + " is closed");
+    }
+  }
+
+  private void requireRunning() {
+    requireOpen();
+    if (!isRunning()) {
+      throw new IllegalStateException(this + " is not running: restart() it first");
+    }
+  }
+
+  private String tail() {
+    return LogTail.of(log);
+  }
+
+  private static void requireExecutableOnPath() {
+    String path = System.getenv("PATH");
+    if (path != null) {
+      for (String dir : path.split(File.pathSeparator)) {
+        if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, EXECUTABLE))) {
+          return;
+        }
+      }
+    }
+    throw new IllegalStateException(
+        EXECUTABLE
+            + " is not on the PATH ("
+            + path
+            + "): install Redis, e.g. `apt-get install redis-server` or `brew install redis`");
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket()) {
+      socket.bind(new InetSocketAddress(HOST, 0));
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot find a free port on " + HOST, e);
+    }
+  }
+
+  private static Process launch(Path directory, Path log, int port, List<String> extraArgs) {
+    List<String> command = new ArrayList<>();
+    command.add(EXECUTABLE);
+    command.addAll(
+        List.of(
+            "--port", Integer.toString(port),
+            "--bind", HOST,
+            "--save", "",
+            "--appendonly", "no",
+            "--enable-debug-command", "yes",
+            "--daemonize", "no",
+            "--dir", directory.toString()));
+    command.addAll(extraArgs);
+    try {
+      Process started =
+          new ProcessBuilder(command)
+              .directory(directory.toFile())
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+              .start();
+      Reaper.track(started);
+      return started;
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          "cannot start " + EXECUTABLE + " (install it, e.g. `apt-get install redis-server`)", e);
+    }
+  }
+
+  /**
+   * Waits until the server answers {@code PING}; returns {@code false} if it could not bind its
+   * port, or if another server owns the port (its process id is not ours).
+   */
+  private static boolean awaitReady(Process started, int port, Path log) {
+    Instant deadline = Instant.now().plus(READY_TIMEOUT);
+    while (true) {
+      if (!started.isAlive()) {
+        Reaper.untrack(started);
+        String tail = LogTail.of(log);
+        if (tail.contains("Address already in use")) {
+          return false;
+        }
+        throw new IllegalStateException(
+            EXECUTABLE + " on port " + port + " exited with " + started.exitValue() + "; " + tail);
+      }
+      try {
+        if ("PONG".equals(RedisCli.call(HOST, port, PROBE_TIMEOUT, "PING"))) {
+          String info = RedisCli.call(HOST, port, PROBE_TIMEOUT, "INFO", "server");
+          if (info.contains("process_id:" + started.pid() + "\n")
+              || info.contains("process_id:" + started.pid() + "\r")) {
+            return true;
+          }
+          // Our server lost the race for the port to another Redis, which answered instead.
+          started.destroyForcibly();
+          awaitExit(started, EXIT_TIMEOUT);
+          Reaper.untrack(started);
+          return false;
+        }
+      } catch (IOException e) {
+        // Not listening yet.
+      }
+      if (Instant.now().isAfter(deadline)) {
+        started.destroyForcibly();
+        awaitExit(started, EXIT_TIMEOUT);
+        Reaper.untrack(started);
+        throw new IllegalStateException(
+            EXECUTABLE
+                + " on port "
+                + port
+                + " did not answer PING within "
+                + READY_TIMEOUT
+                + "; "
+                + LogTail.of(log));
+      }
+      // The readiness poll interval; waitFor rather than sleep so a crash ends the wait at once.
+      awaitExit(started, Duration.ofMillis(POLL_MILLIS));
+    }
+  }
+
+  private static boolean awaitExit(Process target, Duration timeout) {
+    try {
+      return target.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      target.destroyForcibly();
+      throw new IllegalStateException(
+          "interrupted while waiting for process " + target.pid() + " to exit; killed it", e);
+    }
+  }
+
+  private static void deleteQuietly(Path directory, RuntimeException failure) {
+    try {
+      Reaper.deleteRecursively(directory);
+      Reaper.untrackDirectory(directory);
+    } catch (IOException e) {
+      failure.addSuppressed(e);
+    }
+  }
+
+  /** Holds the timer lazily, so servers never paused start no thread. */
+  private static final class Resumer {
+    static final ScheduledExecutorService TIMER = newTimer();
+
+    private static ScheduledExecutorService newTimer() {
+      ScheduledThreadPoolExecutor timer =
+          new ScheduledThreadPoolExecutor(
+              1,
+              task -> {
+                Thread thread = new Thread(task, "warden-testkit-resume");
+                thread.setDaemon(true);
+                return thread;
+              });
+      timer.setRemoveOnCancelPolicy(true);
+      return timer;
+    }
+  }
+}

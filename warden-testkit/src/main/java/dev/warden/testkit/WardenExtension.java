@@ -1,0 +1,160 @@
+package dev.warden.testkit;
+
+import dev.warden.Warden;
+import java.util.Optional;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolutionException;
+import org.junit.jupiter.api.extension.ParameterResolver;
+import org.junit.platform.commons.support.AnnotationSupport;
+
+/**
+ * Injects a {@link RedisServer}, {@link Warden} instances and a {@link WardenFactory} into test
+ * methods, lifecycle methods and constructors, and gives each test a clean server.
+ *
+ * <pre>{@code
+ * @ExtendWith(WardenExtension.class)
+ * class FooIT {
+ *   @Test
+ *   void secondOwnerCannotTakeTheLock(RedisServer redis, Warden warden, WardenFactory wardens) {
+ *     ...
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p><b>Lifecycle.</b> One {@link RedisServer} serves a whole test class, its {@code @Nested}
+ * classes included: it starts when first injected and stops after the class. Before each test the
+ * extension ends a {@linkplain RedisServer#pause pause}, restarts a {@linkplain RedisServer#kill
+ * killed} server, deletes all keys ({@code FLUSHALL}) and resets the command statistics ({@code
+ * CONFIG RESETSTAT}), so a test sees neither the data nor the faults nor the {@link
+ * RedisServer#commandCalls() command counts} of the one before. Loaded scripts are kept.
+ *
+ * <p>Each {@link Warden} parameter is a new instance, built with {@code
+ * Warden.builder().uri(server.uri())} and the test's {@link WardenOptions} (on the method, else on
+ * the class); a {@link WardenFactory} parameter creates more. All of them are closed after the test
+ * (after the class, when injected into {@code @BeforeAll}).
+ *
+ * <p><b>Thread-safety.</b> The extension is stateless and may be shared; state lives in the {@link
+ * ExtensionContext.Store}. Test methods of one class that run concurrently share one server and
+ * flush each other's data: run them in the same thread.
+ */
+public final class WardenExtension
+    implements ParameterResolver, BeforeEachCallback, AfterEachCallback {
+  private static final ExtensionContext.Namespace NAMESPACE =
+      ExtensionContext.Namespace.create(WardenExtension.class);
+  private static final String SERVER = "redis-server";
+  private static final String FACTORY = "warden-factory";
+
+  /** Creates the extension; JUnit calls this for {@code @ExtendWith(WardenExtension.class)}. */
+  public WardenExtension() {}
+
+  /**
+   * Returns whether the parameter is a {@link RedisServer}, a {@link Warden} or a {@link
+   * WardenFactory}.
+   */
+  @Override
+  public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+    Class<?> type = parameter.getParameter().getType();
+    return type == RedisServer.class || type == Warden.class || type == WardenFactory.class;
+  }
+
+  /**
+   * Returns the class's {@link RedisServer} (starting it on first use), a new {@link Warden}, or
+   * the test's {@link WardenFactory}.
+   *
+   * @throws ParameterResolutionException if the server does not start or the {@code Warden} cannot
+   *     be built
+   */
+  @Override
+  public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+    Class<?> type = parameter.getParameter().getType();
+    try {
+      if (type == RedisServer.class) {
+        return server(context);
+      }
+      if (type == WardenFactory.class) {
+        return factory(context);
+      }
+      return factory(context).create();
+    } catch (RuntimeException e) {
+      throw new ParameterResolutionException(
+          "cannot provide " + type.getSimpleName() + " for " + parameter.getParameter(), e);
+    }
+  }
+
+  /**
+   * Gives the test a clean server, if the class has one yet: ends a pause, restarts a killed
+   * server, then runs {@code FLUSHALL} and {@code CONFIG RESETSTAT}.
+   */
+  @Override
+  public void beforeEach(ExtensionContext context) {
+    RedisServer server = StoredResource.get(classStore(context), SERVER);
+    if (server == null) {
+      return;
+    }
+    server.resume();
+    if (!server.isRunning()) {
+      server.restart();
+    }
+    server.flushAll();
+    server.redis().configResetstat();
+  }
+
+  /** Closes the {@link Warden} instances created for the test. */
+  @Override
+  public void afterEach(ExtensionContext context) {
+    WardenFactory factory = StoredResource.get(context.getStore(NAMESPACE), FACTORY);
+    if (factory != null) {
+      // The store would close it too, but only after every after-each callback; closing here lets
+      // an extension registered around this one (a connection-leak check, say) see them closed.
+      factory.closeAll();
+    }
+  }
+
+  private static RedisServer server(ExtensionContext context) {
+    return StoredResource.getOrCreate(
+        classStore(context),
+        SERVER,
+        () -> {
+          RedisServer server = RedisServer.start();
+          return StoredResource.of(server, server::close);
+        });
+  }
+
+  private static WardenFactory factory(ExtensionContext context) {
+    String uri = server(context).uri();
+    WardenOptions options = options(context).orElse(null);
+    return StoredResource.getOrCreate(
+        context.getStore(NAMESPACE),
+        FACTORY,
+        () -> {
+          WardenFactory factory = new WardenFactory(uri, options);
+          return StoredResource.of(factory, factory::closeAll);
+        });
+  }
+
+  /** Returns the store of the outermost test class, so that {@code @Nested} classes share it. */
+  private static ExtensionContext.Store classStore(ExtensionContext context) {
+    ExtensionContext outermost = context;
+    while (outermost.getParent().flatMap(ExtensionContext::getParent).isPresent()) {
+      outermost = outermost.getParent().orElseThrow();
+    }
+    return outermost.getStore(NAMESPACE);
+  }
+
+  /** Returns the nearest {@link WardenOptions}: on the method, else the class, else outer ones. */
+  private static Optional<WardenOptions> options(ExtensionContext context) {
+    for (ExtensionContext current = context;
+        current != null;
+        current = current.getParent().orElse(null)) {
+      Optional<WardenOptions> found =
+          AnnotationSupport.findAnnotation(current.getElement(), WardenOptions.class);
+      if (found.isPresent()) {
+        return found;
+      }
+    }
+    return Optional.empty();
+  }
+}

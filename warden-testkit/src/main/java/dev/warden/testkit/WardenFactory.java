@@ -1,0 +1,121 @@
+package dev.warden.testkit;
+
+import dev.warden.Warden;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * Creates {@link Warden} instances connected to the test's {@link RedisServer}, for tests that need
+ * several owners or per-instance options; {@link WardenExtension} injects it and closes every
+ * instance it created after the test.
+ *
+ * <pre>{@code
+ * @Test
+ * void secondOwnerWaits(WardenFactory wardens) {
+ *   Warden first = wardens.create();
+ *   Warden second = wardens.create(builder -> builder.commandTimeout(Duration.ofMillis(200)));
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe: test threads may create instances concurrently. Lives for one test (or, when
+ * injected into a {@code @BeforeAll} method, for the test class); creating after that throws.
+ */
+public final class WardenFactory {
+  private final String uri;
+  private final WardenOptions options;
+  private final List<Warden> created = new ArrayList<>(); // guarded by this
+  private boolean closed; // guarded by this
+
+  WardenFactory(String uri, WardenOptions options) {
+    this.uri = uri;
+    this.options = options;
+  }
+
+  /**
+   * Creates a {@link Warden} connected to the test's server, with the options of the test's {@link
+   * WardenOptions}, if any; it is closed after the test.
+   *
+   * @throws IllegalStateException if the test this factory belongs to has ended
+   * @throws dev.warden.WardenException if Redis cannot be reached
+   */
+  public Warden create() {
+    return create(builder -> {});
+  }
+
+  /**
+   * Creates a {@link Warden} like {@link #create()}, after {@code customizer} has adjusted the
+   * builder; the customizer's settings win over {@link WardenOptions}. It is closed after the test.
+   *
+   * @throws NullPointerException if {@code customizer} is null
+   * @throws IllegalStateException if the test this factory belongs to has ended
+   * @throws dev.warden.WardenException if Redis cannot be reached
+   */
+  public Warden create(Consumer<Warden.Builder> customizer) {
+    Objects.requireNonNull(customizer, "customizer must not be null");
+    requireOpen();
+    Warden.Builder builder = Warden.builder().uri(uri);
+    if (options != null) {
+      apply(options, builder);
+    }
+    customizer.accept(builder);
+    Warden warden = builder.build();
+    synchronized (this) {
+      if (!closed) {
+        created.add(warden);
+        return warden;
+      }
+    }
+    warden.close();
+    throw new IllegalStateException("the test this WardenFactory belongs to has ended");
+  }
+
+  /**
+   * Closes every instance created, newest first, and refuses to create more; the first failure is
+   * rethrown with the others suppressed. Idempotent.
+   */
+  void closeAll() {
+    List<Warden> toClose;
+    synchronized (this) {
+      closed = true;
+      toClose = new ArrayList<>(created);
+      created.clear();
+    }
+    RuntimeException failure = null;
+    for (int i = toClose.size() - 1; i >= 0; i--) {
+      try {
+        toClose.get(i).close();
+      } catch (RuntimeException e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private synchronized void requireOpen() {
+    if (closed) {
+      throw new IllegalStateException("the test this WardenFactory belongs to has ended");
+    }
+  }
+
+  private static void apply(WardenOptions options, Warden.Builder builder) {
+    if (options.watchdogTimeoutMillis() != -1) {
+      builder.watchdogTimeout(Duration.ofMillis(options.watchdogTimeoutMillis()));
+    }
+    if (options.commandTimeoutMillis() != -1) {
+      builder.commandTimeout(Duration.ofMillis(options.commandTimeoutMillis()));
+    }
+    if (options.recheckIntervalMillis() != -1) {
+      builder.recheckInterval(Duration.ofMillis(options.recheckIntervalMillis()));
+    }
+  }
+}
