@@ -17,6 +17,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The reentrant lock: a Redis hash of owner to hold count, changed only by the lock-*.lua scripts.
@@ -232,8 +233,21 @@ final class RedisMutex implements DistributedLock {
   }
 
   private MutexCommands.Release releaseWithRetries(Hold hold, int heldBefore) {
-    long start = System.nanoTime();
-    for (int attempt = 1; ; attempt++) {
+    // unlock() does not throw InterruptedException: keep the flag, but do not let it turn the
+    // back-off below into a spin
+    boolean interrupted = Thread.interrupted();
+    try {
+      return releaseWithRetries(hold, heldBefore, System.nanoTime());
+    } finally {
+      if (interrupted || Thread.interrupted()) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private MutexCommands.Release releaseWithRetries(Hold hold, int heldBefore, long start) {
+    long backoffNanos = TimeUnit.MILLISECONDS.toNanos(10);
+    while (true) {
       try {
         return runtime
             .mutexCommands()
@@ -241,17 +255,18 @@ final class RedisMutex implements DistributedLock {
             .toCompletableFuture()
             .join();
       } catch (CompletionException | CancellationException e) {
-        boolean again =
-            Failures.isTransient(e)
-                && !runtime.isClosed()
-                && attempt < 5
-                && System.nanoTime() - start < runtime.commandTimeoutNanos();
-        if (Failures.isTransient(e)) {
-          hold.releaseInDoubt(true);
-        }
-        if (!again) {
+        if (!Failures.isTransient(e)) {
           throw Failures.wrap(keys.describe(), "unlock", e);
         }
+        hold.releaseInDoubt(true); // it may have run: a later "not held" means it did
+        long left = runtime.commandTimeoutNanos() - (System.nanoTime() - start);
+        if (runtime.isClosed() || left <= 0) {
+          throw Failures.wrap(keys.describe(), "unlock", e);
+        }
+        // Back off while the connection is down (scripts then fail at once), then try again.
+        LockSupport.parkNanos(Math.min(backoffNanos, left));
+        Thread.interrupted(); // restored by the caller
+        backoffNanos = Math.min(backoffNanos * 2, TimeUnit.MILLISECONDS.toNanos(200));
       }
     }
   }

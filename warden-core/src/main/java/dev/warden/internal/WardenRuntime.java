@@ -17,8 +17,10 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
 import java.net.SocketAddress;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -31,6 +33,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Everything one {@code Warden} owns: the Redis client and its two connections, the timer thread,
@@ -45,6 +48,7 @@ public final class WardenRuntime {
 
   private final String id;
   private final String address;
+  private final ClientResources resources;
   private final RedisClient client;
   private final StatefulRedisConnection<String, String> connection;
   private final ScheduledThreadPoolExecutor timer;
@@ -56,7 +60,7 @@ public final class WardenRuntime {
   private final Set<Acquisition> acquisitions = ConcurrentHashMap.newKeySet();
   private final long commandTimeoutNanos;
   private final long recheckNanos;
-  private final java.util.concurrent.atomic.AtomicLong handles = new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong handles = new AtomicLong();
   private volatile boolean closed;
 
   private WardenRuntime(
@@ -65,16 +69,20 @@ public final class WardenRuntime {
     this.address = uri.toString();
     this.commandTimeoutNanos = commandTimeout.toNanos();
     this.recheckNanos = recheckInterval.toNanos();
-    this.client = RedisClient.create(uri);
+    // Reconnect back-off capped at one second (Lettuce's default grows to 30 s): once Redis is
+    // back, waiters and the lease keeper must notice within a second, not half a minute.
+    this.resources =
+        DefaultClientResources.builder()
+            .reconnectDelay(
+                () ->
+                    Delay.exponential(
+                        Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+            .build();
+    this.client = RedisClient.create(resources, uri);
     client.setOptions(
         ClientOptions.builder()
             .autoReconnect(true)
-            // Warden retries its scripts itself, knowing which are safe to run twice; a blind
-            // replay after reconnect could apply a release twice.
-            .replayFilter(
-                command ->
-                    command.getType() == CommandType.EVALSHA
-                        || command.getType() == CommandType.EVAL)
+            .replayFilter(new NoScriptReplay())
             .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
             .build());
     StatefulRedisConnection<String, String> commands = null;
@@ -89,6 +97,7 @@ public final class WardenRuntime {
         commands.close();
       }
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      resources.shutdown(0, 2, TimeUnit.SECONDS);
       throw new WardenException("cannot connect to Redis at " + address + ": " + e.getMessage(), e);
     }
     this.connection = commands;
@@ -187,6 +196,7 @@ public final class WardenRuntime {
     wakeUps.close();
     connection.close();
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    resources.shutdown(0, 2, TimeUnit.SECONDS);
     timer.shutdownNow();
   }
 

@@ -1,0 +1,197 @@
+package dev.warden.cli;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import dev.warden.DistributedLock;
+import dev.warden.Warden;
+import dev.warden.WardenException;
+import io.lettuce.core.RedisException;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * One worker process of {@code warden demo}: threads that take the lock, increment the counter
+ * unsafely, record their fencing token and release, for a fixed time.
+ *
+ * <p>It speaks a line protocol with {@link Demo} (the start gate keeps JVM start-up out of the
+ * measured time, and stdin closing means the demo is gone, so the worker never outlives it):
+ *
+ * <pre>
+ *   worker -> demo   READY                               connected, waiting for GO
+ *   demo -> worker   GO                                  start the clock
+ *   worker -> demo   PROGRESS &lt;acquisitions&gt;             every 250 ms
+ *   worker -> demo   DONE &lt;acquisitions&gt; &lt;wait p50 us&gt; &lt;p99 us&gt; &lt;max us&gt; &lt;histogram&gt;
+ *   worker -> demo   FAILED &lt;message&gt;                    instead of DONE; exit status 1
+ * </pre>
+ */
+final class DemoWorker {
+  private static final Duration PROGRESS_INTERVAL = Duration.ofMillis(250);
+  // Threads that still wait for the lock this long after the run ended are stuck, not slow.
+  private static final Duration DRAIN_LIMIT = Duration.ofSeconds(30);
+
+  private final DistributedLock lock;
+  private final DemoKeys keys;
+  private final LongAdder acquisitions = new LongAdder();
+  private final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+  private DemoWorker(DistributedLock lock, DemoKeys keys) {
+    this.lock = lock;
+    this.keys = keys;
+  }
+
+  /** Runs the {@code worker} command; returns the exit status. */
+  static int run(List<String> args, InputStream stdin, PrintStream out, PrintStream err)
+      throws InterruptedException {
+    Options options =
+        Options.parse("worker", args, Set.of("--uri", "--threads", "--seconds", "--lock"));
+    options.requireNoPositionals();
+    String uri = options.required("--uri");
+    int threads = options.intInRange("--threads", 4, 1, Demo.MAX_THREADS);
+    int seconds = options.intInRange("--seconds", 10, 1, Demo.MAX_SECONDS);
+    String lockName = options.string("--lock", Demo.DEFAULT_LOCK);
+
+    BufferedReader demo = new BufferedReader(new InputStreamReader(stdin, UTF_8));
+    try (Warden warden = Warden.connect(uri);
+        DemoKeys keys = DemoKeys.connect(uri)) {
+      DemoWorker worker = new DemoWorker(warden.lock(lockName), keys);
+      out.println("READY");
+      out.flush();
+      if (!"GO".equals(readLine(demo))) {
+        err.println("warden worker: the demo went away before the start");
+        return 1;
+      }
+      exitWhenTheDemoIsGone(demo, err);
+      return worker.runFor(threads, Duration.ofSeconds(seconds), out);
+    }
+  }
+
+  private int runFor(int threads, Duration duration, PrintStream out) throws InterruptedException {
+    long deadline = System.nanoTime() + duration.toNanos();
+    CountDownLatch finished = new CountDownLatch(threads);
+    List<Histogram> waits = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      Histogram histogram = new Histogram();
+      waits.add(histogram);
+      Thread thread =
+          new Thread(
+              () -> {
+                try {
+                  loop(deadline, histogram);
+                } finally {
+                  finished.countDown();
+                }
+              },
+              "demo-thread-" + t);
+      thread.setDaemon(true); // a thread stuck in lock() must not keep the process alive
+      thread.start();
+    }
+    long drainDeadline = deadline + DRAIN_LIMIT.toNanos();
+    while (!finished.await(PROGRESS_INTERVAL.toMillis(), TimeUnit.MILLISECONDS)) {
+      out.println("PROGRESS " + acquisitions.sum());
+      if (System.nanoTime() - drainDeadline > 0) {
+        failure.compareAndSet(
+            null,
+            new IllegalStateException(
+                finished.getCount() + " threads still wait for the lock " + DRAIN_LIMIT.toSeconds()
+                    + " s after the run ended"));
+        break;
+      }
+    }
+    out.println("PROGRESS " + acquisitions.sum());
+    Throwable problem = failure.get();
+    if (problem != null) {
+      out.println("FAILED " + oneLine(problem));
+      return 1;
+    }
+    Histogram all = new Histogram();
+    waits.forEach(all::add);
+    out.println(
+        String.join(
+            " ",
+            "DONE",
+            Long.toString(all.count()),
+            Long.toString(all.percentile(50)),
+            Long.toString(all.percentile(99)),
+            Long.toString(all.max()),
+            all.encode()));
+    return 0;
+  }
+
+  private void loop(long deadline, Histogram waits) {
+    try {
+      while (failure.get() == null && System.nanoTime() - deadline < 0) {
+        long start = System.nanoTime();
+        lock.lock();
+        long waited = System.nanoTime() - start;
+        try {
+          keys.incrementUnsafely();
+          keys.recordToken(lock.fencingToken());
+        } finally {
+          lock.unlock();
+        }
+        waits.record(TimeUnit.NANOSECONDS.toMicros(waited));
+        acquisitions.increment();
+      }
+    } catch (WardenException | RedisException expected) { // Redis went away: say so, briefly
+      failure.compareAndSet(null, expected);
+      System.err.println(
+          "warden worker: " + Thread.currentThread().getName() + " stopped: " + oneLine(expected));
+    } catch (RuntimeException | Error bug) {
+      failure.compareAndSet(null, bug);
+      bug.printStackTrace();
+    }
+  }
+
+  /** Exits as soon as stdin closes: the demo has ended or was killed, nobody waits for results. */
+  private static void exitWhenTheDemoIsGone(BufferedReader demo, PrintStream err) {
+    Thread watcher =
+        new Thread(
+            () -> {
+              try {
+                while (demo.readLine() != null) {
+                  // The demo sends nothing after GO; anything else is ignored.
+                }
+              } catch (IOException closed) {
+                // A broken pipe means the same as the end of input: the demo is gone.
+              }
+              err.println("warden worker: the demo went away; stopping");
+              System.exit(1);
+            },
+            "demo-watcher");
+    watcher.setDaemon(true);
+    watcher.start();
+  }
+
+  private static String readLine(BufferedReader reader) {
+    try {
+      return reader.readLine();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Returns the problem and its causes on one line, for the protocol and the log. */
+  private static String oneLine(Throwable problem) {
+    StringBuilder line = new StringBuilder();
+    int depth = 0;
+    for (Throwable t = problem; t != null && depth++ < 5; t = t.getCause()) {
+      if (line.length() > 0) {
+        line.append(" <- ");
+      }
+      line.append(t.getClass().getSimpleName()).append(": ").append(t.getMessage());
+    }
+    return line.toString().replaceAll("\\s+", " ");
+  }
+}

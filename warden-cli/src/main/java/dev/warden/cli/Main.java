@@ -1,0 +1,91 @@
+package dev.warden.cli;
+
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The {@code warden} command: dispatches to a subcommand and turns its outcome into an exit
+ * status (0 success, 1 failure, 2 usage error).
+ */
+public final class Main {
+  static final String USAGE =
+      """
+      Usage: warden <command> [options]
+
+      Commands:
+        demo       Runs worker processes that increment one counter under one lock,
+                   then checks that no increment was lost and fencing tokens only grew.
+                     --uri URI      Redis to use (default: a throwaway redis-server)
+                     --workers N    worker processes, 1-%d (default 4)
+                     --threads T    threads per worker, 1-%d (default 4)
+                     --seconds S    how long the workers run, 1-%d (default 10)
+                     --lock NAME    lock name (default %s)
+        inspect    Prints a lock's holders, time to live, fencing tokens and waiting clients.
+                     NAME           the lock name
+                     --uri URI      Redis to ask (default %s)
+        help       Prints this text.
+
+      Exit status: 0 success or PASS, 1 failure or FAIL, 2 bad command line.
+      """
+          .formatted(
+              Demo.MAX_WORKERS,
+              Demo.MAX_THREADS,
+              Demo.MAX_SECONDS,
+              Demo.DEFAULT_LOCK,
+              Inspect.DEFAULT_URI);
+
+  private Main() {}
+
+  /** Runs the command line and exits with its status. */
+  public static void main(String[] args) {
+    // A command line tool shows its own messages; library chatter below WARN is noise here.
+    if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    }
+    int status;
+    try {
+      status = run(args, System.out, System.err);
+    } catch (RuntimeException | Error e) {
+      e.printStackTrace();
+      status = 1;
+    }
+    System.out.flush();
+    System.exit(status); // Redis client threads must not keep the JVM alive
+  }
+
+  /** Runs the command line, writing to {@code out} and {@code err}; returns the exit status. */
+  static int run(String[] args, PrintStream out, PrintStream err) {
+    if (args.length == 0) {
+      out.print(USAGE);
+      return 0;
+    }
+    String command = args[0];
+    List<String> rest = Arrays.asList(args).subList(1, args.length);
+    try {
+      return switch (command) {
+        case "demo" -> Demo.run(rest, out, err);
+        case "worker" -> DemoWorker.run(rest, System.in, out, err);
+        case "inspect" -> Inspect.run(rest, out, err);
+        case "help", "-h", "--help" -> {
+          out.print(USAGE);
+          yield 0;
+        }
+        default -> {
+          err.println("warden: unknown command: " + command);
+          err.println();
+          err.print(USAGE);
+          yield 2;
+        }
+      };
+    } catch (UsageException e) {
+      err.println("warden: " + e.getMessage());
+      err.println("Run 'warden help' for usage.");
+      return 2;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      err.println("warden: interrupted");
+      return 1;
+    }
+  }
+}

@@ -1,0 +1,182 @@
+package dev.warden.cli;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The demo's side of one {@link DemoWorker} process: starts it, reads its protocol lines on a
+ * reader thread, sends GO, and stops it.
+ *
+ * <p>Thread-safe: the reader thread publishes through volatile fields and atomics; the demo's
+ * thread and its shutdown hook may both call {@link #stop}.
+ */
+final class WorkerProcess {
+  /** What a worker reported in its DONE line. */
+  record Result(long acquisitions, Histogram waits) {}
+
+  private final int number;
+  private final Process process;
+  private final PrintStream err;
+  private final CountDownLatch readyOrGone = new CountDownLatch(1);
+  private final AtomicLong progress = new AtomicLong();
+  private final Thread reader;
+  private volatile boolean ready;
+  private volatile Result result;
+  private volatile String failure;
+
+  private WorkerProcess(int number, Process process, PrintStream err) {
+    this.number = number;
+    this.process = process;
+    this.err = err;
+    this.reader = new Thread(this::readLines, "demo-reader-" + number);
+    reader.setDaemon(true);
+    reader.start();
+  }
+
+  /** Starts {@code command} as worker number {@code number}; its stderr goes to ours. */
+  static WorkerProcess start(int number, List<String> command, PrintStream err)
+      throws IOException {
+    Process process =
+        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    return new WorkerProcess(number, process, err);
+  }
+
+  int number() {
+    return number;
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  /** Waits until the worker said READY or exited; returns whether it is ready. */
+  boolean awaitReady(long timeout, TimeUnit unit) throws InterruptedException {
+    readyOrGone.await(timeout, unit);
+    return ready;
+  }
+
+  /** Tells the worker to start its clock. */
+  void go() throws IOException {
+    OutputStream stdin = process.getOutputStream();
+    stdin.write("GO\n".getBytes(UTF_8));
+    stdin.flush();
+  }
+
+  /** Returns the latest acquisition count the worker reported. */
+  long progress() {
+    return progress.get();
+  }
+
+  CompletableFuture<Process> onExit() {
+    return process.onExit();
+  }
+
+  /** Returns the exit status of a worker that has exited. */
+  int exitValue() {
+    return process.exitValue();
+  }
+
+  boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /**
+   * Returns the worker's result once it has exited and its output is read, or empty if it did not
+   * report one; then {@link #problem()} says why.
+   */
+  Optional<Result> result() throws InterruptedException {
+    process.waitFor();
+    reader.join(TimeUnit.SECONDS.toMillis(5));
+    return Optional.ofNullable(result);
+  }
+
+  /** Returns why the worker has no result, for a worker that has exited. */
+  String problem() {
+    String exit = "worker " + number + " exited with status " + process.exitValue();
+    if (failure != null) {
+      return exit + ": " + failure;
+    }
+    return result == null ? exit + " without a result" : exit;
+  }
+
+  /** Closes the worker's stdin, which it takes as the order to exit at once. */
+  void closeInput() {
+    try {
+      process.getOutputStream().close();
+    } catch (IOException alreadyClosed) {
+      // Closing is all we wanted; a pipe the worker already closed needs nothing more.
+    }
+  }
+
+  /** Stops the worker: closes its stdin, then kills it if it has not exited within 2 s. */
+  void stop() {
+    closeInput();
+    try {
+      process.onExit().get(2, TimeUnit.SECONDS);
+      return;
+    } catch (TimeoutException | ExecutionException stillRunning) {
+      // Killed below.
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt(); // kill at once below, and let the caller see it
+    }
+    process.destroyForcibly();
+  }
+
+  private void readLines() {
+    try (BufferedReader lines =
+        new BufferedReader(new InputStreamReader(process.getInputStream(), UTF_8))) {
+      String line;
+      while ((line = lines.readLine()) != null) {
+        try {
+          accept(line);
+        } catch (RuntimeException malformed) { // keep draining, or the worker blocks on a full pipe
+          failure = "unreadable line '" + line + "': " + malformed.getMessage();
+        }
+      }
+    } catch (IOException e) {
+      failure = "output unreadable: " + e;
+    } finally {
+      readyOrGone.countDown();
+    }
+  }
+
+  private void accept(String line) {
+    String[] fields = line.split(" ", 2);
+    switch (fields[0]) {
+      case "READY" -> {
+        ready = true;
+        readyOrGone.countDown();
+      }
+      case "PROGRESS" -> progress.set(Long.parseLong(fields[1].strip()));
+      case "DONE" -> result = parseDone(fields[1]);
+      case "FAILED" -> failure = fields.length > 1 ? fields[1] : "(no message)";
+      default -> err.println("[worker " + number + "] " + line);
+    }
+  }
+
+  private static Result parseDone(String fields) {
+    // <acquisitions> <p50> <p99> <max> <histogram>; the summary is for people reading the stream,
+    // the histogram is what adds up across workers.
+    String[] parts = fields.strip().split(" ");
+    long acquisitions = Long.parseLong(parts[0]);
+    Histogram waits = Histogram.decode(parts[parts.length - 1]);
+    if (waits.count() != acquisitions) {
+      throw new IllegalArgumentException(
+          "DONE reports " + acquisitions + " acquisitions but " + waits.count() + " waits");
+    }
+    return new Result(acquisitions, waits);
+  }
+}

@@ -1,0 +1,83 @@
+package dev.warden.cli;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import org.junit.jupiter.api.Test;
+
+/** The command line paths that end before any Redis is needed. */
+class MainTest {
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  private int run(String... args) {
+    return Main.run(args, new PrintStream(out, true, UTF_8), new PrintStream(err, true, UTF_8));
+  }
+
+  private String out() {
+    return out.toString(UTF_8);
+  }
+
+  private String err() {
+    return err.toString(UTF_8);
+  }
+
+  @Test
+  void noArgumentsPrintsTheUsageAndSucceeds() {
+    assertThat(run()).isZero();
+    assertThat(out()).startsWith("Usage: warden <command>").contains("demo", "inspect");
+  }
+
+  @Test
+  void helpPrintsTheUsageAndSucceeds() {
+    assertThat(run("help")).isZero();
+    assertThat(out()).startsWith("Usage: warden <command>");
+    assertThat(run("demo", "--help")).isZero();
+  }
+
+  @Test
+  void unknownCommandExitsWithTwoNamingIt() {
+    assertThat(run("frobnicate", "--now")).isEqualTo(2);
+    assertThat(err()).startsWith("warden: unknown command: frobnicate").contains("Usage: warden");
+    assertThat(out()).isEmpty();
+  }
+
+  @Test
+  void zeroWorkersExitsWithTwoNamingTheOptionAndTheValue() {
+    assertThat(run("demo", "--workers", "0")).isEqualTo(2);
+    assertThat(err()).contains("--workers must be a whole number from 1 to 64: 0");
+    assertThat(out()).isEmpty();
+  }
+
+  @Test
+  void nonNumericWorkersExitsWithTwoNamingTheOptionAndTheValue() {
+    assertThat(run("demo", "--workers", "x")).isEqualTo(2);
+    assertThat(err()).contains("--workers").contains(": x");
+  }
+
+  @Test
+  void badSecondsExitsWithTwoEvenWhenOtherOptionsAreFine() {
+    assertThat(run("demo", "--threads", "2", "--seconds=-1")).isEqualTo(2);
+    assertThat(err()).contains("--seconds must be a whole number from 1 to 3600: -1");
+  }
+
+  @Test
+  void inspectWithoutALockNameExitsWithTwo() {
+    assertThat(run("inspect")).isEqualTo(2);
+    assertThat(err()).contains("inspect needs a lock name");
+  }
+
+  @Test
+  void inspectWithTwoLockNamesExitsWithTwoNamingThem() {
+    assertThat(run("inspect", "a", "b")).isEqualTo(2);
+    assertThat(err()).contains("inspect takes one lock name, not 2: a b");
+  }
+
+  @Test
+  void workerWithoutUriExitsWithTwo() {
+    assertThat(run("worker", "--threads", "1")).isEqualTo(2);
+    assertThat(err()).contains("worker needs --uri <value>");
+  }
+}
