@@ -129,8 +129,11 @@ final class RedisMutex implements DistributedLock {
       return false;
     }
     if (hold != null && granted.token() != hold.token) {
-      // the outer hold was lost and this call took a fresh one: give it back and say so
-      runtime.mutexCommands().release(keys, owner, granted.holdCount());
+      // the outer hold was lost and this call took a fresh one: give it back, then say so
+      Futures.awaitUninterruptibly(
+          runtime.mutexCommands().release(keys, owner, granted.holdCount()),
+          keys.describe(),
+          "release a re-entry into a lost hold");
       hold.markLost("the lock was taken afresh by a reentrant call", runtime.callbacks());
       throw leaseExpired(hold, "acquire again");
     }
