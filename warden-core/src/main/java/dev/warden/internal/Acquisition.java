@@ -9,11 +9,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One attempt to take a lock, waiting if needed: an asynchronous state machine driven by script
+ * One attempt to take something (a lock, permits, ...), waiting if needed: an asynchronous state
+ * machine driven by script
  * replies (Lettuce event loop), release messages ({@link WakeUps}) and timers (the Warden's timer
  * thread). Nothing in it blocks.
  *
- * <p>It tries once; if the lock is held, it joins the lock's topic, tries again once the
+ * <p>It tries once (through its {@link Claim}); if the object is not free, it joins its topic, tries again once the
  * subscription is confirmed (a release between the first try and the subscription would otherwise
  * go unseen), then parks until a release message, its re-check timer (the recheck interval, or the
  * holder's remaining lease if shorter) or the deadline. Transient Redis failures are retried until
@@ -24,18 +25,50 @@ import org.slf4j.LoggerFactory;
  * exceptionally. Whoever cancels it owns nothing; a grant that arrives after cancellation is
  * released here.
  */
-final class Acquisition implements WakeUps.Waiter {
+final class Acquisition<T> implements WakeUps.Waiter {
   private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
 
-  /** A successful acquisition: the hold's token and the owner's hold count in Redis. */
-  record Granted(long token, int holdCount, long sentAtNanos) {}
+  /**
+   * What is being acquired: one atomic attempt, and how to give back a grant nobody will use.
+   * Implemented by each primitive (lock, fair lock, semaphore, latch, ...).
+   */
+  interface Claim<T> {
+    /** Describes the object for messages: {@code lock 'orders'}. */
+    String describe();
 
-  final CompletableFuture<Granted> result = new CompletableFuture<>();
+    /** The channel on which a release of the object is published. */
+    String channel();
+
+    /**
+     * Tries once. {@code othersWait}: other local acquirers wait on the channel, so a later
+     * release must publish. The reply's grant is null when the object is not free.
+     */
+    CompletableFuture<Outcome<T>> attempt(boolean othersWait);
+
+    /** Gives back a grant that arrived after the acquisition was abandoned. */
+    CompletableFuture<?> rollback(T granted);
+
+    /** Called once the acquisition is over, however it ended (e.g. to leave a queue). */
+    default void finished(boolean granted) {}
+  }
+
+  /**
+   * The reply of one attempt: the grant, or null and how long the current holder may still hold
+   * (ms; 0 or less when unknown), which bounds the wait before the next attempt.
+   */
+  record Outcome<T>(T granted, long retryAfterMillis) {
+    static <T> Outcome<T> granted(T granted) {
+      return new Outcome<>(granted, 0);
+    }
+
+    static <T> Outcome<T> busy(long retryAfterMillis) {
+      return new Outcome<>(null, retryAfterMillis);
+    }
+  }
+
+  final CompletableFuture<T> result = new CompletableFuture<>();
   private final WardenRuntime runtime;
-  private final LockKeys keys;
-  private final String owner;
-  private final int heldBefore;
-  private final long leaseMillis;
+  private final Claim<T> claim;
   private final boolean timed;
   private final long deadline;
   private WakeUps.Topic topic; // guarded by this
@@ -47,25 +80,16 @@ final class Acquisition implements WakeUps.Waiter {
   /**
    * @param waitNanos how long to wait; negative means forever
    */
-  Acquisition(
-      WardenRuntime runtime,
-      LockKeys keys,
-      String owner,
-      int heldBefore,
-      long leaseMillis,
-      long waitNanos) {
+  Acquisition(WardenRuntime runtime, Claim<T> claim, long waitNanos) {
     this.runtime = runtime;
-    this.keys = keys;
-    this.owner = owner;
-    this.heldBefore = heldBefore;
-    this.leaseMillis = leaseMillis;
+    this.claim = claim;
     this.timed = waitNanos >= 0;
     this.deadline = System.nanoTime() + (timed ? Math.min(waitNanos, Long.MAX_VALUE / 4) : 0);
   }
 
-  Acquisition start() {
+  Acquisition<T> start() {
     runtime.register(this);
-    result.whenComplete((granted, failure) -> cleanUp());
+    result.whenComplete((granted, failure) -> cleanUp(granted != null && failure == null));
     if (timed) {
       long margin = runtime.verdictMarginNanos();
       synchronized (this) {
@@ -83,14 +107,17 @@ final class Acquisition implements WakeUps.Waiter {
   }
 
   /**
-   * Abandons the acquisition (the caller was interrupted or gave up). Returns the grant if it had
-   * already been made, which the caller must then release; otherwise nothing is held.
+   * Abandons the acquisition (the caller was interrupted or gave up): afterwards nothing is held.
+   * A grant that had already been made is given back.
    */
-  Granted abandon() {
-    if (result.cancel(false)) {
-      return null;
+  void abandonAndGiveBack() {
+    if (result.cancel(false) || result.isCompletedExceptionally()) {
+      return; // a grant arriving later is given back by granted()
     }
-    return result.isCompletedExceptionally() ? null : result.getNow(null);
+    T granted = result.getNow(null);
+    if (granted != null) {
+      giveBack(granted);
+    }
   }
 
   /** Fails the acquisition from outside, e.g. when the Warden closes. */
@@ -108,7 +135,7 @@ final class Acquisition implements WakeUps.Waiter {
     }
     if (result.isDone()) {
       // this waiter was given a release it will not use: pass it on to the next local waiter
-      runtime.wakeUps().releasedLocally(keys.channel());
+      runtime.wakeUps().releasedLocally(claim.channel());
       return;
     }
     attempt();
@@ -122,43 +149,49 @@ final class Acquisition implements WakeUps.Waiter {
         return;
       }
       generation = topic == null ? -1 : topic.generation();
-      othersWait = runtime.wakeUps().othersWait(keys.channel(), topic);
+      othersWait = runtime.wakeUps().othersWait(claim.channel(), topic);
     }
     long sentAt = System.nanoTime();
-    runtime
-        .mutexCommands()
-        .acquire(keys, owner, heldBefore, leaseMillis, othersWait)
+    CompletableFuture<Outcome<T>> reply;
+    try {
+      reply = claim.attempt(othersWait);
+    } catch (RuntimeException e) {
+      result.completeExceptionally(e);
+      return;
+    }
+    reply.whenComplete(
+        (outcome, failure) -> {
+          if (failure != null) {
+            retryOrFail(failure, sentAt);
+          } else if (outcome.granted() != null) {
+            granted(outcome.granted());
+          } else {
+            heldByAnother(outcome.retryAfterMillis(), generation);
+          }
+        });
+  }
+
+  private void granted(T granted) {
+    if (!result.complete(granted)) {
+      giveBack(granted); // cancelled or failed meanwhile: nobody will use this grant
+    }
+  }
+
+  private void giveBack(T granted) {
+    claim
+        .rollback(granted)
         .whenComplete(
-            (reply, failure) -> {
+            (released, failure) -> {
               if (failure != null) {
-                retryOrFail(failure, sentAt);
-              } else if (reply.acquired()) {
-                granted(new Granted(reply.token(), reply.holdCount(), sentAt));
-              } else {
-                heldByAnother(reply.ttlMillis(), generation);
+                log.warn(
+                    "{}: could not give back an abandoned acquisition; it expires with its lease",
+                    claim.describe(),
+                    failure);
               }
             });
   }
 
-  private void granted(Granted granted) {
-    if (!result.complete(granted)) {
-      // cancelled or failed meanwhile: nobody will use this hold
-      runtime
-          .mutexCommands()
-          .release(keys, owner, granted.holdCount())
-          .whenComplete(
-              (released, failure) -> {
-                if (failure != null) {
-                  log.warn(
-                      "{}: could not release an abandoned acquisition; it expires with its lease",
-                      keys.describe(),
-                      failure);
-                }
-              });
-    }
-  }
-
-  private void heldByAnother(long ttlMillis, long generation) {
+  private void heldByAnother(long retryAfterMillis, long generation) {
     WakeUps.Topic joined = null;
     boolean parked;
     synchronized (this) {
@@ -172,15 +205,15 @@ final class Acquisition implements WakeUps.Waiter {
         return;
       }
       if (topic == null) {
-        topic = runtime.wakeUps().join(keys.channel());
+        topic = runtime.wakeUps().join(claim.channel());
         joined = topic;
         parked = false;
       } else {
         parked = topic.park(this, generation);
         if (parked) {
           long waitNanos = runtime.recheckNanos();
-          if (ttlMillis > 0) {
-            waitNanos = Math.min(waitNanos, TimeUnit.MILLISECONDS.toNanos(ttlMillis) + 1);
+          if (retryAfterMillis > 0) {
+            waitNanos = Math.min(waitNanos, TimeUnit.MILLISECONDS.toNanos(retryAfterMillis) + 1);
           }
           if (timed) {
             waitNanos = Math.min(waitNanos, left);
@@ -220,7 +253,7 @@ final class Acquisition implements WakeUps.Waiter {
       return;
     }
     if (!Failures.isTransient(failure)) {
-      result.completeExceptionally(Failures.wrap(keys.describe(), "acquire", failure));
+      result.completeExceptionally(Failures.wrap(claim.describe(), "acquire", failure));
       return;
     }
     long now = System.nanoTime();
@@ -232,7 +265,7 @@ final class Acquisition implements WakeUps.Waiter {
       if (now - failingSince >= runtime.commandTimeoutNanos() || (timed && now - deadline >= 0)) {
         result.completeExceptionally(
             new WardenException(
-                keys.describe()
+                claim.describe()
                     + ": acquire failed: Redis did not answer for "
                     + Duration.ofNanos(now - failingSince).toMillis()
                     + " ms",
@@ -247,13 +280,13 @@ final class Acquisition implements WakeUps.Waiter {
   private void verdictOverdue() {
     result.completeExceptionally(
         new WardenException(
-            keys.describe()
+            claim.describe()
                 + ": acquire failed: no answer from Redis within the wait plus "
                 + TimeUnit.NANOSECONDS.toMillis(runtime.verdictMarginNanos())
                 + " ms"));
   }
 
-  private void cleanUp() {
+  private void cleanUp(boolean granted) {
     WakeUps.Topic left;
     synchronized (this) {
       if (recheck != null) {
@@ -272,5 +305,6 @@ final class Acquisition implements WakeUps.Waiter {
       runtime.wakeUps().leave(left);
     }
     runtime.unregister(this);
+    claim.finished(granted);
   }
 }

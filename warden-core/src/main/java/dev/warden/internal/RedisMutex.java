@@ -120,11 +120,7 @@ final class RedisMutex implements DistributedLock {
       throw leaseExpired(hold, "acquire again");
     }
     int heldBefore = hold == null ? 0 : hold.count();
-    Acquisition.Granted granted =
-        await(
-            new Acquisition(runtime, keys, owner, heldBefore, Math.abs(lease), waitNanos).start(),
-            owner,
-            interruptible);
+    Granted granted = await(acquisition(owner, heldBefore, Math.abs(lease), waitNanos), interruptible);
     if (granted == null) {
       return false;
     }
@@ -141,25 +137,63 @@ final class RedisMutex implements DistributedLock {
     return true;
   }
 
-  private Acquisition.Granted await(Acquisition acquisition, String owner, boolean interruptible)
-      throws InterruptedException {
-    if (!interruptible) {
-      return Futures.awaitUninterruptibly(acquisition.result, keys.describe(), "acquire");
+  /** A successful attempt: the hold's token, the owner's hold count, and when it was sent. */
+  record Granted(long token, int holdCount, long sentAtNanos) {}
+
+  /** Starts acquiring for an owner; {@code waitNanos} negative waits forever. */
+  private Acquisition<Granted> acquisition(
+      String owner, int heldBefore, long leaseMillis, long waitNanos) {
+    return new Acquisition<>(runtime, new Claim(owner, heldBefore, leaseMillis), waitNanos).start();
+  }
+
+  /** One owner's claim on this lock, for {@link Acquisition}. */
+  private final class Claim implements Acquisition.Claim<Granted> {
+    private final String owner;
+    private final int heldBefore;
+    private final long leaseMillis;
+
+    Claim(String owner, int heldBefore, long leaseMillis) {
+      this.owner = owner;
+      this.heldBefore = heldBefore;
+      this.leaseMillis = leaseMillis;
     }
-    try {
-      return acquisition.result.get();
-    } catch (InterruptedException e) {
-      Acquisition.Granted granted = acquisition.abandon();
-      if (granted != null) {
-        runtime.mutexCommands().release(keys, owner, granted.holdCount());
-      }
-      throw e;
-    } catch (ExecutionException | CancellationException e) {
-      throw Failures.wrap(keys.describe(), "acquire", e);
+
+    @Override
+    public String describe() {
+      return keys.describe();
+    }
+
+    @Override
+    public String channel() {
+      return keys.channel();
+    }
+
+    @Override
+    public CompletableFuture<Acquisition.Outcome<Granted>> attempt(boolean othersWait) {
+      long sentAt = System.nanoTime();
+      return runtime
+          .mutexCommands()
+          .acquire(keys, owner, heldBefore, leaseMillis, othersWait)
+          .thenApply(
+              reply ->
+                  reply.acquired()
+                      ? Acquisition.Outcome.granted(
+                          new Granted(reply.token(), reply.holdCount(), sentAt))
+                      : Acquisition.Outcome.busy(reply.ttlMillis()));
+    }
+
+    @Override
+    public CompletableFuture<?> rollback(Granted granted) {
+      return runtime.mutexCommands().release(keys, owner, granted.holdCount());
     }
   }
 
-  private Hold register(Hold existing, String owner, Acquisition.Granted granted, long lease) {
+  private <T> T await(Acquisition<T> acquisition, boolean interruptible)
+      throws InterruptedException {
+    return Acquisitions.await(acquisition, keys.describe(), interruptible);
+  }
+
+  private Hold register(Hold existing, String owner, Granted granted, long lease) {
     Hold hold = existing;
     if (hold == null) {
       hold =
@@ -428,12 +462,8 @@ final class RedisMutex implements DistributedLock {
       throw new InterruptedException(keys.describe() + ": interrupted before acquiring");
     }
     String owner = runtime.newHandleOwner();
-    Acquisition.Granted granted =
-        await(
-            new Acquisition(runtime, keys, owner, 0, runtime.leaseKeeper().leaseMillis(), waitNanos)
-                .start(),
-            owner,
-            true);
+    Granted granted =
+        await(acquisition(owner, 0, runtime.leaseKeeper().leaseMillis(), waitNanos), true);
     return granted == null ? Optional.empty() : Optional.of(newHandle(owner, granted));
   }
 
@@ -441,8 +471,8 @@ final class RedisMutex implements DistributedLock {
   public CompletableFuture<LockHandle> acquireAsync(Duration waitTime) {
     long waitNanos = Args.waitNanos("waitTime", waitTime);
     String owner = runtime.newHandleOwner();
-    Acquisition acquisition =
-        new Acquisition(runtime, keys, owner, 0, runtime.leaseKeeper().leaseMillis(), waitNanos);
+    Acquisition<Granted> acquisition =
+        acquisition(owner, 0, runtime.leaseKeeper().leaseMillis(), waitNanos);
     CompletableFuture<LockHandle> handle = new CompletableFuture<>();
     // cancelling the caller's future abandons the acquisition; a grant that arrives after that is
     // released by the acquisition itself, and one that arrived before is released below
@@ -452,10 +482,7 @@ final class RedisMutex implements DistributedLock {
             acquisition.result.cancel(false);
           }
         });
-    acquisition
-        .start()
-        .result
-        .whenComplete(
+    acquisition.result.whenComplete(
             (granted, failure) -> {
               if (failure != null) {
                 Throwable cause = Failures.unwrap(failure);
@@ -494,7 +521,7 @@ final class RedisMutex implements DistributedLock {
     return handle;
   }
 
-  private MutexHandle newHandle(String owner, Acquisition.Granted granted) {
+  private MutexHandle newHandle(String owner, Granted granted) {
     return new MutexHandle(this, register(null, owner, granted, watchdogLease()));
   }
 
