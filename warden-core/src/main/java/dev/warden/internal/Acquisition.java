@@ -50,6 +50,11 @@ final class Acquisition<T> implements WakeUps.Waiter {
 
     /** Called once the acquisition is over, however it ended (e.g. to leave a queue). */
     default void finished(boolean granted) {}
+
+    /** The id a release wakes this claimant by alone (a fair lock's head), or null. */
+    default String waiterId() {
+      return null;
+    }
   }
 
   /**
@@ -126,6 +131,11 @@ final class Acquisition<T> implements WakeUps.Waiter {
   }
 
   @Override
+  public String waiterId() {
+    return claim.waiterId();
+  }
+
+  @Override
   public void wake() {
     synchronized (this) {
       if (recheck != null) {
@@ -134,8 +144,11 @@ final class Acquisition<T> implements WakeUps.Waiter {
       }
     }
     if (result.isDone()) {
-      // this waiter was given a release it will not use: pass it on to the next local waiter
-      runtime.wakeUps().releasedLocally(claim.channel());
+      if (claim.waiterId() == null) {
+        // given a release it will not use: pass it on to the next local waiter (a targeted
+        // waiter passes it on by leaving its queue instead)
+        runtime.wakeUps().releasedLocally(claim.channel(), LockDriver.WAKE_ONE);
+      }
       return;
     }
     attempt();

@@ -19,7 +19,7 @@ final class Hold {
     LOST
   }
 
-  final LockKeys keys;
+  final LockDriver driver;
   final String owner;
   final long token;
   private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
@@ -30,8 +30,8 @@ final class Hold {
   private volatile String lostReason;
   private volatile boolean releaseInDoubt;
 
-  Hold(LockKeys keys, String owner, long token, int count, long leaseDeadlineNanos) {
-    this.keys = keys;
+  Hold(LockDriver driver, String owner, long token, int count, long leaseDeadlineNanos) {
+    this.driver = driver;
     this.owner = owner;
     this.token = token;
     this.count = count;

@@ -1,7 +1,9 @@
 package dev.warden.internal;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -29,7 +31,7 @@ final class LeaseKeeper {
   /** Holds renewed by one script call: bounds the time Redis spends in one script. */
   static final int BATCH = 256;
 
-  private final MutexCommands commands;
+  private final Scripts scripts;
   private final ScheduledExecutorService timer;
   private final Executor callbacks;
   private final long leaseMillis;
@@ -38,11 +40,11 @@ final class LeaseKeeper {
   private boolean stopped; // guarded by this
 
   LeaseKeeper(
-      MutexCommands commands,
+      Scripts scripts,
       ScheduledExecutorService timer,
       Executor callbacks,
       long leaseMillis) {
-    this.commands = commands;
+    this.scripts = scripts;
     this.timer = timer;
     this.callbacks = callbacks;
     this.leaseMillis = leaseMillis;
@@ -100,28 +102,35 @@ final class LeaseKeeper {
 
   private void renewAll() {
     long now = System.nanoTime();
-    List<Hold> batch = new ArrayList<>();
+    // one batch list per renewal script (lock types differ in what a renewal touches)
+    Map<Scripts.Script, List<Hold>> batches = new HashMap<>();
     for (Hold hold : holds) {
       if (now - hold.leaseDeadlineNanos() >= 0) {
         lose(hold, "no renewal succeeded before the lease's deadline");
         continue;
       }
+      List<Hold> batch = batches.computeIfAbsent(hold.driver.renewScript(), s -> new ArrayList<>());
       batch.add(hold);
       if (batch.size() == BATCH) {
-        renew(batch);
-        batch = new ArrayList<>();
+        renew(hold.driver.renewScript(), batch);
+        batches.remove(hold.driver.renewScript());
       }
     }
-    if (!batch.isEmpty()) {
-      renew(batch);
-    }
+    batches.forEach(this::renew);
   }
 
-  private void renew(List<Hold> batch) {
+  private void renew(Scripts.Script script, List<Hold> batch) {
     long sentAt = System.nanoTime();
     long leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
-    commands
-        .renew(batch, leaseMillis)
+    List<String> keys = new ArrayList<>();
+    String[] args = new String[batch.size() + 1];
+    args[0] = Long.toString(leaseMillis);
+    for (int i = 0; i < batch.size(); i++) {
+      keys.addAll(batch.get(i).driver.renewKeys());
+      args[i + 1] = batch.get(i).owner;
+    }
+    scripts
+        .run(script, keys.toArray(new String[0]), args)
         .whenComplete(
             (reply, failure) -> {
               if (failure != null) {
@@ -130,7 +139,7 @@ final class LeaseKeeper {
               }
               for (int i = 0; i < batch.size(); i++) {
                 Hold hold = batch.get(i);
-                if (MutexCommands.number(reply, i) == 1) {
+                if (Scripts.number(reply, i) == 1) {
                   hold.extendLeaseDeadline(sentAt + leaseNanos);
                 } else {
                   lose(hold, "the lock expired, was force-unlocked, or was lost with Redis data");
@@ -168,7 +177,7 @@ final class LeaseKeeper {
     if (hold.markLost(reason, callbacks)) {
       log.warn(
           "{} lost its hold (owner {}, token {}): {}",
-          hold.keys.describe(),
+          hold.driver.describe(),
           hold.owner,
           hold.token,
           reason);

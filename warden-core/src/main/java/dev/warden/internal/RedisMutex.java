@@ -30,16 +30,30 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class RedisMutex implements DistributedLock {
   private final WardenRuntime runtime;
-  private final LockKeys keys;
+  private final LockDriver driver;
+  private final HoldGuard guard;
 
-  RedisMutex(WardenRuntime runtime, LockKeys keys) {
+  RedisMutex(WardenRuntime runtime, LockDriver driver) {
+    this(runtime, driver, HoldGuard.NONE);
+  }
+
+  RedisMutex(WardenRuntime runtime, LockDriver driver, HoldGuard guard) {
     this.runtime = runtime;
-    this.keys = keys;
+    this.driver = driver;
+    this.guard = guard;
+  }
+
+  /** A check made before every thread-bound acquisition, e.g. no write lock while reading. */
+  interface HoldGuard {
+    HoldGuard NONE = owner -> {};
+
+    /** Throws if the owner may not acquire now. */
+    void check(String owner);
   }
 
   @Override
   public String getName() {
-    return keys.name();
+    return driver.name();
   }
 
   // ---- thread-bound acquisition ----
@@ -90,7 +104,7 @@ final class RedisMutex implements DistributedLock {
   private boolean acquireForThreadInterruptibly(long lease, long waitNanos)
       throws InterruptedException {
     if (Thread.interrupted()) {
-      throw new InterruptedException(keys.describe() + ": interrupted before acquiring");
+      throw new InterruptedException(driver.describe() + ": interrupted before acquiring");
     }
     return acquireForThread(lease, waitNanos, true);
   }
@@ -119,6 +133,7 @@ final class RedisMutex implements DistributedLock {
     if (hold != null && hold.state() == Hold.State.LOST) {
       throw leaseExpired(hold, "acquire again");
     }
+    guard.check(owner);
     int heldBefore = hold == null ? 0 : hold.count();
     Granted granted = await(acquisition(owner, heldBefore, Math.abs(lease), waitNanos), interruptible);
     if (granted == null) {
@@ -127,8 +142,8 @@ final class RedisMutex implements DistributedLock {
     if (hold != null && granted.token() != hold.token) {
       // the outer hold was lost and this call took a fresh one: give it back, then say so
       Futures.awaitUninterruptibly(
-          runtime.mutexCommands().release(keys, owner, granted.holdCount()),
-          keys.describe(),
+          driver.release(owner, granted.holdCount()),
+          driver.describe(),
           "release a re-entry into a lost hold");
       hold.markLost("the lock was taken afresh by a reentrant call", runtime.callbacks());
       throw leaseExpired(hold, "acquire again");
@@ -143,7 +158,9 @@ final class RedisMutex implements DistributedLock {
   /** Starts acquiring for an owner; {@code waitNanos} negative waits forever. */
   private Acquisition<Granted> acquisition(
       String owner, int heldBefore, long leaseMillis, long waitNanos) {
-    return new Acquisition<>(runtime, new Claim(owner, heldBefore, leaseMillis), waitNanos).start();
+    return new Acquisition<>(
+            runtime, new Claim(owner, heldBefore, leaseMillis, waitNanos != 0), waitNanos)
+        .start();
   }
 
   /** One owner's claim on this lock, for {@link Acquisition}. */
@@ -151,46 +168,61 @@ final class RedisMutex implements DistributedLock {
     private final String owner;
     private final int heldBefore;
     private final long leaseMillis;
+    private final boolean willWait;
 
-    Claim(String owner, int heldBefore, long leaseMillis) {
+    Claim(String owner, int heldBefore, long leaseMillis, boolean willWait) {
       this.owner = owner;
       this.heldBefore = heldBefore;
       this.leaseMillis = leaseMillis;
+      this.willWait = willWait;
     }
 
     @Override
     public String describe() {
-      return keys.describe();
+      return driver.describe();
     }
 
     @Override
     public String channel() {
-      return keys.channel();
+      return driver.channel();
     }
 
     @Override
     public CompletableFuture<Acquisition.Outcome<Granted>> attempt(boolean othersWait) {
       long sentAt = System.nanoTime();
-      return runtime
-          .mutexCommands()
-          .acquire(keys, owner, heldBefore, leaseMillis, othersWait)
+      return driver
+          .acquire(owner, heldBefore, leaseMillis, othersWait, willWait)
           .thenApply(
               reply ->
                   reply.acquired()
                       ? Acquisition.Outcome.granted(
                           new Granted(reply.token(), reply.holdCount(), sentAt))
-                      : Acquisition.Outcome.busy(reply.ttlMillis()));
+                      : Acquisition.Outcome.busy(reply.retryAfterMillis()));
     }
 
     @Override
     public CompletableFuture<?> rollback(Granted granted) {
-      return runtime.mutexCommands().release(keys, owner, granted.holdCount());
+      return driver
+          .release(owner, granted.holdCount())
+          .thenAccept(released -> wakeLocal(released.wake()));
+    }
+
+    @Override
+    public String waiterId() {
+      return driver.waiterId(owner);
+    }
+
+    @Override
+    public void finished(boolean granted) {
+      if (!granted && willWait) {
+        driver.leave(owner); // a queue the waiter joined must not keep it
+      }
     }
   }
 
   private <T> T await(Acquisition<T> acquisition, boolean interruptible)
       throws InterruptedException {
-    return Acquisitions.await(acquisition, keys.describe(), interruptible);
+    return Acquisitions.await(acquisition, driver.describe(), interruptible);
   }
 
   private Hold register(Hold existing, String owner, Granted granted, long lease) {
@@ -198,7 +230,7 @@ final class RedisMutex implements DistributedLock {
     if (hold == null) {
       hold =
           new Hold(
-              keys,
+              driver,
               owner,
               granted.token(),
               granted.holdCount(),
@@ -224,7 +256,7 @@ final class RedisMutex implements DistributedLock {
     Hold hold = runtime.holds().get(holdKey(owner));
     if (hold == null) {
       throw new IllegalMonitorStateException(
-          keys.describe()
+          driver.describe()
               + " is not held by thread '"
               + Thread.currentThread().getName()
               + "' (owner "
@@ -244,7 +276,7 @@ final class RedisMutex implements DistributedLock {
       throw leaseExpired(hold, "unlock");
     }
     int heldBefore = hold.count();
-    MutexCommands.Release reply;
+    LockDriver.Release reply;
     try {
       reply = releaseWithRetries(hold, heldBefore);
     } catch (RuntimeException e) {
@@ -266,10 +298,15 @@ final class RedisMutex implements DistributedLock {
     }
     forget(hold);
     hold.endRelease(true);
-    runtime.wakeUps().releasedLocally(keys.channel());
+    wakeLocal(reply.wake());
   }
 
-  private MutexCommands.Release releaseWithRetries(Hold hold, int heldBefore) {
+  /** Hands the lock to a waiter of this client at once, without waiting for the message. */
+  private void wakeLocal(String wake) {
+    runtime.wakeUps().releasedLocally(driver.channel(), wake);
+  }
+
+  private LockDriver.Release releaseWithRetries(Hold hold, int heldBefore) {
     // unlock() does not throw InterruptedException: keep the flag, but do not let it turn the
     // back-off below into a spin
     boolean interrupted = Thread.interrupted();
@@ -282,23 +319,19 @@ final class RedisMutex implements DistributedLock {
     }
   }
 
-  private MutexCommands.Release releaseWithRetries(Hold hold, int heldBefore, long start) {
+  private LockDriver.Release releaseWithRetries(Hold hold, int heldBefore, long start) {
     long backoffNanos = TimeUnit.MILLISECONDS.toNanos(10);
     while (true) {
       try {
-        return runtime
-            .mutexCommands()
-            .release(keys, hold.owner, heldBefore)
-            .toCompletableFuture()
-            .join();
+        return driver.release(hold.owner, heldBefore).join();
       } catch (CompletionException | CancellationException e) {
         if (!Failures.isTransient(e)) {
-          throw Failures.wrap(keys.describe(), "unlock", e);
+          throw Failures.wrap(driver.describe(), "unlock", e);
         }
         hold.releaseInDoubt(true); // it may have run: a later "not held" means it did
         long left = runtime.commandTimeoutNanos() - (System.nanoTime() - start);
         if (runtime.isClosed() || left <= 0) {
-          throw Failures.wrap(keys.describe(), "unlock", e);
+          throw Failures.wrap(driver.describe(), "unlock", e);
         }
         // Back off while the connection is down (scripts then fail at once), then try again.
         LockSupport.parkNanos(Math.min(backoffNanos, left));
@@ -326,7 +359,7 @@ final class RedisMutex implements DistributedLock {
       forget(hold);
     }
     return new LeaseExpiredException(
-        keys.describe()
+        driver.describe()
             + ": cannot "
             + operation
             + ": the hold of "
@@ -340,11 +373,10 @@ final class RedisMutex implements DistributedLock {
   @Override
   public boolean forceUnlock() {
     boolean wasLocked =
-        Futures.awaitUninterruptibly(
-            runtime.mutexCommands().forceRelease(keys), keys.describe(), "forceUnlock");
+        Futures.awaitUninterruptibly(driver.forceRelease(), driver.describe(), "forceUnlock");
     String caller = threadOwner();
     for (Hold hold : runtime.holds().values()) {
-      if (!hold.keys.equals(keys)) {
+      if (!hold.driver.holdKey().equals(driver.holdKey())) {
         continue;
       }
       if (hold.owner.equals(caller)) {
@@ -361,7 +393,7 @@ final class RedisMutex implements DistributedLock {
 
   @Override
   public boolean isLocked() {
-    return query(runtime.redis().hlen(keys.lock()).toCompletableFuture(), "isLocked") > 0;
+    return query(driver.isLocked(), "isLocked");
   }
 
   @Override
@@ -370,44 +402,45 @@ final class RedisMutex implements DistributedLock {
   }
 
   boolean isHeldBy(String owner) {
-    return query(runtime.redis().hexists(keys.lock(), owner).toCompletableFuture(), "isHeld");
+    return query(driver.holdCount(owner), "isHeld") > 0;
   }
 
   @Override
   public int getHoldCount() {
-    String count =
-        query(runtime.redis().hget(keys.lock(), threadOwner()).toCompletableFuture(), "getHoldCount");
-    return count == null ? 0 : Integer.parseInt(count);
+    return query(driver.holdCount(threadOwner()), "getHoldCount");
   }
 
   @Override
   public long remainTimeToLive() {
-    return query(runtime.redis().pttl(keys.lock()).toCompletableFuture(), "remainTimeToLive");
+    return query(driver.remainTimeToLive(), "remainTimeToLive");
   }
 
   @Override
   public long fencingToken() {
     String owner = threadOwner();
-    var values =
-        query(
-            runtime.redis().hmget(keys.lock(), owner, "#t").toCompletableFuture(), "fencingToken");
-    if (!values.get(0).hasValue() || !values.get(1).hasValue()) {
+    Long token = query(driver.token(owner), "fencingToken");
+    if (token == null) {
       throw new IllegalMonitorStateException(
-          keys.describe()
+          driver.describe()
               + " is not held by thread '"
               + Thread.currentThread().getName()
               + "' (owner "
               + owner
               + "): no fencing token");
     }
-    return Long.parseLong(values.get(1).getValue());
+    return token;
   }
 
   static LockInfo inspect(WardenRuntime runtime, LockKeys keys) {
     List<Object> reply =
-        Futures.awaitUninterruptibly(runtime.mutexCommands().inspect(keys), keys.describe(), "inspect");
-    long ttl = MutexCommands.number(reply, 0);
-    long lastToken = MutexCommands.number(reply, 1);
+        Futures.awaitUninterruptibly(
+            runtime
+                .scripts()
+                .run(Scripts.LOCK_INSPECT, new String[] {keys.lock(), keys.fence()}),
+            keys.describe(),
+            "inspect");
+    long ttl = Scripts.number(reply, 0);
+    long lastToken = Scripts.number(reply, 1);
     Map<String, Integer> holders = new LinkedHashMap<>();
     long currentToken = -1;
     for (int i = 2; i + 1 < reply.size(); i += 2) {
@@ -429,7 +462,7 @@ final class RedisMutex implements DistributedLock {
   }
 
   private <T> T query(CompletableFuture<T> reply, String operation) {
-    return Futures.awaitUninterruptibly(reply, keys.describe(), operation);
+    return Futures.awaitUninterruptibly(reply, driver.describe(), operation);
   }
 
   // ---- conditions (not in this version) ----
@@ -452,14 +485,14 @@ final class RedisMutex implements DistributedLock {
         .orElseThrow(
             () ->
                 new LockTimeoutException(
-                    keys.describe() + ": still held by another owner after waiting " + waitTime));
+                    driver.describe() + ": still held by another owner after waiting " + waitTime));
   }
 
   @Override
   public Optional<LockHandle> tryAcquire(Duration waitTime) throws InterruptedException {
     long waitNanos = Args.waitNanos("waitTime", waitTime);
     if (Thread.interrupted()) {
-      throw new InterruptedException(keys.describe() + ": interrupted before acquiring");
+      throw new InterruptedException(driver.describe() + ": interrupted before acquiring");
     }
     String owner = runtime.newHandleOwner();
     Granted granted =
@@ -492,7 +525,7 @@ final class RedisMutex implements DistributedLock {
                       .execute(
                           () ->
                               handle.completeExceptionally(
-                                  Failures.wrap(keys.describe(), "acquire", cause)));
+                                  Failures.wrap(driver.describe(), "acquire", cause)));
                 }
                 return;
               }
@@ -503,7 +536,7 @@ final class RedisMutex implements DistributedLock {
                         () ->
                             handle.completeExceptionally(
                                 new LockTimeoutException(
-                                    keys.describe()
+                                    driver.describe()
                                         + ": still held by another owner after waiting "
                                         + waitTime)));
                 return;
@@ -532,11 +565,11 @@ final class RedisMutex implements DistributedLock {
   }
 
   private String holdKey(String owner) {
-    return keys.lock() + " " + owner;
+    return driver.holdKey() + " " + owner;
   }
 
   @Override
   public String toString() {
-    return "RedisMutex[" + keys.name() + "]";
+    return "RedisMutex[" + driver.name() + "]";
   }
 }

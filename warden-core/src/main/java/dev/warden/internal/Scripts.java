@@ -47,6 +47,15 @@ final class Scripts {
         });
   }
 
+  /** Reads an integer from a script's list reply. */
+  static long number(List<Object> reply, int index) {
+    Object value = reply.get(index);
+    if (value instanceof Number) {
+      return ((Number) value).longValue();
+    }
+    return Long.parseLong(String.valueOf(value));
+  }
+
   /** One Lua script resource and its SHA-1. */
   record Script(String name, String body, String sha) {
     static Script load(String name) {

@@ -7,6 +7,7 @@ import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -32,7 +33,21 @@ final class WakeUps {
   interface Waiter {
     /** Called once the waiter was taken off its topic by a wake-up; must not block. */
     void wake();
+
+    /** The id under which a release may wake this waiter alone; null for wake-one order. */
+    default String waiterId() {
+      return null;
+    }
   }
+
+  /**
+   * Message payloads: {@code released} wakes the longest-parked waiter, {@code *} wakes them all,
+   * and {@code w:<id>} wakes the waiter of that id (the fair lock's head) and nobody else.
+   */
+  static final String WAKE_ONE = "released";
+
+  static final String WAKE_ALL = "*";
+  static final String WAKE_ID = "w:";
 
   private final StatefulRedisPubSubConnection<String, String> connection;
   private final Map<String, Topic> topics = new ConcurrentHashMap<>();
@@ -45,7 +60,7 @@ final class WakeUps {
           public void message(String channel, String message) {
             Topic topic = topics.get(channel);
             if (topic != null) {
-              topic.wakeOne();
+              topic.wake(message);
             }
           }
 
@@ -78,11 +93,21 @@ final class WakeUps {
     }
   }
 
-  /** Wakes one local waiter of the channel, if any: a release by this client. */
-  void releasedLocally(String channel) {
+  /**
+   * Wakes local waiters of the channel after a release by this client, as the release's message
+   * will: {@code wake} is {@link LockDriver#WAKE_ONE}, {@link LockDriver#WAKE_ALL} or a waiter id.
+   */
+  void releasedLocally(String channel, String wake) {
     Topic topic = topics.get(channel);
-    if (topic != null) {
+    if (topic == null) {
+      return;
+    }
+    if (wake == null || wake.equals(LockDriver.WAKE_ONE)) {
       topic.wakeOne();
+    } else if (wake.equals(LockDriver.WAKE_ALL)) {
+      topic.wakeAll();
+    } else {
+      topic.wakeWaiter(wake);
     }
   }
 
@@ -111,9 +136,13 @@ final class WakeUps {
 
   /** The local waiters of one channel. */
   static final class Topic {
+    private static final int MISSED_LIMIT = 1024;
+
     private final String channel;
     private final AtomicLong generation = new AtomicLong();
     private final LinkedHashSet<Waiter> parked = new LinkedHashSet<>(); // guarded by itself
+    /** Ids woken while not parked (their attempt was in flight): they must not park next. */
+    private final Set<String> missed = new LinkedHashSet<>(); // guarded by parked
     private int members; // guarded by WakeUps.this
     private volatile CompletableFuture<Void> subscribed;
 
@@ -137,11 +166,49 @@ final class WakeUps {
      */
     boolean park(Waiter waiter, long seenGeneration) {
       synchronized (parked) {
-        if (generation.get() != seenGeneration) {
+        String id = waiter.waiterId();
+        if (id != null ? missed.remove(id) : generation.get() != seenGeneration) {
           return false;
         }
         parked.add(waiter);
         return true;
+      }
+    }
+
+    /** Wakes as a message payload says: one, all, or one waiter by id. */
+    void wake(String message) {
+      if (message.startsWith(WAKE_ID)) {
+        wakeWaiter(message.substring(WAKE_ID.length()));
+      } else if (message.equals(WAKE_ALL)) {
+        wakeAll();
+      } else {
+        wakeOne();
+      }
+    }
+
+    /** Wakes the waiter with that id only; remembers the wake-up if it is not parked now. */
+    void wakeWaiter(String id) {
+      Waiter target = null;
+      synchronized (parked) {
+        for (Waiter waiter : parked) {
+          if (id.equals(waiter.waiterId())) {
+            target = waiter;
+            break;
+          }
+        }
+        if (target != null) {
+          parked.remove(target);
+        } else {
+          missed.add(id);
+          if (missed.size() > MISSED_LIMIT) { // ids of waiters long gone: forget the oldest
+            Iterator<String> oldest = missed.iterator();
+            oldest.next();
+            oldest.remove();
+          }
+        }
+      }
+      if (target != null) {
+        target.wake();
       }
     }
 

@@ -53,7 +53,7 @@ public final class WardenRuntime {
   private final StatefulRedisConnection<String, String> connection;
   private final ScheduledThreadPoolExecutor timer;
   private final Executor callbacks = ForkJoinPool.commonPool();
-  private final MutexCommands mutexCommands;
+  private final Scripts scripts;
   private final WakeUps wakeUps;
   private final LeaseKeeper leaseKeeper;
   private final Map<String, Hold> holds = new ConcurrentHashMap<>();
@@ -103,11 +103,10 @@ public final class WardenRuntime {
     this.connection = commands;
     this.timer = new ScheduledThreadPoolExecutor(1, this::newTimerThread);
     timer.setRemoveOnCancelPolicy(true);
-    this.mutexCommands =
-        new MutexCommands(new Scripts(connection.async()), FENCE_RETENTION_MILLIS);
+    this.scripts = new Scripts(connection.async());
     this.wakeUps = new WakeUps(pubSub);
     this.leaseKeeper =
-        new LeaseKeeper(mutexCommands, timer, callbacks, watchdogTimeout.toMillis());
+        new LeaseKeeper(scripts, timer, callbacks, watchdogTimeout.toMillis());
     client.addListener(
         new RedisConnectionStateListener() {
           @Override
@@ -140,7 +139,7 @@ public final class WardenRuntime {
   }
 
   public DistributedLock lock(String name) {
-    return new RedisMutex(this, LockKeys.of(name));
+    return new RedisMutex(this, new ReentrantDriver(this, LockKeys.of(name)));
   }
 
   public LockInfo inspect(String name) {
@@ -219,8 +218,13 @@ public final class WardenRuntime {
     return connection.async();
   }
 
-  MutexCommands mutexCommands() {
-    return mutexCommands;
+  Scripts scripts() {
+    return scripts;
+  }
+
+  /** How long a fence counter outlives its last reset, as a script argument. */
+  String fenceRetentionMillis() {
+    return Long.toString(FENCE_RETENTION_MILLIS);
   }
 
   WakeUps wakeUps() {

@@ -15,6 +15,47 @@ class TopicTest {
     return () -> woken.add(name);
   }
 
+  private WakeUps.Waiter waiterWithId(String id) {
+    return new WakeUps.Waiter() {
+      @Override
+      public void wake() {
+        woken.add(id);
+      }
+
+      @Override
+      public String waiterId() {
+        return id;
+      }
+    };
+  }
+
+  @Test
+  void aTargetedMessageWakesOnlyThatWaiter() {
+    topic.park(waiterWithId("a"), topic.generation());
+    topic.park(waiterWithId("b"), topic.generation());
+    topic.wake("w:b");
+    assertThat(woken).containsExactly("b");
+    topic.wake("w:nobody-here");
+    assertThat(woken).containsExactly("b");
+  }
+
+  @Test
+  void aTargetedWakeUpForAWaiterWhoseAttemptIsInFlightIsKeptForItsNextPark() {
+    topic.wake("w:a"); // arrives before a's failed attempt returns
+    assertThat(topic.park(waiterWithId("a"), topic.generation())).isFalse();
+    assertThat(topic.park(waiterWithId("a"), topic.generation())).isTrue();
+  }
+
+  @Test
+  void untargetedWakeUpsDoNotDisturbTargetedWaitersOrder() {
+    topic.park(waiter("plain"), topic.generation());
+    topic.wake("*");
+    assertThat(woken).containsExactly("plain");
+    topic.park(waiter("again"), topic.generation());
+    topic.wake("released");
+    assertThat(woken).containsExactly("plain", "again");
+  }
+
   @Test
   void aReleaseWakesOnlyTheWaiterParkedLongest() {
     long seen = topic.generation();

@@ -1,0 +1,87 @@
+package dev.warden.internal;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What differs between lock types (reentrant, fair, read, write): their Redis data and scripts.
+ * {@link RedisMutex} does the rest (the API, local holds, handles, waiting), in the manner of
+ * Curator's mutex, internals and driver.
+ */
+interface LockDriver {
+  /** The reply of one acquisition attempt. */
+  record Attempt(boolean acquired, long token, int holdCount, long retryAfterMillis) {
+    static Attempt acquired(long token, int holdCount) {
+      return new Attempt(true, token, holdCount, 0);
+    }
+
+    static Attempt busy(long retryAfterMillis) {
+      return new Attempt(false, -1, 0, retryAfterMillis);
+    }
+  }
+
+  /**
+   * The reply of one release: whether the owner held the lock, its holds afterwards, and whom of
+   * this client's waiters to wake: {@link #WAKE_ONE}, {@link #WAKE_ALL}, or a waiter id.
+   */
+  record Release(boolean held, int remaining, String wake) {}
+
+  /** Wake the longest-parked local waiter. */
+  String WAKE_ONE = "";
+  /** Wake every local waiter. */
+  String WAKE_ALL = "*";
+
+  /** Names the object in messages, e.g. {@code fair lock 'orders'}. */
+  String describe();
+
+  /** The lock's name as the user gave it. */
+  String name();
+
+  /** The key that identifies holds: with the owner, it names a local {@link Hold}. */
+  String holdKey();
+
+  /** The channel releases are published on. */
+  String channel();
+
+  /**
+   * Tries once.
+   *
+   * @param heldBefore the owner's hold count as the client knows it (makes a replay harmless)
+   * @param othersWait other local acquirers wait: the release must publish
+   * @param willWait the caller waits if refused (a fair lock queues it; {@code tryLock()} not)
+   */
+  CompletableFuture<Attempt> acquire(
+      String owner, int heldBefore, long leaseMillis, boolean othersWait, boolean willWait);
+
+  /** Gives back one hold (see {@link Release}). */
+  CompletableFuture<Release> release(String owner, int heldBefore);
+
+  /** Removes a waiter that gave up from whatever queue it joined; a no-op for most locks. */
+  default CompletableFuture<?> leave(String owner) {
+    return CompletableFuture.completedFuture(null);
+  }
+
+  /** The id under which a waiter is woken alone, or null when wake-ups are not targeted. */
+  default String waiterId(String owner) {
+    return null;
+  }
+
+  /** Deletes every hold whoever owns it and wakes waiters; true if there was one. */
+  CompletableFuture<Boolean> forceRelease();
+
+  /** The script that renews holds of this type, and the keys it needs per hold. */
+  Scripts.Script renewScript();
+
+  List<String> renewKeys();
+
+  // ---- queries ----
+
+  CompletableFuture<Boolean> isLocked();
+
+  CompletableFuture<Integer> holdCount(String owner);
+
+  CompletableFuture<Long> remainTimeToLive();
+
+  /** The token of the owner's hold, or null when it holds none. */
+  CompletableFuture<Long> token(String owner);
+}

@@ -1,0 +1,112 @@
+package dev.warden.internal;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/** The reentrant lock's data and scripts: lock-*.lua on a hash of owner to hold count. */
+final class ReentrantDriver implements LockDriver {
+  private final WardenRuntime runtime;
+  private final LockKeys keys;
+  private final Scripts scripts;
+
+  ReentrantDriver(WardenRuntime runtime, LockKeys keys) {
+    this.runtime = runtime;
+    this.keys = keys;
+    this.scripts = runtime.scripts();
+  }
+
+  @Override
+  public String describe() {
+    return keys.describe();
+  }
+
+  @Override
+  public String name() {
+    return keys.name();
+  }
+
+  @Override
+  public String holdKey() {
+    return keys.lock();
+  }
+
+  @Override
+  public String channel() {
+    return keys.channel();
+  }
+
+  @Override
+  public CompletableFuture<Attempt> acquire(
+      String owner, int heldBefore, long leaseMillis, boolean othersWait, boolean willWait) {
+    return scripts
+        .run(
+            Scripts.LOCK_ACQUIRE,
+            new String[] {keys.lock(), keys.fence()},
+            owner,
+            Long.toString(leaseMillis),
+            Integer.toString(heldBefore),
+            othersWait ? "1" : "0",
+            runtime.fenceRetentionMillis())
+        .thenApply(ReentrantDriver::attempt);
+  }
+
+  /** Parses {1, token, holdCount} or {0, retryAfterMillis}. */
+  static Attempt attempt(List<Object> reply) {
+    return Scripts.number(reply, 0) == 1
+        ? Attempt.acquired(Scripts.number(reply, 1), (int) Scripts.number(reply, 2))
+        : Attempt.busy(Scripts.number(reply, 1));
+  }
+
+  @Override
+  public CompletableFuture<Release> release(String owner, int heldBefore) {
+    return scripts
+        .run(
+            Scripts.LOCK_RELEASE,
+            new String[] {keys.lock()},
+            owner,
+            Integer.toString(heldBefore),
+            keys.channel())
+        .thenApply(
+            reply ->
+                Scripts.number(reply, 0) == 1
+                    ? new Release(true, (int) Scripts.number(reply, 1), WAKE_ONE)
+                    : new Release(false, 0, WAKE_ONE));
+  }
+
+  @Override
+  public CompletableFuture<Boolean> forceRelease() {
+    return scripts
+        .run(Scripts.LOCK_FORCE_RELEASE, new String[] {keys.lock()}, keys.channel())
+        .thenApply(reply -> Scripts.number(reply, 0) == 1);
+  }
+
+  @Override
+  public Scripts.Script renewScript() {
+    return Scripts.LOCK_RENEW;
+  }
+
+  @Override
+  public List<String> renewKeys() {
+    return List.of(keys.lock());
+  }
+
+  @Override
+  public CompletableFuture<Boolean> isLocked() {
+    return HashHolds.isLocked(runtime, keys.lock());
+  }
+
+  @Override
+  public CompletableFuture<Integer> holdCount(String owner) {
+    return HashHolds.holdCount(runtime, keys.lock(), owner);
+  }
+
+  @Override
+  public CompletableFuture<Long> remainTimeToLive() {
+    return runtime.redis().pttl(keys.lock()).toCompletableFuture();
+  }
+
+  @Override
+  public CompletableFuture<Long> token(String owner) {
+    return HashHolds.token(runtime, keys.lock(), owner);
+  }
+}
