@@ -46,12 +46,20 @@ interface LockDriver {
   /**
    * Tries once.
    *
-   * @param heldBefore the owner's hold count as the client knows it (makes a replay harmless)
+   * @param acquisitionId unique per acquisition: a retry of the same acquisition that finds its
+   *     first try applied changes nothing, while a hold left by another (abandoned) acquisition of
+   *     the same owner is not mistaken for it
+   * @param heldBefore the owner's hold count as the client knows it
    * @param othersWait other local acquirers wait: the release must publish
    * @param willWait the caller waits if refused (a fair lock queues it; {@code tryLock()} not)
    */
   CompletableFuture<Attempt> acquire(
-      String owner, int heldBefore, long leaseMillis, boolean othersWait, boolean willWait);
+      String owner,
+      String acquisitionId,
+      int heldBefore,
+      long leaseMillis,
+      boolean othersWait,
+      boolean willWait);
 
   /** Gives back one hold (see {@link Release}). */
   CompletableFuture<Release> release(String owner, int heldBefore);

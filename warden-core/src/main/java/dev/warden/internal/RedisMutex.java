@@ -142,7 +142,7 @@ final class RedisMutex implements DistributedLock {
     if (hold != null && granted.token() != hold.token) {
       // the outer hold was lost and this call took a fresh one: give it back, then say so
       Futures.awaitUninterruptibly(
-          driver.release(owner, granted.holdCount()),
+          driver.release(owner, granted.redisCount()),
           driver.describe(),
           "release a re-entry into a lost hold");
       hold.markLost("the lock was taken afresh by a reentrant call", runtime.callbacks());
@@ -152,8 +152,11 @@ final class RedisMutex implements DistributedLock {
     return true;
   }
 
-  /** A successful attempt: the hold's token, the owner's hold count, and when it was sent. */
-  record Granted(long token, int holdCount, long sentAtNanos) {}
+  /**
+   * A successful attempt: the hold's token, the owner's hold count as this client counts it, the
+   * count Redis reported (which a give-back must name), and when the attempt was sent.
+   */
+  record Granted(long token, int holdCount, int redisCount, long sentAtNanos) {}
 
   /** Starts acquiring for an owner; {@code waitNanos} negative waits forever. */
   private Acquisition<Granted> acquisition(
@@ -169,8 +172,10 @@ final class RedisMutex implements DistributedLock {
     private final int heldBefore;
     private final long leaseMillis;
     private final boolean willWait;
+    private final String id;
 
     Claim(String owner, int heldBefore, long leaseMillis, boolean willWait) {
+      this.id = runtime.newAcquisitionId();
       this.owner = owner;
       this.heldBefore = heldBefore;
       this.leaseMillis = leaseMillis;
@@ -191,19 +196,21 @@ final class RedisMutex implements DistributedLock {
     public CompletableFuture<Acquisition.Outcome<Granted>> attempt(boolean othersWait) {
       long sentAt = System.nanoTime();
       return driver
-          .acquire(owner, heldBefore, leaseMillis, othersWait, willWait)
+          .acquire(owner, id, heldBefore, leaseMillis, othersWait, willWait)
           .thenApply(
               reply ->
                   reply.acquired()
+                      // the owner's own count: Redis may also count an abandoned acquisition of
+                      // the same owner whose give-back is still on its way
                       ? Acquisition.Outcome.granted(
-                          new Granted(reply.token(), reply.holdCount(), sentAt))
+                          new Granted(reply.token(), heldBefore + 1, reply.holdCount(), sentAt))
                       : Acquisition.Outcome.busy(reply.retryAfterMillis()));
     }
 
     @Override
     public CompletableFuture<?> rollback(Granted granted) {
       return driver
-          .release(owner, granted.holdCount())
+          .release(owner, granted.redisCount())
           .thenAccept(released -> wakeLocal(released.wake()));
     }
 
@@ -290,7 +297,7 @@ final class RedisMutex implements DistributedLock {
       throw leaseExpired(hold, "unlock");
     }
     hold.releaseInDoubt(false);
-    int remaining = reply.held() ? reply.remaining() : 0;
+    int remaining = heldBefore - 1; // this owner's own view; see Claim.attempt
     if (remaining > 0) {
       hold.count(remaining);
       hold.endRelease(false);

@@ -37,7 +37,12 @@ final class ReentrantDriver implements LockDriver {
 
   @Override
   public CompletableFuture<Attempt> acquire(
-      String owner, int heldBefore, long leaseMillis, boolean othersWait, boolean willWait) {
+      String owner,
+      String acquisitionId,
+      int heldBefore,
+      long leaseMillis,
+      boolean othersWait,
+      boolean willWait) {
     return scripts
         .run(
             Scripts.LOCK_ACQUIRE,
@@ -46,7 +51,8 @@ final class ReentrantDriver implements LockDriver {
             Long.toString(leaseMillis),
             Integer.toString(heldBefore),
             othersWait ? "1" : "0",
-            runtime.fenceRetentionMillis())
+            runtime.fenceRetentionMillis(),
+            acquisitionId)
         .thenApply(ReentrantDriver::attempt);
   }
 

@@ -24,6 +24,10 @@ final class Scripts {
   static final Script LOCK_RENEW = Script.load("lock-renew");
   static final Script LOCK_FORCE_RELEASE = Script.load("lock-force-release");
   static final Script LOCK_INSPECT = Script.load("lock-inspect");
+  static final Script FAIR_ACQUIRE = Script.load("fair-acquire");
+  static final Script FAIR_RELEASE = Script.load("fair-release");
+  static final Script FAIR_LEAVE = Script.load("fair-leave");
+  static final Script FAIR_FORCE_RELEASE = Script.load("fair-force-release");
 
   private final RedisAsyncCommands<String, String> redis;
 

@@ -61,6 +61,7 @@ public final class WardenRuntime {
   private final long commandTimeoutNanos;
   private final long recheckNanos;
   private final AtomicLong handles = new AtomicLong();
+  private final AtomicLong acquisitionIds = new AtomicLong();
   private volatile boolean closed;
 
   private WardenRuntime(
@@ -153,7 +154,7 @@ public final class WardenRuntime {
   }
 
   public DistributedLock fairLock(String name) {
-    throw notYet("fair locks");
+    return new RedisMutex(this, new FairDriver(this, name));
   }
 
   public DistributedReadWriteLock readWriteLock(String name) {
@@ -203,6 +204,11 @@ public final class WardenRuntime {
 
   String id() {
     return id;
+  }
+
+  /** Returns a new acquisition id, unique within this client (see {@link LockDriver#acquire}). */
+  String newAcquisitionId() {
+    return Long.toString(acquisitionIds.incrementAndGet(), 36);
   }
 
   /** Returns a new owner id for a {@code LockHandle}: unique within this client and beyond. */

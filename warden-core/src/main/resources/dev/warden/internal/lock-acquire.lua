@@ -1,11 +1,14 @@
 -- lock-acquire: takes or re-enters the reentrant lock for one owner, in one step.
 -- KEYS[1]  lock hash: owner id -> hold count; '#t' -> fencing token of the current hold;
---          '#w' -> present when some acquirer waited (its release must publish)
+--          '#w' -> present when some acquirer waited (its release must publish);
+--          '#a' -> id of the acquisition that last raised the count
 -- KEYS[2]  fence counter: the last fencing token issued for this lock name
 -- ARGV[1]  owner id
 -- ARGV[2]  lease in milliseconds
--- ARGV[3]  the owner's hold count as the client knows it before this call; a replayed call
---          (its first reply lost) finds the count already raised and changes nothing
+-- ARGV[3]  the owner's hold count as the client knows it before this call
+-- ARGV[6]  this acquisition's id: a retry of it (its first reply lost) finds the count already
+--          raised under the same id and changes nothing; a count raised by another, abandoned
+--          acquisition of the same owner (given back later) is not mistaken for it
 -- ARGV[4]  '1' when other acquirers of the same client wait, so the release must publish
 -- ARGV[5]  how long the fence counter outlives its last reset, in milliseconds
 -- Returns  {1, token, holdCount} when the owner holds the lock afterwards;
@@ -23,9 +26,9 @@ if redis.call('EXISTS', lock) == 0 then
     redis.call('SET', fence, string.format('%.0f', token), 'PX', ARGV[5])
   end
   if ARGV[4] == '1' then
-    redis.call('HSET', lock, owner, 1, '#t', string.format('%.0f', token), '#w', 1)
+    redis.call('HSET', lock, owner, 1, '#t', string.format('%.0f', token), '#a', ARGV[6], '#w', 1)
   else
-    redis.call('HSET', lock, owner, 1, '#t', string.format('%.0f', token))
+    redis.call('HSET', lock, owner, 1, '#t', string.format('%.0f', token), '#a', ARGV[6])
   end
   redis.call('PEXPIRE', lock, lease)
   return {1, token, 1}
@@ -38,8 +41,9 @@ if not held then
 end
 
 held = tonumber(held)
-if held <= tonumber(ARGV[3]) then
+if held <= tonumber(ARGV[3]) or redis.call('HGET', lock, '#a') ~= ARGV[6] then
   held = redis.call('HINCRBY', lock, owner, 1)
+  redis.call('HSET', lock, '#a', ARGV[6])
 end
 -- A re-entry (or a replay, whose first run did the same) gets at least the lease it asks for,
 -- and never shortens the lease an outer hold asked for.

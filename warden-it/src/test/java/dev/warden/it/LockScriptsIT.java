@@ -33,7 +33,15 @@ class LockScriptsIT {
     redis = server.redis();
   }
 
+  private int acquisitions;
+
+  /** A new acquisition (its own id) by the owner. */
   private List<Object> acquire(String owner, int heldBefore, long lease, boolean othersWait) {
+    return acquire(owner, "acq-" + ++acquisitions, heldBefore, lease, othersWait);
+  }
+
+  private List<Object> acquire(
+      String owner, String acquisitionId, int heldBefore, long lease, boolean othersWait) {
     return run(
         "lock-acquire",
         new String[] {LOCK, FENCE},
@@ -41,7 +49,8 @@ class LockScriptsIT {
         Long.toString(lease),
         Integer.toString(heldBefore),
         othersWait ? "1" : "0",
-        "3600000");
+        "3600000",
+        acquisitionId);
   }
 
   private List<Object> release(String owner, int heldBefore) {
@@ -86,15 +95,25 @@ class LockScriptsIT {
   }
 
   @Test
-  void aReplayedAcquisitionDoesNotCountTwice() {
-    acquire("a", 0, 10_000, false);
-    List<Object> replay = acquire("a", 0, 10_000, false); // the client still believes 0
-    assertThat(replay.get(0)).isEqualTo(1L);
-    assertThat(replay.get(2)).isEqualTo(1L);
-    acquire("a", 1, 10_000, false);
-    List<Object> replayedReentry = acquire("a", 1, 10_000, false);
-    assertThat(replayedReentry.get(2)).isEqualTo(2L);
+  void aRetriedAcquisitionDoesNotCountTwice() {
+    acquire("a", "first", 0, 10_000, false);
+    List<Object> retry = acquire("a", "first", 0, 10_000, false); // the client still believes 0
+    assertThat(retry.get(0)).isEqualTo(1L);
+    assertThat(retry.get(2)).isEqualTo(1L);
+    acquire("a", "second", 1, 10_000, false);
+    List<Object> retriedReentry = acquire("a", "second", 1, 10_000, false);
+    assertThat(retriedReentry.get(2)).isEqualTo(2L);
     assertThat(redis.hget(LOCK, "a")).isEqualTo("2");
+  }
+
+  @Test
+  void aHoldLeftByAnAbandonedAcquisitionIsNotMistakenForARetry() {
+    acquire("a", "abandoned", 0, 10_000, false); // granted after its caller gave up
+    acquire("a", "next", 0, 10_000, false); // the same owner's next acquisition
+    assertThat(redis.hget(LOCK, "a")).isEqualTo("2");
+    assertThat(release("a", 1)).as("the abandoned grant given back").containsExactly(1L, 1L);
+    assertThat(release("a", 1)).as("the next acquisition released").containsExactly(1L, 0L);
+    assertThat(redis.exists(LOCK)).isZero();
   }
 
   @Test

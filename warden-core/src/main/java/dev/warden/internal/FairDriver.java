@@ -1,0 +1,166 @@
+package dev.warden.internal;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The fair lock's data and scripts (fair-*.lua): the reentrant lock's hash plus a queue of
+ * waiters ordered by the ticket Redis gave them when they first asked, and a heartbeat per waiter.
+ *
+ * <p>Strict FIFO: the lock goes to the first live waiter; {@code tryLock()} without a wait never
+ * queues and never overtakes one. A release publishes the head's id, so only the head's client
+ * wakes only the head. Waiters refresh their heartbeat with every attempt, at least every {@link
+ * #HEARTBEAT_MILLIS}; a waiter silent for {@link #HEARTBEAT_TIMEOUT_MILLIS} (its process died) is
+ * dropped when it reaches the head, and one that gives up leaves at once. A live waiter dropped
+ * for a late heartbeat (a long pause) rejoins at its old ticket, so it keeps its place.
+ */
+final class FairDriver implements LockDriver {
+  /** How long a waiter may stay silent before it counts as dead. */
+  static final long HEARTBEAT_TIMEOUT_MILLIS = 3_000;
+  /** A waiter asks again at least this often, which refreshes its heartbeat. */
+  static final long HEARTBEAT_MILLIS = 1_000;
+
+  private final WardenRuntime runtime;
+  private final LockKeys keys;
+  private final Scripts scripts;
+  /** Tickets of this client's waiters, kept between their attempts. */
+  private final Map<String, String> tickets = new ConcurrentHashMap<>();
+
+  FairDriver(WardenRuntime runtime, String name) {
+    this.runtime = runtime;
+    this.keys = LockKeys.of(name, "fair", "fair lock");
+    this.scripts = runtime.scripts();
+  }
+
+  @Override
+  public String describe() {
+    return keys.describe();
+  }
+
+  @Override
+  public String name() {
+    return keys.name();
+  }
+
+  @Override
+  public String holdKey() {
+    return keys.lock();
+  }
+
+  @Override
+  public String channel() {
+    return keys.channel();
+  }
+
+  @Override
+  public String waiterId(String owner) {
+    return owner;
+  }
+
+  @Override
+  public CompletableFuture<Attempt> acquire(
+      String owner,
+      String acquisitionId,
+      int heldBefore,
+      long leaseMillis,
+      boolean othersWait,
+      boolean willWait) {
+    // a waiter keeps its ticket across attempts: a late heartbeat must not cost its place
+    return scripts
+        .run(
+            Scripts.FAIR_ACQUIRE,
+            new String[] {
+              keys.lock(), keys.fence(), keys.key("queue"), keys.key("beats"), keys.key("tickets")
+            },
+            owner,
+            Long.toString(leaseMillis),
+            Integer.toString(heldBefore),
+            runtime.fenceRetentionMillis(),
+            willWait ? "1" : "0",
+            Long.toString(HEARTBEAT_TIMEOUT_MILLIS),
+            tickets.getOrDefault(owner, ""),
+            keys.channel(),
+            acquisitionId)
+        .thenApply(
+            reply -> {
+              if (Scripts.number(reply, 0) == 1) {
+                tickets.remove(owner);
+                return Attempt.acquired(Scripts.number(reply, 1), (int) Scripts.number(reply, 2));
+              }
+              long ticket = Scripts.number(reply, 2);
+              if (ticket >= 0) {
+                tickets.put(owner, Long.toString(ticket));
+              }
+              long retry = Scripts.number(reply, 1);
+              return Attempt.busy(retry > 0 ? Math.min(retry, HEARTBEAT_MILLIS) : HEARTBEAT_MILLIS);
+            });
+  }
+
+  @Override
+  public CompletableFuture<Release> release(String owner, int heldBefore) {
+    return scripts
+        .run(
+            Scripts.FAIR_RELEASE,
+            new String[] {keys.lock(), keys.key("queue"), keys.key("beats")},
+            owner,
+            Integer.toString(heldBefore),
+            keys.channel())
+        .thenApply(
+            reply ->
+                Scripts.number(reply, 0) == 1
+                    ? new Release(true, (int) Scripts.number(reply, 1), String.valueOf(reply.get(2)))
+                    : new Release(false, 0, ""));
+  }
+
+  @Override
+  public CompletableFuture<?> leave(String owner) {
+    tickets.remove(owner);
+    return scripts.run(
+        Scripts.FAIR_LEAVE,
+        new String[] {keys.lock(), keys.key("queue"), keys.key("beats")},
+        owner,
+        keys.channel());
+  }
+
+  @Override
+  public CompletableFuture<Boolean> forceRelease() {
+    return scripts
+        .run(
+            Scripts.FAIR_FORCE_RELEASE,
+            new String[] {keys.lock(), keys.key("queue")},
+            keys.channel())
+        .thenApply(reply -> Scripts.number(reply, 0) == 1);
+  }
+
+  @Override
+  public Scripts.Script renewScript() {
+    return Scripts.LOCK_RENEW; // the same hash of owner to count as the reentrant lock
+  }
+
+  @Override
+  public List<String> renewKeys() {
+    return List.of(keys.lock());
+  }
+
+  @Override
+  public CompletableFuture<Boolean> isLocked() {
+    return HashHolds.isLocked(runtime, keys.lock());
+  }
+
+  @Override
+  public CompletableFuture<Integer> holdCount(String owner) {
+    return HashHolds.holdCount(runtime, keys.lock(), owner);
+  }
+
+  @Override
+  public CompletableFuture<Long> remainTimeToLive() {
+    return runtime.redis().pttl(keys.lock()).toCompletableFuture();
+  }
+
+  @Override
+  public CompletableFuture<Long> token(String owner) {
+    return HashHolds.token(runtime, keys.lock(), owner);
+  }
+}

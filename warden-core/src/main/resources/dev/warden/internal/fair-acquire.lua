@@ -1,0 +1,102 @@
+-- fair-acquire: takes the fair lock if it is free and the caller is first in line, else queues it.
+-- KEYS[1]  lock hash: owner id -> hold count; '#t' -> fencing token (as lock-acquire.lua)
+-- KEYS[2]  fence counter (as lock-acquire.lua)
+-- KEYS[3]  queue: waiter (owner id) -> ticket; the order in which waiters first asked
+-- KEYS[4]  heartbeats: waiter -> deadline (server ms) after which it counts as dead
+-- KEYS[5]  ticket counter
+-- ARGV[1]  owner id
+-- ARGV[2]  lease in ms
+-- ARGV[3]  the owner's hold count as the client knows it
+-- ARGV[4]  fence counter retention in ms
+-- ARGV[5]  '1' to join the queue when refused (the caller waits), '0' not to (tryLock())
+-- ARGV[6]  heartbeat timeout in ms: a waiter that has not asked again for this long is dead
+-- ARGV[7]  the ticket this waiter was given before ('' if none): a waiter dropped for a late
+--          heartbeat takes its old place again
+-- ARGV[8]  release channel
+-- ARGV[9]  this acquisition's id (see lock-acquire.lua: a retry of it changes nothing)
+-- Returns  {1, token, holdCount} when the owner holds the lock afterwards;
+--          {0, retryAfterMs, ticket} when refused (ticket -1 when not queued).
+-- Cost: independent of the queue's length (only its head is looked at; at most 10 dead heads are
+-- dropped per call).
+local lock, fence, queue, beats, tickets = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local owner, lease = ARGV[1], tonumber(ARGV[2])
+local timeout = tonumber(ARGV[6])
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+
+local held = redis.call('HGET', lock, owner)
+if held then
+  held = tonumber(held)
+  if held <= tonumber(ARGV[3]) or redis.call('HGET', lock, '#a') ~= ARGV[9] then
+    held = redis.call('HINCRBY', lock, owner, 1)
+    redis.call('HSET', lock, '#a', ARGV[9])
+  end
+  if redis.call('PTTL', lock) < lease then
+    redis.call('PEXPIRE', lock, lease)
+  end
+  return {1, tonumber(redis.call('HGET', lock, '#t')), held}
+end
+
+-- the first live waiter; dead ones in front of it leave the queue
+local head, headDeadline, cleaned = nil, nil, false
+for _ = 1, 10 do
+  local first = redis.call('ZRANGE', queue, 0, 0)
+  if #first == 0 then
+    break
+  end
+  local deadline = tonumber(redis.call('ZSCORE', beats, first[1]))
+  if deadline and deadline > now then
+    head, headDeadline = first[1], deadline
+    break
+  end
+  redis.call('ZREM', queue, first[1])
+  redis.call('ZREM', beats, first[1])
+  cleaned = true
+end
+local crowded = head == nil and redis.call('ZCARD', queue) > 0 -- more dead heads than we drop
+
+local free = redis.call('EXISTS', lock) == 0
+if free and not crowded and (head == nil or head == owner) then
+  local token = redis.call('INCR', fence)
+  if token == 1 then
+    local micros = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
+    token = micros
+    redis.call('SET', fence, string.format('%.0f', token), 'PX', ARGV[4])
+  end
+  redis.call('HSET', lock, owner, 1, '#t', string.format('%.0f', token), '#a', ARGV[9])
+  redis.call('PEXPIRE', lock, lease)
+  redis.call('ZREM', queue, owner)
+  redis.call('ZREM', beats, owner)
+  return {1, token, 1}
+end
+if free and cleaned and head and head ~= owner then
+  -- the lock is free and the new head may not know it yet
+  redis.call('PUBLISH', ARGV[8], 'w:' .. head)
+end
+
+local ticket = -1
+if ARGV[5] == '1' then
+  ticket = redis.call('ZSCORE', queue, owner)
+  if not ticket then
+    if ARGV[7] ~= '' then
+      ticket = ARGV[7]
+    else
+      ticket = redis.call('INCR', tickets)
+    end
+    redis.call('ZADD', queue, ticket, owner)
+  end
+  ticket = tonumber(ticket)
+  redis.call('ZADD', beats, now + timeout, owner)
+  -- the queue's keys live while some waiter is alive
+  redis.call('PEXPIRE', queue, timeout * 4)
+  redis.call('PEXPIRE', beats, timeout * 4)
+  redis.call('PEXPIRE', tickets, timeout * 4)
+end
+
+local retry
+if free then
+  retry = crowded and 1 or (headDeadline - now) -- the head takes it, or is dropped as dead
+else
+  retry = redis.call('PTTL', lock)
+end
+return {0, retry, ticket}
