@@ -266,7 +266,7 @@ final class Acquisition<T> implements WakeUps.Waiter {
       return;
     }
     if (!Failures.isTransient(failure)) {
-      result.completeExceptionally(Failures.wrap(claim.describe(), "acquire", failure));
+      result.completeExceptionally(Failures.forCaller(claim.describe(), "acquire", failure));
       return;
     }
     long now = System.nanoTime();

@@ -22,7 +22,7 @@ final class Acquisitions {
       acquisition.abandonAndGiveBack();
       throw e;
     } catch (ExecutionException | CancellationException e) {
-      throw Failures.wrap(object, "acquire", e);
+      throw Failures.forCaller(object, "acquire", e);
     }
   }
 }

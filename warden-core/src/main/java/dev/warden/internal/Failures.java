@@ -2,6 +2,9 @@ package dev.warden.internal;
 
 import dev.warden.WardenException;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisException;
+import java.io.IOException;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
@@ -25,8 +28,8 @@ final class Failures {
    */
   static boolean isTransient(Throwable failure) {
     Throwable t = unwrap(failure);
-    if (t instanceof WardenException) {
-      return false;
+    if (!(t instanceof RedisException || t instanceof IOException)) {
+      return false; // Warden's own verdicts and programming errors are final
     }
     if (t instanceof RedisCommandExecutionException) {
       String message = String.valueOf(t.getMessage());
@@ -38,6 +41,21 @@ final class Failures {
           || message.startsWith("READONLY");
     }
     return true;
+  }
+
+  /**
+   * Returns what a caller should see for a failure: a Redis or I/O failure wrapped as a {@link
+   * WardenException} naming the object; Warden's own verdicts (e.g. an {@code
+   * IllegalMonitorStateException}) as they are.
+   */
+  static RuntimeException forCaller(String object, String operation, Throwable failure) {
+    Throwable t = unwrap(failure);
+    if (t instanceof RuntimeException
+        && !(t instanceof RedisException)
+        && !(t instanceof CancellationException)) {
+      return (RuntimeException) t;
+    }
+    return wrap(object, operation, t);
   }
 
   /** Wraps a failure of an operation on an object, with a message a user can act on. */

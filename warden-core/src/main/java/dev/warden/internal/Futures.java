@@ -10,7 +10,7 @@ final class Futures {
 
   /**
    * Waits for the future without giving up when interrupted; the interrupt flag is restored on
-   * return. Failures are thrown as {@link Failures#wrap wrapped} {@code WardenException}s.
+   * return. Failures are thrown as {@link Failures#forCaller} says.
    */
   static <T> T awaitUninterruptibly(CompletableFuture<T> future, String object, String operation) {
     boolean interrupted = false;
@@ -21,7 +21,7 @@ final class Futures {
         } catch (InterruptedException e) {
           interrupted = true;
         } catch (ExecutionException | CancellationException e) {
-          throw Failures.wrap(object, operation, e);
+          throw Failures.forCaller(object, operation, e);
         }
       }
     } finally {

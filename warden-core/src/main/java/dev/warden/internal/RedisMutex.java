@@ -333,12 +333,12 @@ final class RedisMutex implements DistributedLock {
         return driver.release(hold.owner, heldBefore).join();
       } catch (CompletionException | CancellationException e) {
         if (!Failures.isTransient(e)) {
-          throw Failures.wrap(driver.describe(), "unlock", e);
+          throw Failures.forCaller(driver.describe(), "unlock", e);
         }
         hold.releaseInDoubt(true); // it may have run: a later "not held" means it did
         long left = runtime.commandTimeoutNanos() - (System.nanoTime() - start);
         if (runtime.isClosed() || left <= 0) {
-          throw Failures.wrap(driver.describe(), "unlock", e);
+          throw Failures.forCaller(driver.describe(), "unlock", e);
         }
         // Back off while the connection is down (scripts then fail at once), then try again.
         LockSupport.parkNanos(Math.min(backoffNanos, left));
@@ -532,7 +532,7 @@ final class RedisMutex implements DistributedLock {
                       .execute(
                           () ->
                               handle.completeExceptionally(
-                                  Failures.wrap(driver.describe(), "acquire", cause)));
+                                  Failures.forCaller(driver.describe(), "acquire", cause)));
                 }
                 return;
               }

@@ -28,6 +28,14 @@ final class Scripts {
   static final Script FAIR_RELEASE = Script.load("fair-release");
   static final Script FAIR_LEAVE = Script.load("fair-leave");
   static final Script FAIR_FORCE_RELEASE = Script.load("fair-force-release");
+  static final Script RW_WRITE_ACQUIRE = Script.load("rw-write-acquire");
+  static final Script RW_READ_ACQUIRE = Script.load("rw-read-acquire");
+  static final Script RW_WRITE_RELEASE = Script.load("rw-write-release");
+  static final Script RW_READ_RELEASE = Script.load("rw-read-release");
+  static final Script RW_READ_RENEW = Script.load("rw-read-renew");
+  static final Script RW_WRITER_LEAVE = Script.load("rw-writer-leave");
+  static final Script RW_READ_QUERY = Script.load("rw-read-query");
+  static final Script RW_FORCE_RELEASE = Script.load("rw-force-release");
 
   private final RedisAsyncCommands<String, String> redis;
 

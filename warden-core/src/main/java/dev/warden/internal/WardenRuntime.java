@@ -158,7 +158,7 @@ public final class WardenRuntime {
   }
 
   public DistributedReadWriteLock readWriteLock(String name) {
-    throw notYet("read-write locks");
+    return new RedisReadWriteLock(this, name);
   }
 
   public DistributedLock multiLock(DistributedLock... locks) {

@@ -1,0 +1,23 @@
+-- rw-read-renew: resets the lease of many read holds in one call (the lease keeper's batch).
+-- KEYS[2i-1], KEYS[2i]  reads hash and readers of the i-th hold (see rw-write-acquire.lua)
+-- ARGV[1]    lease in ms
+-- ARGV[i+1]  owner id of the i-th hold
+-- Returns    a list with, for each hold, 1 when the owner still held a live read hold (its lease
+--            was reset) and 0 when not.
+local lease = tonumber(ARGV[1])
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local renewed = {}
+for i = 1, #ARGV - 1 do
+  local reads, readers, owner = KEYS[2 * i - 1], KEYS[2 * i], ARGV[i + 1]
+  local deadline = tonumber(redis.pcall('ZSCORE', readers, owner))
+  if deadline and deadline > now and redis.call('HEXISTS', reads, owner) == 1 then
+    redis.call('ZADD', readers, 'GT', now + lease, owner)
+    redis.call('PEXPIRE', reads, lease, 'GT')
+    redis.call('PEXPIRE', readers, lease, 'GT')
+    renewed[i] = 1
+  else
+    renewed[i] = 0
+  end
+end
+return renewed
