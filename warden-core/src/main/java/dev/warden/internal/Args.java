@@ -9,12 +9,20 @@ final class Args {
 
   /** Checks an object name: not null, not blank, and free of hash-tag braces. */
   static String name(String name) {
+    return named("name", name);
+  }
+
+  /** Checks a name given as {@code argument}: not null, not blank, and free of braces. */
+  static String named(String argument, String name) {
     if (name == null || name.isBlank()) {
-      throw new IllegalArgumentException("name must not be null or blank: '" + name + "'");
+      throw new IllegalArgumentException(argument + " must not be null or blank: '" + name + "'");
     }
     if (name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
       throw new IllegalArgumentException(
-          "name must not contain '{' or '}' (Warden wraps it in a Redis hash tag): '" + name + "'");
+          argument
+              + " must not contain '{' or '}' (Warden wraps names in a Redis hash tag): '"
+              + name
+              + "'");
     }
     return name;
   }

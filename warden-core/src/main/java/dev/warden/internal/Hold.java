@@ -22,6 +22,8 @@ final class Hold {
   final LockDriver driver;
   final String owner;
   final long token;
+  /** The lease the hold was taken with, in ms; negative when the lease keeper renews it. */
+  final long leaseMillis;
   private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
   private final CompletableFuture<Void> lost = new CompletableFuture<>();
   private volatile int count;
@@ -30,8 +32,15 @@ final class Hold {
   private volatile String lostReason;
   private volatile boolean releaseInDoubt;
 
-  Hold(LockDriver driver, String owner, long token, int count, long leaseDeadlineNanos) {
+  Hold(
+      LockDriver driver,
+      String owner,
+      long token,
+      int count,
+      long leaseMillis,
+      long leaseDeadlineNanos) {
     this.driver = driver;
+    this.leaseMillis = leaseMillis;
     this.owner = owner;
     this.token = token;
     this.count = count;

@@ -74,6 +74,11 @@ interface LockDriver {
     return null;
   }
 
+  /** Whether the lock offers conditions (the read lock does not, as in the JDK). */
+  default boolean supportsConditions() {
+    return true;
+  }
+
   /** Deletes every hold whoever owns it and wakes waiters; true if there was one. */
   CompletableFuture<Boolean> forceRelease();
 

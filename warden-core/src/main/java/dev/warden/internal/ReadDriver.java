@@ -41,6 +41,11 @@ final class ReadDriver implements LockDriver {
   }
 
   @Override
+  public boolean supportsConditions() {
+    return false;
+  }
+
+  @Override
   public CompletableFuture<Attempt> acquire(
       String owner,
       String acquisitionId,

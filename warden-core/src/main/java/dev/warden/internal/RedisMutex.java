@@ -241,6 +241,7 @@ final class RedisMutex implements DistributedLock {
               owner,
               granted.token(),
               granted.holdCount(),
+              lease,
               granted.sentAtNanos() + TimeUnit.MILLISECONDS.toNanos(Math.abs(lease)));
       runtime.holds().put(holdKey(owner), hold);
     } else {
@@ -472,16 +473,39 @@ final class RedisMutex implements DistributedLock {
     return Futures.awaitUninterruptibly(reply, driver.describe(), operation);
   }
 
-  // ---- conditions (not in this version) ----
+  // ---- conditions ----
 
   @Override
   public Condition newCondition() {
-    throw WardenRuntime.notYet("distributed conditions");
+    return newCondition("default");
   }
 
   @Override
   public Condition newCondition(String conditionName) {
-    throw WardenRuntime.notYet("distributed conditions");
+    if (!driver.supportsConditions()) {
+      throw new UnsupportedOperationException(driver.describe() + " has no conditions");
+    }
+    return new RedisCondition(
+        runtime, this, driver.holdKey(), driver.describe(), Args.named("conditionName", conditionName));
+  }
+
+  /** The calling thread's hold, or null. */
+  Hold currentHold() {
+    return runtime.holds().get(holdKey(threadOwner()));
+  }
+
+  /** Gives back the one hold left after cond-enqueue.lua, with this lock's own release. */
+  void releaseForAwait(Hold hold) {
+    hold.count(1);
+    release(hold);
+  }
+
+  /** Takes the lock again after a condition wait, with the hold count the thread had. */
+  void reacquireAfterAwait(int count, Hold before) {
+    long lease = before.renewed() ? watchdogLease() : before.leaseMillis;
+    for (int i = 0; i < count; i++) {
+      acquireUninterruptibly(lease, -1);
+    }
   }
 
   // ---- handles ----

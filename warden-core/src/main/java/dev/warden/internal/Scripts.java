@@ -36,6 +36,10 @@ final class Scripts {
   static final Script RW_WRITER_LEAVE = Script.load("rw-writer-leave");
   static final Script RW_READ_QUERY = Script.load("rw-read-query");
   static final Script RW_FORCE_RELEASE = Script.load("rw-force-release");
+  static final Script COND_ENQUEUE = Script.load("cond-enqueue");
+  static final Script COND_CHECK = Script.load("cond-check");
+  static final Script COND_LEAVE = Script.load("cond-leave");
+  static final Script COND_SIGNAL = Script.load("cond-signal");
 
   private final RedisAsyncCommands<String, String> redis;
 

@@ -470,6 +470,7 @@ abstract class LockContract {
   }
 
   @Test
+  @WardenOptions(watchdogTimeoutMillis = 600) // the keeper learns of the loss at its next tick
   void leaseLostCompletesWhenTheLockIsForceUnlockedAndCloseThenThrows(WardenFactory wardens)
       throws Exception {
     DistributedLock lock = lockOf(wardens.create(), "lost");
