@@ -61,13 +61,18 @@ final class Acquisition<T> implements WakeUps.Waiter {
    * The reply of one attempt: the grant, or null and how long the current holder may still hold
    * (ms; 0 or less when unknown), which bounds the wait before the next attempt.
    */
-  record Outcome<T>(T granted, long retryAfterMillis) {
+  record Outcome<T>(T granted, long retryAfterMillis, String channel) {
     static <T> Outcome<T> granted(T granted) {
-      return new Outcome<>(granted, 0);
+      return new Outcome<>(granted, 0, null);
     }
 
     static <T> Outcome<T> busy(long retryAfterMillis) {
-      return new Outcome<>(null, retryAfterMillis);
+      return new Outcome<>(null, retryAfterMillis, null);
+    }
+
+    /** Refused by something whose releases are published on {@code channel}: wait on that. */
+    static <T> Outcome<T> busy(long retryAfterMillis, String channel) {
+      return new Outcome<>(null, retryAfterMillis, channel);
     }
   }
 
@@ -137,17 +142,19 @@ final class Acquisition<T> implements WakeUps.Waiter {
 
   @Override
   public void wake() {
+    WakeUps.Topic on;
     synchronized (this) {
       if (recheck != null) {
         recheck.cancel(false);
         recheck = null;
       }
+      on = topic;
     }
     if (result.isDone()) {
-      if (claim.waiterId() == null) {
+      if (claim.waiterId() == null && on != null) {
         // given a release it will not use: pass it on to the next local waiter (a targeted
         // waiter passes it on by leaving its queue instead)
-        runtime.wakeUps().releasedLocally(claim.channel(), LockDriver.WAKE_ONE);
+        runtime.wakeUps().releasedLocally(on.channel(), LockDriver.WAKE_ONE);
       }
       return;
     }
@@ -179,7 +186,10 @@ final class Acquisition<T> implements WakeUps.Waiter {
           } else if (outcome.granted() != null) {
             granted(outcome.granted());
           } else {
-            heldByAnother(outcome.retryAfterMillis(), generation);
+            heldByAnother(
+                outcome.retryAfterMillis(),
+                outcome.channel() != null ? outcome.channel() : claim.channel(),
+                generation);
           }
         });
   }
@@ -204,21 +214,26 @@ final class Acquisition<T> implements WakeUps.Waiter {
             });
   }
 
-  private void heldByAnother(long retryAfterMillis, long generation) {
+  private void heldByAnother(long retryAfterMillis, String channel, long generation) {
     WakeUps.Topic joined = null;
+    WakeUps.Topic left = null;
     boolean parked;
     synchronized (this) {
       if (result.isDone()) {
         return;
       }
       failing = false;
-      long left = deadline - System.nanoTime();
-      if (timed && left <= 0) {
+      long remaining = deadline - System.nanoTime();
+      if (timed && remaining <= 0) {
         result.complete(null);
         return;
       }
+      if (topic != null && !topic.channel().equals(channel)) {
+        left = topic; // refused by something else now (a multi-lock's other part): follow it
+        topic = null;
+      }
       if (topic == null) {
-        topic = runtime.wakeUps().join(claim.channel());
+        topic = runtime.wakeUps().join(channel);
         joined = topic;
         parked = false;
       } else {
@@ -229,7 +244,7 @@ final class Acquisition<T> implements WakeUps.Waiter {
             waitNanos = Math.min(waitNanos, TimeUnit.MILLISECONDS.toNanos(retryAfterMillis) + 1);
           }
           if (timed) {
-            waitNanos = Math.min(waitNanos, left);
+            waitNanos = Math.min(waitNanos, remaining);
           }
           WakeUps.Topic on = topic;
           recheck =
@@ -238,6 +253,9 @@ final class Acquisition<T> implements WakeUps.Waiter {
                   .schedule(() -> recheckDue(on), waitNanos, TimeUnit.NANOSECONDS);
         }
       }
+    }
+    if (left != null) {
+      runtime.wakeUps().leave(left);
     }
     if (joined != null) {
       joined

@@ -56,6 +56,14 @@ final class RedisMutex implements DistributedLock {
     return driver.name();
   }
 
+  LockDriver driver() {
+    return driver;
+  }
+
+  WardenRuntime runtime() {
+    return runtime;
+  }
+
   // ---- thread-bound acquisition ----
 
   @Override
@@ -97,7 +105,7 @@ final class RedisMutex implements DistributedLock {
         Args.leaseMillis("leaseTime", leaseTime, unit), waitNanos);
   }
 
-  private long watchdogLease() {
+  long watchdogLease() {
     return -runtime.leaseKeeper().leaseMillis(); // negative: renewed by the lease keeper
   }
 
@@ -121,9 +129,26 @@ final class RedisMutex implements DistributedLock {
    * Acquires for the calling thread. {@code lease} is in ms, negative for a watchdog-renewed
    * lease of that length; {@code waitNanos} negative waits forever.
    */
-  private boolean acquireForThread(long lease, long waitNanos, boolean interruptible)
+  boolean acquireForThread(long lease, long waitNanos, boolean interruptible)
       throws InterruptedException {
     String owner = threadOwner();
+    Hold hold = holdBeforeAcquiring(owner);
+    int heldBefore = hold == null ? 0 : hold.count();
+    Granted granted =
+        await(acquisition(owner, heldBefore, Math.abs(lease), waitNanos), interruptible);
+    if (granted == null) {
+      return false;
+    }
+    adopt(hold, owner, granted, lease);
+    return true;
+  }
+
+  /**
+   * Returns the owner's hold before a new acquisition, after the checks every acquisition makes:
+   * an explicit lease that ran out as asked has ended; a hold known to be lost is reported; the
+   * lock type's guard may refuse (no upgrade of a read lock).
+   */
+  Hold holdBeforeAcquiring(String owner) {
     Hold hold = runtime.holds().get(holdKey(owner));
     if (hold != null && !hold.renewed() && System.nanoTime() - hold.leaseDeadlineNanos() >= 0) {
       // an explicit lease that ran out as asked (e.g. a lock used as a throttle): it ended
@@ -134,13 +159,15 @@ final class RedisMutex implements DistributedLock {
       throw leaseExpired(hold, "acquire again");
     }
     guard.check(owner);
-    int heldBefore = hold == null ? 0 : hold.count();
-    Granted granted = await(acquisition(owner, heldBefore, Math.abs(lease), waitNanos), interruptible);
-    if (granted == null) {
-      return false;
-    }
+    return hold;
+  }
+
+  /**
+   * Records a grant as the owner's hold. If the grant's token shows that the owner's earlier hold
+   * was lost (this call took the lock afresh), gives the grant back and throws.
+   */
+  void adopt(Hold hold, String owner, Granted granted, long lease) {
     if (hold != null && granted.token() != hold.token) {
-      // the outer hold was lost and this call took a fresh one: give it back, then say so
       Futures.awaitUninterruptibly(
           driver.release(owner, granted.redisCount()),
           driver.describe(),
@@ -149,7 +176,6 @@ final class RedisMutex implements DistributedLock {
       throw leaseExpired(hold, "acquire again");
     }
     register(hold, owner, granted, lease);
-    return true;
   }
 
   /**
@@ -591,7 +617,7 @@ final class RedisMutex implements DistributedLock {
 
   // ---- owners ----
 
-  private String threadOwner() {
+  String threadOwner() {
     return runtime.id() + ":" + Thread.currentThread().getId();
   }
 

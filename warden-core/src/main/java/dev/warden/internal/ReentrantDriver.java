@@ -15,6 +15,10 @@ final class ReentrantDriver implements LockDriver {
     this.scripts = runtime.scripts();
   }
 
+  LockKeys keys() {
+    return keys;
+  }
+
   @Override
   public String describe() {
     return keys.describe();

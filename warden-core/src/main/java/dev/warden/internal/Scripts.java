@@ -24,6 +24,7 @@ final class Scripts {
   static final Script LOCK_RENEW = Script.load("lock-renew");
   static final Script LOCK_FORCE_RELEASE = Script.load("lock-force-release");
   static final Script LOCK_INSPECT = Script.load("lock-inspect");
+  static final Script LOCK_ACQUIRE_ALL = Script.load("lock-acquire-all");
   static final Script FAIR_ACQUIRE = Script.load("fair-acquire");
   static final Script FAIR_RELEASE = Script.load("fair-release");
   static final Script FAIR_LEAVE = Script.load("fair-leave");

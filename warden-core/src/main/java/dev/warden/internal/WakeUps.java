@@ -150,6 +150,10 @@ final class WakeUps {
       this.channel = channel;
     }
 
+    String channel() {
+      return channel;
+    }
+
     /** Completes when Redis confirmed the subscription. */
     CompletableFuture<Void> subscribed() {
       return subscribed;

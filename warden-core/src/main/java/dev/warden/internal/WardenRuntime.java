@@ -162,7 +162,7 @@ public final class WardenRuntime {
   }
 
   public DistributedLock multiLock(DistributedLock... locks) {
-    throw notYet("multi-locks");
+    return new RedisMultiLock(this, locks);
   }
 
   public DistributedSemaphore semaphore(String name) {

@@ -1,0 +1,246 @@
+package dev.warden.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.warden.DistributedLock;
+import dev.warden.LeaseExpiredException;
+import dev.warden.Warden;
+import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.WardenExtension;
+import dev.warden.testkit.WardenFactory;
+import dev.warden.testkit.WardenOptions;
+import io.lettuce.core.cluster.SlotHash;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The multi-lock: all or nothing, a global order, one script per slot, full rollback. */
+@ExtendWith(WardenExtension.class)
+class MultiLockIT {
+
+  private int counter; // protected by the multi-lock only
+
+  /** Two lock names whose keys share a Redis Cluster hash slot. */
+  private static List<String> sameSlotNames() {
+    int slot = SlotHash.getSlot("warden:{pair-0}:lock");
+    for (int i = 1; ; i++) {
+      if (SlotHash.getSlot("warden:{pair-" + i + "}:lock") == slot) {
+        return List.of("pair-0", "pair-" + i);
+      }
+    }
+  }
+
+  /** The names in the order the multi-lock takes them (by slot, then key). */
+  private static List<String> globalOrder(String... names) {
+    List<String> sorted = new ArrayList<>(List.of(names));
+    sorted.sort(
+        Comparator.comparingInt((String n) -> SlotHash.getSlot("warden:{" + n + "}:lock"))
+            .thenComparing(n -> "warden:{" + n + "}:lock"));
+    return sorted;
+  }
+
+  @Test
+  void itHoldsEveryPartOrNone(WardenFactory wardens) {
+    Warden mine = wardens.create();
+    Warden theirs = wardens.create();
+    DistributedLock all = mine.multiLock(mine.lock("m1"), mine.lock("m2"), mine.fairLock("m3"));
+    all.lock();
+    assertThat(all.isHeldByCurrentThread()).isTrue();
+    assertThat(theirs.lock("m1").tryLock()).isFalse();
+    assertThat(theirs.lock("m2").tryLock()).isFalse();
+    assertThat(theirs.fairLock("m3").tryLock()).isFalse();
+    all.unlock();
+    assertThat(all.isHeldByCurrentThread()).isFalse();
+    assertThat(theirs.lock("m1").isLocked()).isFalse();
+    assertThat(theirs.fairLock("m3").isLocked()).isFalse();
+    assertThat(mine.stats().holds()).isZero();
+  }
+
+  @Test
+  void locksOfOneHashSlotAreTakenByOneScriptCall(RedisServer redis, Warden warden) {
+    List<String> names = sameSlotNames();
+    DistributedLock pair = warden.multiLock(warden.lock(names.get(0)), warden.lock(names.get(1)));
+    pair.lock(); // loads the script
+    pair.unlock();
+    redis.redis().configResetstat();
+    pair.lock();
+    assertThat(redis.commandCalls().get("evalsha")).isEqualTo(1L);
+    assertThat(warden.lock(names.get(0)).isLocked()).isTrue();
+    assertThat(warden.lock(names.get(1)).isLocked()).isTrue();
+    pair.unlock();
+  }
+
+  @Test
+  void twoThreadsTakingTheSameLocksInOppositeOrdersNeverDeadlock(WardenFactory wardens)
+      throws Exception {
+    List<String> sameSlot = sameSlotNames();
+    for (List<String> names : List.of(List.of("x", "y", "z"), sameSlot)) {
+      Warden a = wardens.create();
+      Warden b = wardens.create();
+      List<DistributedLock> forward = new ArrayList<>();
+      List<DistributedLock> backward = new ArrayList<>();
+      for (String name : names) {
+        forward.add(a.lock(name));
+        backward.add(0, b.lock(name));
+      }
+      DistributedLock first = a.multiLock(forward.toArray(new DistributedLock[0]));
+      DistributedLock second = b.multiLock(backward.toArray(new DistributedLock[0]));
+      counter = 0;
+      CountDownLatch gate = new CountDownLatch(1);
+      CompletableFuture<Void> one = CompletableFuture.runAsync(() -> rounds(first, gate));
+      CompletableFuture<Void> two = CompletableFuture.runAsync(() -> rounds(second, gate));
+      gate.countDown();
+      one.get(60, TimeUnit.SECONDS);
+      two.get(60, TimeUnit.SECONDS);
+      assertThat(counter).as(names.toString()).isEqualTo(2 * 40);
+    }
+  }
+
+  private void rounds(DistributedLock lock, CountDownLatch gate) {
+    try {
+      gate.await();
+    } catch (InterruptedException e) {
+      throw new IllegalStateException(e);
+    }
+    for (int i = 0; i < 40; i++) {
+      lock.lock();
+      try {
+        int read = counter;
+        Thread.yield();
+        counter = read + 1;
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
+  @Test
+  void anInterruptHalfwayLeavesNothingHeld(WardenFactory wardens) throws Exception {
+    List<String> order = globalOrder("i1", "i2");
+    Warden mine = wardens.create();
+    DistributedLock blocker = wardens.create().lock(order.get(1));
+    blocker.lock();
+    DistributedLock all = mine.multiLock(mine.lock("i1"), mine.lock("i2"));
+    AtomicReference<Throwable> outcome = new AtomicReference<>();
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                all.lockInterruptibly();
+                outcome.set(new AssertionError("acquired"));
+              } catch (Throwable t) {
+                outcome.set(t);
+              }
+            });
+    thread.start();
+    // halfway: the first part is taken, the second is awaited
+    await().atMost(Duration.ofSeconds(5)).until(() -> mine.lock(order.get(0)).isLocked() && mine.stats().subscriptions() == 1);
+    thread.interrupt();
+    thread.join(10_000);
+    assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
+    assertThat(mine.lock(order.get(0)).isLocked()).isFalse();
+    assertThat(mine.stats().holds()).isZero();
+    blocker.unlock();
+  }
+
+  @Test
+  void aTimeoutHalfwayLeavesNothingHeld(WardenFactory wardens) throws Exception {
+    List<String> order = globalOrder("t1", "t2");
+    Warden mine = wardens.create();
+    DistributedLock blocker = wardens.create().lock(order.get(1));
+    blocker.lock();
+    DistributedLock all = mine.multiLock(mine.lock("t1"), mine.lock("t2"));
+    assertThat(all.tryLock(300, TimeUnit.MILLISECONDS)).isFalse();
+    assertThat(mine.lock(order.get(0)).isLocked()).isFalse();
+    assertThat(mine.stats().holds()).isZero();
+    blocker.unlock();
+    assertThat(all.tryLock(5, TimeUnit.SECONDS)).isTrue();
+    all.unlock();
+  }
+
+  @Test
+  void aSameSlotGroupWaitsForItsBlockerAndTakesEverythingOnceFree(WardenFactory wardens)
+      throws Exception {
+    List<String> names = sameSlotNames();
+    Warden mine = wardens.create();
+    DistributedLock blocker = wardens.create().lock(names.get(1));
+    blocker.lock();
+    DistributedLock pair = mine.multiLock(mine.lock(names.get(0)), mine.lock(names.get(1)));
+    CompletableFuture<Boolean> got =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                boolean acquired = pair.tryLock(20, TimeUnit.SECONDS);
+                if (acquired) {
+                  pair.unlock();
+                }
+                return acquired;
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    await().atMost(Duration.ofSeconds(5)).until(() -> mine.stats().subscriptions() == 1);
+    assertThat(mine.lock(names.get(0)).isLocked()).as("all or nothing while waiting").isFalse();
+    blocker.unlock();
+    assertThat(got.get(10, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void unlockGivesBackEveryPartEvenWhenOneFails(WardenFactory wardens) {
+    Warden mine = wardens.create();
+    DistributedLock all = mine.multiLock(mine.lock("u1"), mine.lock("u2"), mine.lock("u3"));
+    all.lock();
+    wardens.create().lock("u2").forceUnlock();
+    assertThatThrownBy(all::unlock)
+        .isInstanceOf(LeaseExpiredException.class)
+        .hasMessageContaining("'u2'");
+    assertThat(mine.lock("u1").isLocked()).isFalse();
+    assertThat(mine.lock("u3").isLocked()).isFalse();
+    assertThat(mine.stats().holds()).isZero();
+  }
+
+  @Test
+  @WardenOptions(watchdogTimeoutMillis = 1_000)
+  void theLeaseKeeperRenewsEveryPart(WardenFactory wardens) {
+    Warden mine = wardens.create();
+    DistributedLock all = mine.multiLock(mine.lock("r1"), mine.fairLock("r2"), mine.readWriteLock("r3").writeLock());
+    all.lock();
+    Warden other = wardens.create();
+    await() // more than two lease periods
+        .during(Duration.ofMillis(2_500))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> other.lock("r1").isLocked() && other.fairLock("r2").isLocked() && other.readWriteLock("r3").writeLock().isLocked());
+    assertThat(mine.stats().renewedHolds()).isEqualTo(3);
+    all.unlock();
+  }
+
+  @Test
+  void badPartsAndUnsupportedCallsAreRejectedClearly(Warden warden) {
+    assertThatThrownBy(() -> warden.multiLock())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("locks must not be empty");
+    assertThatThrownBy(() -> warden.multiLock(warden.lock("d"), warden.lock("d")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("locks[1] is given twice: lock 'd'");
+    assertThatThrownBy(() -> warden.multiLock(warden.lock("n"), null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("locks[1] must be a lock of this Warden");
+    DistributedLock multi = warden.multiLock(warden.lock("p"), warden.lock("q"));
+    assertThatThrownBy(() -> warden.multiLock(multi))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("locks[0] must be a lock of this Warden");
+    assertThatThrownBy(multi::fencingToken)
+        .isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining("supports lock, tryLock");
+    assertThatThrownBy(() -> multi.acquire(Duration.ZERO)).isInstanceOf(UnsupportedOperationException.class);
+  }
+}
