@@ -35,23 +35,13 @@ final class FairDriver implements LockDriver {
   }
 
   @Override
-  public String describe() {
-    return keys.describe();
+  public LockKeys keys() {
+    return keys;
   }
 
   @Override
-  public String name() {
-    return keys.name();
-  }
-
-  @Override
-  public String holdKey() {
-    return keys.lock();
-  }
-
-  @Override
-  public String channel() {
-    return keys.channel();
+  public WardenRuntime runtime() {
+    return runtime;
   }
 
   @Override
@@ -134,33 +124,4 @@ final class FairDriver implements LockDriver {
         .thenApply(reply -> Scripts.number(reply, 0) == 1);
   }
 
-  @Override
-  public Scripts.Script renewScript() {
-    return Scripts.LOCK_RENEW; // the same hash of owner to count as the reentrant lock
-  }
-
-  @Override
-  public List<String> renewKeys() {
-    return List.of(keys.lock());
-  }
-
-  @Override
-  public CompletableFuture<Boolean> isLocked() {
-    return HashHolds.isLocked(runtime, keys.lock());
-  }
-
-  @Override
-  public CompletableFuture<Integer> holdCount(String owner) {
-    return HashHolds.holdCount(runtime, keys.lock(), owner);
-  }
-
-  @Override
-  public CompletableFuture<Long> remainTimeToLive() {
-    return runtime.redis().pttl(keys.lock()).toCompletableFuture();
-  }
-
-  @Override
-  public CompletableFuture<Long> token(String owner) {
-    return HashHolds.token(runtime, keys.lock(), owner);
-  }
 }

@@ -31,17 +31,31 @@ interface LockDriver {
   /** Wake every local waiter. */
   String WAKE_ALL = "*";
 
+  /** The runtime whose connection and scripts the driver uses. */
+  WardenRuntime runtime();
+
+  /** The lock's name, label and main key. */
+  LockKeys keys();
+
   /** Names the object in messages, e.g. {@code fair lock 'orders'}. */
-  String describe();
+  default String describe() {
+    return keys().describe();
+  }
 
   /** The lock's name as the user gave it. */
-  String name();
+  default String name() {
+    return keys().name();
+  }
 
   /** The key that identifies holds: with the owner, it names a local {@link Hold}. */
-  String holdKey();
+  default String holdKey() {
+    return keys().lock();
+  }
 
   /** The channel releases are published on. */
-  String channel();
+  default String channel() {
+    return keys().channel();
+  }
 
   /**
    * Tries once.
@@ -82,19 +96,45 @@ interface LockDriver {
   /** Deletes every hold whoever owns it and wakes waiters; true if there was one. */
   CompletableFuture<Boolean> forceRelease();
 
+  // ---- for a hold key that is a hash of owner to hold count with the token in '#t' (the
+  // reentrant lock, the fair lock, the write lock); the read lock overrides them ----
+
   /** The script that renews holds of this type, and the keys it needs per hold. */
-  Scripts.Script renewScript();
+  default Scripts.Script renewScript() {
+    return Scripts.LOCK_RENEW;
+  }
 
-  List<String> renewKeys();
+  default List<String> renewKeys() {
+    return List.of(holdKey());
+  }
 
-  // ---- queries ----
+  default CompletableFuture<Boolean> isLocked() {
+    // HLEN, not EXISTS: a key of another type is reported (WRONGTYPE), not taken for a lock
+    return runtime().redis().hlen(holdKey()).toCompletableFuture().thenApply(fields -> fields > 0);
+  }
 
-  CompletableFuture<Boolean> isLocked();
+  default CompletableFuture<Integer> holdCount(String owner) {
+    return runtime()
+        .redis()
+        .hget(holdKey(), owner)
+        .toCompletableFuture()
+        .thenApply(count -> count == null ? 0 : Integer.parseInt(count));
+  }
 
-  CompletableFuture<Integer> holdCount(String owner);
-
-  CompletableFuture<Long> remainTimeToLive();
+  default CompletableFuture<Long> remainTimeToLive() {
+    return runtime().redis().pttl(holdKey()).toCompletableFuture();
+  }
 
   /** The token of the owner's hold, or null when it holds none. */
-  CompletableFuture<Long> token(String owner);
+  default CompletableFuture<Long> token(String owner) {
+    return runtime()
+        .redis()
+        .hmget(holdKey(), owner, "#t")
+        .toCompletableFuture()
+        .thenApply(
+            values ->
+                values.get(0).hasValue() && values.get(1).hasValue()
+                    ? Long.parseLong(values.get(1).getValue())
+                    : null);
+  }
 }

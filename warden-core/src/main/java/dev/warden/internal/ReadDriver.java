@@ -21,23 +21,23 @@ final class ReadDriver implements LockDriver {
   }
 
   @Override
+  public WardenRuntime runtime() {
+    return runtime;
+  }
+
+  @Override
+  public LockKeys keys() {
+    return keys.base();
+  }
+
+  @Override
   public String describe() {
     return "read lock '" + keys.name() + "'";
   }
 
   @Override
-  public String name() {
-    return keys.name();
-  }
-
-  @Override
   public String holdKey() {
     return keys.reads();
-  }
-
-  @Override
-  public String channel() {
-    return keys.channel();
   }
 
   @Override

@@ -289,13 +289,7 @@ final class RedisMutex implements DistributedLock {
     String owner = threadOwner();
     Hold hold = runtime.holds().get(holdKey(owner));
     if (hold == null) {
-      throw new IllegalMonitorStateException(
-          driver.describe()
-              + " is not held by thread '"
-              + Thread.currentThread().getName()
-              + "' (owner "
-              + owner
-              + ")");
+      throw notHeldByCurrentThread(owner, "");
     }
     release(hold);
   }
@@ -454,13 +448,7 @@ final class RedisMutex implements DistributedLock {
     String owner = threadOwner();
     Long token = query(driver.token(owner), "fencingToken");
     if (token == null) {
-      throw new IllegalMonitorStateException(
-          driver.describe()
-              + " is not held by thread '"
-              + Thread.currentThread().getName()
-              + "' (owner "
-              + owner
-              + "): no fencing token");
+      throw notHeldByCurrentThread(owner, ": no fencing token");
     }
     return token;
   }
@@ -616,6 +604,17 @@ final class RedisMutex implements DistributedLock {
   }
 
   // ---- owners ----
+
+  private IllegalMonitorStateException notHeldByCurrentThread(String owner, String detail) {
+    return new IllegalMonitorStateException(
+        driver.describe()
+            + " is not held by thread '"
+            + Thread.currentThread().getName()
+            + "' (owner "
+            + owner
+            + ")"
+            + detail);
+  }
 
   String threadOwner() {
     return runtime.id() + ":" + Thread.currentThread().getId();

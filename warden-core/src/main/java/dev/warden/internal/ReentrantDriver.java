@@ -15,28 +15,14 @@ final class ReentrantDriver implements LockDriver {
     this.scripts = runtime.scripts();
   }
 
-  LockKeys keys() {
+  @Override
+  public LockKeys keys() {
     return keys;
   }
 
   @Override
-  public String describe() {
-    return keys.describe();
-  }
-
-  @Override
-  public String name() {
-    return keys.name();
-  }
-
-  @Override
-  public String holdKey() {
-    return keys.lock();
-  }
-
-  @Override
-  public String channel() {
-    return keys.channel();
+  public WardenRuntime runtime() {
+    return runtime;
   }
 
   @Override
@@ -90,33 +76,4 @@ final class ReentrantDriver implements LockDriver {
         .thenApply(reply -> Scripts.number(reply, 0) == 1);
   }
 
-  @Override
-  public Scripts.Script renewScript() {
-    return Scripts.LOCK_RENEW;
-  }
-
-  @Override
-  public List<String> renewKeys() {
-    return List.of(keys.lock());
-  }
-
-  @Override
-  public CompletableFuture<Boolean> isLocked() {
-    return HashHolds.isLocked(runtime, keys.lock());
-  }
-
-  @Override
-  public CompletableFuture<Integer> holdCount(String owner) {
-    return HashHolds.holdCount(runtime, keys.lock(), owner);
-  }
-
-  @Override
-  public CompletableFuture<Long> remainTimeToLive() {
-    return runtime.redis().pttl(keys.lock()).toCompletableFuture();
-  }
-
-  @Override
-  public CompletableFuture<Long> token(String owner) {
-    return HashHolds.token(runtime, keys.lock(), owner);
-  }
 }

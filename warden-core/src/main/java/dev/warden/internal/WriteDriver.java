@@ -21,23 +21,23 @@ final class WriteDriver implements LockDriver {
   }
 
   @Override
+  public WardenRuntime runtime() {
+    return runtime;
+  }
+
+  @Override
+  public LockKeys keys() {
+    return keys.base();
+  }
+
+  @Override
   public String describe() {
     return "write lock '" + keys.name() + "'";
   }
 
   @Override
-  public String name() {
-    return keys.name();
-  }
-
-  @Override
   public String holdKey() {
     return keys.write();
-  }
-
-  @Override
-  public String channel() {
-    return keys.channel();
   }
 
   @Override
@@ -104,33 +104,4 @@ final class WriteDriver implements LockDriver {
         .thenApply(reply -> Scripts.number(reply, 0) == 1);
   }
 
-  @Override
-  public Scripts.Script renewScript() {
-    return Scripts.LOCK_RENEW;
-  }
-
-  @Override
-  public List<String> renewKeys() {
-    return List.of(keys.write());
-  }
-
-  @Override
-  public CompletableFuture<Boolean> isLocked() {
-    return HashHolds.isLocked(runtime, keys.write());
-  }
-
-  @Override
-  public CompletableFuture<Integer> holdCount(String owner) {
-    return HashHolds.holdCount(runtime, keys.write(), owner);
-  }
-
-  @Override
-  public CompletableFuture<Long> remainTimeToLive() {
-    return runtime.redis().pttl(keys.write()).toCompletableFuture();
-  }
-
-  @Override
-  public CompletableFuture<Long> token(String owner) {
-    return HashHolds.token(runtime, keys.write(), owner);
-  }
 }
