@@ -50,6 +50,14 @@ final class Acquisition<T> implements WakeUps.Waiter {
 
     /** Called once the acquisition is over, however it ended (e.g. to leave a queue). */
     default void finished(boolean granted) {}
+
+    /**
+     * The id by which a release message may name this acquisition to wake it first (see {@link
+     * WakeUps.Topic#onMessage}); null if releases never name one.
+     */
+    default String waiterId() {
+      return null;
+    }
   }
 
   /**
@@ -123,6 +131,11 @@ final class Acquisition<T> implements WakeUps.Waiter {
   /** Fails the acquisition from outside, e.g. when the Warden closes. */
   void fail(WardenException failure) {
     result.completeExceptionally(failure);
+  }
+
+  @Override
+  public String id() {
+    return claim.waiterId();
   }
 
   @Override

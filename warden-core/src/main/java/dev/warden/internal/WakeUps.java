@@ -15,10 +15,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * Wakes local waiters when Redis pub/sub reports that an object was released.
  *
  * <p>One pub/sub connection per Warden. All local waiters on one channel share one subscription,
- * taken when the first joins and dropped when the last leaves. A release message wakes one parked
- * waiter (the one parked longest); a waiter that then fails to acquire re-marks the lock, so the
- * next release publishes again. A confirmed (re)subscription wakes every parked waiter, because
- * messages may have been lost while the connection was down.
+ * taken when the first joins and dropped when the last leaves. What a message wakes depends on its
+ * payload (see {@link Topic#onMessage}): by default one parked waiter (the one parked longest),
+ * which is what a lock release means; a waiter that then fails to acquire re-marks the lock, so
+ * the next release publishes again. {@code all} wakes every parked waiter (a latch reached zero),
+ * and {@code <n> [<waiter id>]} wakes the named waiter, if parked here, and up to {@code n} others
+ * (permits were released). A confirmed (re)subscription wakes every parked waiter, because messages
+ * may have been lost while the connection was down.
  *
  * <p>Each topic counts the wake-ups it has seen ({@link Topic#generation()}). A waiter reads the
  * count before each attempt and refuses to park if it changed meanwhile: a release message that
@@ -32,6 +35,11 @@ final class WakeUps {
   interface Waiter {
     /** Called once the waiter was taken off its topic by a wake-up; must not block. */
     void wake();
+
+    /** The id a message may name to wake this waiter first; null if it has none. */
+    default String id() {
+      return null;
+    }
   }
 
   private final StatefulRedisPubSubConnection<String, String> connection;
@@ -45,7 +53,7 @@ final class WakeUps {
           public void message(String channel, String message) {
             Topic topic = topics.get(channel);
             if (topic != null) {
-              topic.wakeOne();
+              topic.onMessage(message);
             }
           }
 
@@ -152,29 +160,57 @@ final class WakeUps {
       }
     }
 
+    /**
+     * Wakes the waiters a message asks for: {@code all} every parked waiter; {@code <n>} up to
+     * {@code n} waiters, those parked longest; {@code <n> <id>} the waiter of that id first, if it
+     * is parked here, and then up to {@code n} others; anything else (a lock's {@code released})
+     * one waiter.
+     */
+    void onMessage(String message) {
+      if ("all".equals(message)) {
+        wakeAll();
+        return;
+      }
+      int space = message.indexOf(' ');
+      String count = space < 0 ? message : message.substring(0, space);
+      if (count.isEmpty() || !count.chars().allMatch(Character::isDigit)) {
+        wakeOne();
+        return;
+      }
+      int others = count.length() > 9 ? Integer.MAX_VALUE : Integer.parseInt(count);
+      wake(others, space < 0 ? null : message.substring(space + 1));
+    }
+
     void wakeOne() {
-      Waiter next = null;
-      synchronized (parked) {
-        generation.incrementAndGet();
-        Iterator<Waiter> oldest = parked.iterator();
-        if (oldest.hasNext()) {
-          next = oldest.next();
-          oldest.remove();
-        }
-      }
-      if (next != null) {
-        next.wake();
-      }
+      wake(1, null);
     }
 
     void wakeAll() {
-      List<Waiter> all;
+      wake(Integer.MAX_VALUE, null);
+    }
+
+    /** Wakes the waiter of id {@code named} (if parked; null: none) and up to {@code count} more. */
+    void wake(int count, String named) {
+      List<Waiter> woken = new ArrayList<>();
       synchronized (parked) {
         generation.incrementAndGet();
-        all = new ArrayList<>(parked);
-        parked.clear();
+        if (named != null) {
+          for (Iterator<Waiter> it = parked.iterator(); it.hasNext(); ) {
+            Waiter waiter = it.next();
+            if (named.equals(waiter.id())) {
+              it.remove();
+              woken.add(waiter);
+              break;
+            }
+          }
+        }
+        Iterator<Waiter> oldest = parked.iterator();
+        for (int others = 0; others < count && oldest.hasNext(); others++) {
+          woken.add(oldest.next());
+          oldest.remove();
+        }
       }
-      all.forEach(Waiter::wake);
+      woken.forEach(Waiter::wake);
     }
   }
 }

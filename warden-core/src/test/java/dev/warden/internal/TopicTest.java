@@ -15,6 +15,27 @@ class TopicTest {
     return () -> woken.add(name);
   }
 
+  /** A waiter that a message can name by its id. */
+  private WakeUps.Waiter named(String name) {
+    return new WakeUps.Waiter() {
+      @Override
+      public void wake() {
+        woken.add(name);
+      }
+
+      @Override
+      public String id() {
+        return name;
+      }
+    };
+  }
+
+  private void park(WakeUps.Waiter... waiters) {
+    for (WakeUps.Waiter w : waiters) {
+      assertThat(topic.park(w, topic.generation())).isTrue();
+    }
+  }
+
   @Test
   void aReleaseWakesOnlyTheWaiterParkedLongest() {
     long seen = topic.generation();
@@ -54,5 +75,57 @@ class TopicTest {
     assertThat(topic.unpark(w)).isFalse();
     topic.wakeOne();
     assertThat(woken).isEmpty();
+  }
+
+  @Test
+  void aLockReleaseMessageStillWakesExactlyOneWaiter() {
+    park(waiter("a"), waiter("b"));
+    topic.onMessage("released");
+    assertThat(woken).containsExactly("a");
+  }
+
+  @Test
+  void anAllMessageWakesEveryParkedWaiterAndCountsAsOneWakeUp() {
+    park(waiter("a"), waiter("b"), waiter("c"));
+    long before = topic.generation();
+    topic.onMessage("all");
+    assertThat(woken).containsExactly("a", "b", "c");
+    assertThat(topic.generation()).isEqualTo(before + 1);
+  }
+
+  @Test
+  void aCountMessageWakesThatManyWaitersParkedLongestFirst() {
+    park(waiter("a"), waiter("b"), waiter("c"));
+    topic.onMessage("2");
+    assertThat(woken).containsExactly("a", "b");
+    topic.onMessage("5"); // more than are parked: all that are
+    assertThat(woken).containsExactly("a", "b", "c");
+  }
+
+  @Test
+  void aNamedWaiterIsWokenFirstThenTheCountOfOthers() {
+    park(named("a"), named("b"), named("head"), named("c"));
+    topic.onMessage("1 head");
+    assertThat(woken).containsExactly("head", "a");
+    topic.onMessage("0 c");
+    assertThat(woken).containsExactly("head", "a", "c");
+  }
+
+  @Test
+  void aNamedWaiterParkedElsewhereLeavesOnlyTheCountToWake() {
+    park(named("a"), named("b"));
+    topic.onMessage("1 in-another-process");
+    assertThat(woken).containsExactly("a");
+    long before = topic.generation();
+    topic.onMessage("0 in-another-process");
+    assertThat(woken).containsExactly("a");
+    assertThat(topic.generation()).as("still a wake-up for attempts in flight").isEqualTo(before + 1);
+  }
+
+  @Test
+  void anEnormousCountWakesEveryoneInsteadOfFailing() {
+    park(waiter("a"), waiter("b"));
+    topic.onMessage("99999999999999999999");
+    assertThat(woken).containsExactly("a", "b");
   }
 }
