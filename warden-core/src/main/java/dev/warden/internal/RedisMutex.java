@@ -13,11 +13,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The reentrant lock: a Redis hash of owner to hold count, changed only by the lock-*.lua scripts.
@@ -270,42 +268,13 @@ final class RedisMutex implements DistributedLock {
   }
 
   private MutexCommands.Release releaseWithRetries(Hold hold, int heldBefore) {
-    // unlock() does not throw InterruptedException: keep the flag, but do not let it turn the
-    // back-off below into a spin
-    boolean interrupted = Thread.interrupted();
-    try {
-      return releaseWithRetries(hold, heldBefore, System.nanoTime());
-    } finally {
-      if (interrupted || Thread.interrupted()) {
-        Thread.currentThread().interrupt();
-      }
-    }
-  }
-
-  private MutexCommands.Release releaseWithRetries(Hold hold, int heldBefore, long start) {
-    long backoffNanos = TimeUnit.MILLISECONDS.toNanos(10);
-    while (true) {
-      try {
-        return runtime
-            .mutexCommands()
-            .release(keys, hold.owner, heldBefore)
-            .toCompletableFuture()
-            .join();
-      } catch (CompletionException | CancellationException e) {
-        if (!Failures.isTransient(e)) {
-          throw Failures.wrap(keys.describe(), "unlock", e);
-        }
-        hold.releaseInDoubt(true); // it may have run: a later "not held" means it did
-        long left = runtime.commandTimeoutNanos() - (System.nanoTime() - start);
-        if (runtime.isClosed() || left <= 0) {
-          throw Failures.wrap(keys.describe(), "unlock", e);
-        }
-        // Back off while the connection is down (scripts then fail at once), then try again.
-        LockSupport.parkNanos(Math.min(backoffNanos, left));
-        Thread.interrupted(); // restored by the caller
-        backoffNanos = Math.min(backoffNanos * 2, TimeUnit.MILLISECONDS.toNanos(200));
-      }
-    }
+    return Futures.awaitRetrying(
+        runtime,
+        keys.describe(),
+        "unlock",
+        () -> runtime.mutexCommands().release(keys, hold.owner, heldBefore),
+        // it may have run: a later "not held" means it did
+        () -> hold.releaseInDoubt(true));
   }
 
   private void forget(Hold hold) {
