@@ -24,6 +24,7 @@ final class Scripts {
   static final Script LOCK_RENEW = Script.load("lock-renew");
   static final Script LOCK_FORCE_RELEASE = Script.load("lock-force-release");
   static final Script LOCK_INSPECT = Script.load("lock-inspect");
+  static final Script SEMAPHORE_UPDATE = Script.load("semaphore-update");
 
   private final RedisAsyncCommands<String, String> redis;
 

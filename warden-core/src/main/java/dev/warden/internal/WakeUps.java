@@ -189,7 +189,7 @@ final class WakeUps {
       wake(Integer.MAX_VALUE, null);
     }
 
-    /** Wakes the waiter of id {@code named} (if parked; null: none) and up to {@code count} more. */
+    /** Wakes the waiter of id {@code named} (if parked here), then up to {@code count} others. */
     void wake(int count, String named) {
       List<Waiter> woken = new ArrayList<>();
       synchronized (parked) {

@@ -53,6 +53,7 @@ public final class WardenRuntime {
   private final StatefulRedisConnection<String, String> connection;
   private final ScheduledThreadPoolExecutor timer;
   private final Executor callbacks = ForkJoinPool.commonPool();
+  private final Scripts scripts;
   private final MutexCommands mutexCommands;
   private final WakeUps wakeUps;
   private final LeaseKeeper leaseKeeper;
@@ -103,8 +104,8 @@ public final class WardenRuntime {
     this.connection = commands;
     this.timer = new ScheduledThreadPoolExecutor(1, this::newTimerThread);
     timer.setRemoveOnCancelPolicy(true);
-    this.mutexCommands =
-        new MutexCommands(new Scripts(connection.async()), FENCE_RETENTION_MILLIS);
+    this.scripts = new Scripts(connection.async());
+    this.mutexCommands = new MutexCommands(scripts, FENCE_RETENTION_MILLIS);
     this.wakeUps = new WakeUps(pubSub);
     this.leaseKeeper =
         new LeaseKeeper(mutexCommands, timer, callbacks, watchdogTimeout.toMillis());
@@ -166,7 +167,7 @@ public final class WardenRuntime {
   }
 
   public DistributedSemaphore semaphore(String name) {
-    throw notYet("semaphores");
+    return new RedisSemaphore(this, SyncKeys.semaphore(name));
   }
 
   public LeasedSemaphore leasedSemaphore(String name) {
@@ -219,6 +220,10 @@ public final class WardenRuntime {
     return connection.async();
   }
 
+  Scripts scripts() {
+    return scripts;
+  }
+
   MutexCommands mutexCommands() {
     return mutexCommands;
   }
@@ -249,6 +254,15 @@ public final class WardenRuntime {
 
   long recheckNanos() {
     return recheckNanos;
+  }
+
+  /**
+   * How long an operation marker lives (see {@link SyncKeys#operation}): longer than an operation
+   * is retried (the command timeout, counted from its first failure, plus one last call of up to a
+   * command timeout), with room to spare.
+   */
+  long operationMarkerMillis() {
+    return 2 * TimeUnit.NANOSECONDS.toMillis(commandTimeoutNanos) + 5_000;
   }
 
   /** How long past its deadline a timed acquisition may take to report when Redis is silent. */

@@ -12,7 +12,8 @@ class ScriptsTest {
           Scripts.LOCK_RELEASE,
           Scripts.LOCK_RENEW,
           Scripts.LOCK_FORCE_RELEASE,
-          Scripts.LOCK_INSPECT);
+          Scripts.LOCK_INSPECT,
+          Scripts.SEMAPHORE_UPDATE);
 
   @Test
   void everyScriptOpensWithItsNameAndAKeysArgvReturnsHeader() {

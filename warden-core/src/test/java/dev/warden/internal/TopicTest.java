@@ -119,7 +119,9 @@ class TopicTest {
     long before = topic.generation();
     topic.onMessage("0 in-another-process");
     assertThat(woken).containsExactly("a");
-    assertThat(topic.generation()).as("still a wake-up for attempts in flight").isEqualTo(before + 1);
+    assertThat(topic.generation())
+        .as("still a wake-up for attempts in flight")
+        .isEqualTo(before + 1);
   }
 
   @Test
