@@ -30,17 +30,17 @@ import java.util.concurrent.TimeUnit;
  * permits beyond those the first needs. As with a fair {@code Semaphore}, a request for more
  * permits than will ever be free holds everyone else back until it gives up.
  *
- * <p><b>Cost.</b> Every call is one round trip: one script call for changes (an uncontended
- * acquire and a release cost one call each, and publish nothing when nobody waits), a plain read
- * for {@link #availablePermits()}. Waiters sleep until a release wakes them (Redis pub/sub),
- * re-checking at the {@code recheckInterval} and at least every half second.
+ * <p><b>Cost.</b> Every call is one round trip: one script call for changes (an uncontended acquire
+ * and a release cost one call each, and publish nothing when nobody waits), a plain read for {@link
+ * #availablePermits()}. Waiters sleep until a release wakes them (Redis pub/sub), re-checking at
+ * the {@code recheckInterval} and at least every half second.
  *
- * <p><b>Failures.</b> A Redis failure throws {@link WardenException} naming the semaphore after
- * the command timeout; calls are retried within it and a retried call never counts twice. Permits
- * have no lease: a process that dies holding permits never gives them back (use {@link
- * LeasedSemaphore} for that), while a process that dies waiting holds up the queue for about two
- * seconds. The count lives in Redis and is lost with Redis data (a restart without persistence, a
- * failover to a replica that had not received the last changes): after that the semaphore is unset.
+ * <p><b>Failures.</b> A Redis failure throws {@link WardenException} naming the semaphore after the
+ * command timeout; calls are retried within it and a retried call never counts twice. Permits have
+ * no lease: a process that dies holding permits never gives them back (use {@link LeasedSemaphore}
+ * for that), while a process that dies waiting holds up the queue for about two seconds. The count
+ * lives in Redis and is lost with Redis data (a restart without persistence, a failover to a
+ * replica that had not received the last changes): after that the semaphore is unset.
  *
  * <p>Instances are thread-safe and cheap; all instances of one name share one state.
  */
@@ -87,8 +87,7 @@ public interface DistributedSemaphore {
   boolean tryAcquire();
 
   /**
-   * Takes {@code permits} permits if that many are free and not reserved for a waiter; never
-   * waits.
+   * Takes {@code permits} permits if that many are free and not reserved for a waiter; never waits.
    *
    * @throws IllegalArgumentException if {@code permits} is negative
    */

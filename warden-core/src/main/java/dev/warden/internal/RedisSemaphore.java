@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Why a reservation for the head only: it bounds the work of each script (one look at the head,
  * never a walk down the queue) and it is what keeps a large request from starving, which was the
- * point; strict first-come order for everyone would leave permits idle while a woken waiter's
- * turn travels across processes.
+ * point; strict first-come order for everyone would leave permits idle while a woken waiter's turn
+ * travels across processes.
  *
  * <p><b>Dead waiters.</b> A queued waiter refreshes its entry at every attempt, at least every
  * {@link #QUEUE_HEARTBEAT_MILLIS}; an entry not refreshed for {@link #QUEUE_ENTRY_LEASE_MILLIS}
@@ -120,8 +120,7 @@ final class RedisSemaphore implements DistributedSemaphore {
   }
 
   @Override
-  public boolean tryAcquire(int permits, long timeout, TimeUnit unit)
-      throws InterruptedException {
+  public boolean tryAcquire(int permits, long timeout, TimeUnit unit) throws InterruptedException {
     checkPermits(permits);
     Args.unit(unit);
     checkInterrupt();

@@ -25,6 +25,10 @@ final class Scripts {
   static final Script LOCK_FORCE_RELEASE = Script.load("lock-force-release");
   static final Script LOCK_INSPECT = Script.load("lock-inspect");
   static final Script SEMAPHORE_UPDATE = Script.load("semaphore-update");
+  static final Script LATCH_SET = Script.load("latch-set");
+  static final Script LATCH_COUNT_DOWN = Script.load("latch-count-down");
+  static final Script LATCH_AWAIT = Script.load("latch-await");
+  static final Script LATCH_DELETE = Script.load("latch-delete");
 
   private final RedisAsyncCommands<String, String> redis;
 

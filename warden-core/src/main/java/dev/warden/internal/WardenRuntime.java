@@ -175,7 +175,7 @@ public final class WardenRuntime {
   }
 
   public DistributedCountDownLatch countDownLatch(String name) {
-    throw notYet("count-down latches");
+    return new RedisCountDownLatch(this, SyncKeys.latch(name));
   }
 
   static UnsupportedOperationException notYet(String what) {

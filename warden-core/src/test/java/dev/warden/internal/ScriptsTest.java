@@ -13,7 +13,11 @@ class ScriptsTest {
           Scripts.LOCK_RENEW,
           Scripts.LOCK_FORCE_RELEASE,
           Scripts.LOCK_INSPECT,
-          Scripts.SEMAPHORE_UPDATE);
+          Scripts.SEMAPHORE_UPDATE,
+          Scripts.LATCH_SET,
+          Scripts.LATCH_COUNT_DOWN,
+          Scripts.LATCH_AWAIT,
+          Scripts.LATCH_DELETE);
 
   @Test
   void everyScriptOpensWithItsNameAndAKeysArgvReturnsHeader() {

@@ -11,9 +11,7 @@ class SyncKeysTest {
   void everyKeyChannelAndMarkerOfASynchronizerSharesTheNamesHashTag() {
     for (SyncKeys keys :
         List.of(
-            SyncKeys.semaphore("pool"),
-            SyncKeys.leasedSemaphore("pool"),
-            SyncKeys.latch("pool"))) {
+            SyncKeys.semaphore("pool"), SyncKeys.leasedSemaphore("pool"), SyncKeys.latch("pool"))) {
       for (String name :
           List.of(keys.key(), keys.key("queue"), keys.channel(), keys.operation("0af3"))) {
         assertThat(name).startsWith("warden:{pool}:");

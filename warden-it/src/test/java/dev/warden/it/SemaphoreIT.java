@@ -17,15 +17,26 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The {@link DistributedSemaphore}: {@code Semaphore} semantics across Warden instances. */
 @ExtendWith(WardenExtension.class)
 class SemaphoreIT {
+  /** Runs the blocking callers of each test; the common pool is too small for them on 2 cores. */
+  private final ExecutorService threads = Executors.newCachedThreadPool();
+
+  @AfterEach
+  void stopThreads() {
+    threads.shutdownNow();
+  }
+
   private static final String QUEUE = "warden:{%s}:semaphore:queue";
 
   // ---- the Semaphore contract ----
@@ -82,8 +93,8 @@ class SemaphoreIT {
   }
 
   @Test
-  void aTimedTryAcquireGivesUpAfterItsWaitAndLeavesNothingBehind(
-      RedisServer redis, Warden warden) throws Exception {
+  void aTimedTryAcquireGivesUpAfterItsWaitAndLeavesNothingBehind(RedisServer redis, Warden warden)
+      throws Exception {
     DistributedSemaphore semaphore = warden.semaphore("timed");
     semaphore.trySetPermits(1);
     long start = System.nanoTime();
@@ -105,7 +116,7 @@ class SemaphoreIT {
     List<CompletableFuture<Void>> waiting = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       DistributedSemaphore semaphore = waiters.semaphore("unset");
-      waiting.add(CompletableFuture.runAsync(() -> acquireUninterruptibly(semaphore, 1)));
+      waiting.add(CompletableFuture.runAsync(() -> acquireUninterruptibly(semaphore, 1), threads));
     }
     await().atMost(Duration.ofSeconds(5)).until(() -> waiters.stats().acquisitions() == 3);
     assertThat(waiting).noneMatch(CompletableFuture::isDone);
@@ -117,15 +128,14 @@ class SemaphoreIT {
   }
 
   @Test
-  void aWaiterForSeveralPermitsGoesInWhenEnoughAreReleased(WardenFactory wardens)
-      throws Exception {
+  void aWaiterForSeveralPermitsGoesInWhenEnoughAreReleased(WardenFactory wardens) throws Exception {
     DistributedSemaphore holder = wardens.create().semaphore("several");
     Warden waiterWarden = wardens.create();
     holder.trySetPermits(3);
     holder.acquire(3);
     CompletableFuture<Void> waiter =
         CompletableFuture.runAsync(
-            () -> acquireUninterruptibly(waiterWarden.semaphore("several"), 3));
+            () -> acquireUninterruptibly(waiterWarden.semaphore("several"), 3), threads);
     await().atMost(Duration.ofSeconds(5)).until(() -> waiterWarden.stats().subscriptions() == 1);
     holder.release();
     holder.release();
@@ -159,7 +169,8 @@ class SemaphoreIT {
                   singleRounds.incrementAndGet();
                   single.release();
                 }
-              }));
+              },
+              threads));
     }
     try {
       await().atMost(Duration.ofSeconds(10)).until(() -> singleRounds.get() > 50);
@@ -188,12 +199,12 @@ class SemaphoreIT {
     Warden waiters = wardens.create();
     DistributedSemaphore waiter = waiters.semaphore("one-by-one");
     CompletableFuture<Void> large =
-        CompletableFuture.runAsync(() -> acquireUninterruptibly(waiter, 3));
+        CompletableFuture.runAsync(() -> acquireUninterruptibly(waiter, 3), threads);
     await().atMost(Duration.ofSeconds(5)).until(() -> redis.redis().zcard(queue) == 1);
     List<CompletableFuture<Void>> singles = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
       DistributedSemaphore single = waiters.semaphore("one-by-one");
-      singles.add(CompletableFuture.runAsync(() -> acquireUninterruptibly(single, 1)));
+      singles.add(CompletableFuture.runAsync(() -> acquireUninterruptibly(single, 1), threads));
     }
     await().atMost(Duration.ofSeconds(5)).until(() -> redis.redis().zcard(queue) == 3);
 
@@ -219,7 +230,7 @@ class SemaphoreIT {
     other.trySetPermits(1);
     CompletableFuture<Void> large =
         CompletableFuture.runAsync(
-            () -> acquireUninterruptibly(waiterWarden.semaphore("reserved"), 3));
+            () -> acquireUninterruptibly(waiterWarden.semaphore("reserved"), 3), threads);
     await().atMost(Duration.ofSeconds(5)).until(() -> waiterWarden.stats().subscriptions() == 1);
     assertThat(other.tryAcquire()).as("the free permit is reserved for the first waiter").isFalse();
     other.release(3);
@@ -412,8 +423,7 @@ class SemaphoreIT {
         .hasMessage("permits must not be negative: -3");
     assertThatThrownBy(() -> semaphore.tryAcquire(-4, 1, TimeUnit.SECONDS))
         .hasMessage("permits must not be negative: -4");
-    assertThatThrownBy(() -> semaphore.release(-5))
-        .hasMessage("permits must not be negative: -5");
+    assertThatThrownBy(() -> semaphore.release(-5)).hasMessage("permits must not be negative: -5");
     assertThatThrownBy(() -> semaphore.tryAcquire(1, 1, null))
         .isExactlyInstanceOf(IllegalArgumentException.class)
         .hasMessage("unit must not be null");

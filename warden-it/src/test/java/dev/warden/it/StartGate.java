@@ -9,8 +9,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs contenders on many threads, released together by a start gate so that they really
- * contend, and waits for all of them; the first failure fails the test.
+ * Runs contenders on many threads, released together by a start gate so that they really contend,
+ * and waits for all of them; the first failure fails the test.
  */
 final class StartGate {
   private StartGate() {}
