@@ -25,6 +25,11 @@ final class Scripts {
   static final Script LOCK_FORCE_RELEASE = Script.load("lock-force-release");
   static final Script LOCK_INSPECT = Script.load("lock-inspect");
   static final Script SEMAPHORE_UPDATE = Script.load("semaphore-update");
+  static final Script LEASED_SEMAPHORE_ACQUIRE = Script.load("leased-semaphore-acquire");
+  static final Script LEASED_SEMAPHORE_RELEASE = Script.load("leased-semaphore-release");
+  static final Script LEASED_SEMAPHORE_RENEW = Script.load("leased-semaphore-renew");
+  static final Script LEASED_SEMAPHORE_ADD = Script.load("leased-semaphore-add");
+  static final Script LEASED_SEMAPHORE_COUNT = Script.load("leased-semaphore-count");
   static final Script LATCH_SET = Script.load("latch-set");
   static final Script LATCH_COUNT_DOWN = Script.load("latch-count-down");
   static final Script LATCH_AWAIT = Script.load("latch-await");

@@ -171,7 +171,7 @@ public final class WardenRuntime {
   }
 
   public LeasedSemaphore leasedSemaphore(String name) {
-    throw notYet("leased semaphores");
+    return new RedisLeasedSemaphore(this, SyncKeys.leasedSemaphore(name));
   }
 
   public DistributedCountDownLatch countDownLatch(String name) {

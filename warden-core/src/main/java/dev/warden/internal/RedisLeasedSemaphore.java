@@ -1,0 +1,265 @@
+package dev.warden.internal;
+
+import dev.warden.LeasedSemaphore;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The leased semaphore: a Redis hash with the number of free permits (and a mark when somebody
+ * waits), and a sorted set of leased permit ids scored by when their lease ends, by the server's
+ * clock; changed only by the leased-semaphore-*.lua scripts.
+ *
+ * <p><b>Expiry.</b> A permit whose lease has ended is free: {@link #availablePermits()} counts it
+ * at once, and the next acquisition attempt returns it to the pool, at most 100 per call so that no
+ * script's work grows with the number of leases. Nothing sweeps in the background: a waiter that
+ * finds no permit free parks until the earliest lease ends (the attempt's reply says when), or a
+ * release wakes it, or its recheck interval passes, whichever comes first; so an expired permit
+ * reaches a waiter promptly without any message.
+ *
+ * <p><b>Ids.</b> A permit id is 128 random bits chosen by the client before the first attempt, so
+ * an attempt sent again after a lost reply finds its own lease and takes nothing more, and ids
+ * cannot be guessed by another client to release someone else's permit.
+ *
+ * <p>Waiters are not queued: each acquisition asks for one permit, so there is no large request to
+ * starve, and a release wakes one waiter per process (see {@link WakeUps}).
+ */
+final class RedisLeasedSemaphore implements LeasedSemaphore {
+  private static final Logger log = LoggerFactory.getLogger(RedisLeasedSemaphore.class);
+
+  /** How long a waiter's mark keeps the hash of a semaphore whose permits were never set. */
+  static final long UNSET_MARK_MILLIS = 60_000;
+
+  private final WardenRuntime runtime;
+  private final SyncKeys keys;
+
+  RedisLeasedSemaphore(WardenRuntime runtime, SyncKeys keys) {
+    this.runtime = runtime;
+    this.keys = keys;
+  }
+
+  @Override
+  public boolean trySetPermits(int permits) {
+    Args.notNegative("permits", permits);
+    return add("set", permits, "trySetPermits") == 1;
+  }
+
+  @Override
+  public void addPermits(int delta) {
+    if (delta == 0) {
+      return;
+    }
+    if (add("add", delta, "addPermits") < 0) {
+      throw new IllegalArgumentException(
+          "delta would take the free permits of "
+              + keys.describe()
+              + " beyond the int range: "
+              + delta);
+    }
+  }
+
+  private long add(String operation, int permits, String operationName) {
+    String operationId = Ids.random128();
+    List<Object> reply =
+        retrying(
+            operationName,
+            () ->
+                runtime
+                    .scripts()
+                    .run(
+                        Scripts.LEASED_SEMAPHORE_ADD,
+                        new String[] {keys.key(), keys.operation(operationId)},
+                        operation,
+                        Integer.toString(permits),
+                        Long.toString(runtime.operationMarkerMillis()),
+                        keys.channel()),
+            () -> {});
+    return MutexCommands.number(reply, 0);
+  }
+
+  @Override
+  public int availablePermits() {
+    List<Object> reply =
+        Futures.awaitUninterruptibly(
+            runtime.scripts().run(Scripts.LEASED_SEMAPHORE_COUNT, leaseKeys()),
+            keys.describe(),
+            "availablePermits");
+    return (int) MutexCommands.number(reply, 0);
+  }
+
+  // ---- acquiring ----
+
+  @Override
+  public String acquire(long leaseTime, TimeUnit unit) throws InterruptedException {
+    long leaseMillis = Args.leaseMillis("leaseTime", leaseTime, unit);
+    checkInterrupt();
+    return Acquisitions.await(acquisition(leaseMillis, -1), keys.describe(), true);
+  }
+
+  @Override
+  public String tryAcquire() {
+    try {
+      return Acquisitions.await(
+          acquisition(runtime.leaseKeeper().leaseMillis(), 0), keys.describe(), false);
+    } catch (InterruptedException e) {
+      throw new AssertionError("an uninterruptible acquisition was interrupted", e);
+    }
+  }
+
+  @Override
+  public String tryAcquire(long waitTime, long leaseTime, TimeUnit unit)
+      throws InterruptedException {
+    long waitNanos = Args.waitNanos("waitTime", waitTime, unit);
+    long leaseMillis = Args.leaseMillis("leaseTime", leaseTime, unit);
+    checkInterrupt();
+    return Acquisitions.await(acquisition(leaseMillis, waitNanos), keys.describe(), true);
+  }
+
+  private Acquisition<String> acquisition(long leaseMillis, long waitNanos) {
+    return new Acquisition<>(runtime, new Lease(leaseMillis, waitNanos != 0), waitNanos).start();
+  }
+
+  /** One acquisition's claim on a permit, for {@link Acquisition}. */
+  private final class Lease implements Acquisition.Claim<String> {
+    private final String permitId = Ids.random128();
+    private final long leaseMillis;
+    private final boolean waits;
+    private volatile boolean inDoubt;
+
+    Lease(long leaseMillis, boolean waits) {
+      this.leaseMillis = leaseMillis;
+      this.waits = waits;
+    }
+
+    @Override
+    public String describe() {
+      return keys.describe();
+    }
+
+    @Override
+    public String channel() {
+      return keys.channel();
+    }
+
+    @Override
+    public CompletableFuture<Acquisition.Outcome<String>> attempt(boolean othersWait) {
+      return runtime
+          .scripts()
+          .run(
+              Scripts.LEASED_SEMAPHORE_ACQUIRE,
+              leaseKeys(),
+              permitId,
+              Long.toString(leaseMillis),
+              waits ? "1" : "0",
+              othersWait ? "1" : "0",
+              Long.toString(UNSET_MARK_MILLIS),
+              keys.channel())
+          .whenComplete(
+              (reply, failure) -> {
+                if (failure != null) {
+                  inDoubt = true; // it may have run and leased the permit
+                }
+              })
+          .thenApply(
+              reply ->
+                  MutexCommands.number(reply, 0) == 1
+                      ? Acquisition.Outcome.granted(permitId)
+                      : Acquisition.Outcome.busy(MutexCommands.number(reply, 1)));
+    }
+
+    @Override
+    public CompletableFuture<?> rollback(String granted) {
+      return giveBack(granted);
+    }
+
+    @Override
+    public void finished(boolean granted) {
+      if (!granted && inDoubt) {
+        giveBack(permitId)
+            .whenComplete(
+                (reply, failure) -> {
+                  if (failure != null) {
+                    log.warn(
+                        "{}: could not give back a permit an abandoned acquisition may have"
+                            + " leased; if it did, it returns when its lease ends",
+                        keys.describe(),
+                        failure);
+                  }
+                });
+      }
+    }
+  }
+
+  // ---- releasing and renewing ----
+
+  @Override
+  public boolean tryRelease(String permitId) {
+    Args.permitId(permitId);
+    boolean[] inDoubt = {false};
+    List<Object> reply = retrying("release", () -> giveBack(permitId), () -> inDoubt[0] = true);
+    // a retry that finds the permit gone after a lost reply: the lost call released it
+    return MutexCommands.number(reply, 0) == 1 || inDoubt[0];
+  }
+
+  @Override
+  public void release(String permitId) {
+    if (!tryRelease(permitId)) {
+      throw new IllegalArgumentException(
+          "permitId is not a leased permit of "
+              + keys.describe()
+              + " (never issued, released already, or its lease ran out): '"
+              + permitId
+              + "'");
+    }
+  }
+
+  @Override
+  public boolean updateLeaseTime(String permitId, long leaseTime, TimeUnit unit) {
+    Args.permitId(permitId);
+    long leaseMillis = Args.leaseMillis("leaseTime", leaseTime, unit);
+    List<Object> reply =
+        retrying(
+            "updateLeaseTime",
+            () ->
+                runtime
+                    .scripts()
+                    .run(
+                        Scripts.LEASED_SEMAPHORE_RENEW,
+                        new String[] {keys.key("leases")},
+                        permitId,
+                        Long.toString(leaseMillis)),
+            () -> {});
+    return MutexCommands.number(reply, 0) == 1;
+  }
+
+  private CompletableFuture<List<Object>> giveBack(String permitId) {
+    return runtime
+        .scripts()
+        .run(Scripts.LEASED_SEMAPHORE_RELEASE, leaseKeys(), permitId, keys.channel());
+  }
+
+  // ---- helpers ----
+
+  private String[] leaseKeys() {
+    return new String[] {keys.key(), keys.key("leases")};
+  }
+
+  private List<Object> retrying(
+      String operation, Supplier<CompletableFuture<List<Object>>> call, Runnable inDoubt) {
+    return Futures.awaitRetrying(runtime, keys.describe(), operation, call, inDoubt);
+  }
+
+  private void checkInterrupt() throws InterruptedException {
+    if (Thread.interrupted()) {
+      throw new InterruptedException(keys.describe() + ": interrupted before acquiring");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RedisLeasedSemaphore[" + keys.name() + "]";
+  }
+}
