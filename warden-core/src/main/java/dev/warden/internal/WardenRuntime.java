@@ -192,7 +192,7 @@ public final class WardenRuntime {
     }
     leaseKeeper.stop();
     for (Acquisition acquisition : acquisitions) {
-      acquisition.fail(new WardenException("the Warden was closed while waiting for a lock"));
+      acquisition.fail(new WardenException("the Warden was closed while this call waited"));
     }
     wakeUps.close();
     connection.close();
