@@ -4,7 +4,7 @@ import dev.warden.DistributedCountDownLatch;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 /**
  * The count-down latch: a Redis hash holding the count (and a mark when somebody awaits it),
@@ -17,12 +17,12 @@ import java.util.function.Supplier;
  * again.
  */
 final class RedisCountDownLatch implements DistributedCountDownLatch {
-  private final WardenRuntime runtime;
   private final SyncKeys keys;
+  private final SyncCalls calls;
 
   RedisCountDownLatch(WardenRuntime runtime, SyncKeys keys) {
-    this.runtime = runtime;
     this.keys = keys;
+    this.calls = new SyncCalls(runtime, keys);
   }
 
   @Override
@@ -31,81 +31,72 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
     if (count == 0) {
       return getCount() == 0; // "setting" zero changes nothing: it succeeds when already there
     }
-    String operationId = Ids.random128();
-    return retrying(
+    return changed(
         "trySetCount",
-        () ->
-            run(
+        marker ->
+            calls.run(
                 Scripts.LATCH_SET,
-                new String[] {keys.key(), keys.operation(operationId)},
+                new String[] {keys.key(), marker},
                 Long.toString(count),
-                markerMillis()));
+                calls.markerMillis()));
   }
 
   @Override
   public void countDown() {
-    String operationId = Ids.random128();
-    retrying(
+    changed(
         "countDown",
-        () ->
-            run(
+        marker ->
+            calls.run(
                 Scripts.LATCH_COUNT_DOWN,
-                new String[] {keys.key(), keys.operation(operationId)},
+                new String[] {keys.key(), marker},
                 keys.channel(),
-                markerMillis()));
+                calls.markerMillis()));
   }
 
   @Override
   public long getCount() {
-    String count =
-        Futures.awaitUninterruptibly(
-            runtime.redis().hget(keys.key(), "count").toCompletableFuture(),
-            keys.describe(),
-            "getCount");
+    String count = calls.query(calls.runtime().redis().hget(keys.key(), "count"), "getCount");
     return count == null ? 0 : Long.parseLong(count);
   }
 
   @Override
   public void await() throws InterruptedException {
-    checkInterrupt();
-    Acquisitions.await(acquisition(-1), keys.describe(), true);
+    calls.await(new Opening(), -1);
   }
 
   @Override
   public boolean await(long timeout, TimeUnit unit) throws InterruptedException {
-    Args.unit(unit);
-    checkInterrupt();
-    long waitNanos = Math.max(0, unit.toNanos(timeout)); // as CountDownLatch: <= 0 does not wait
-    return Acquisitions.await(acquisition(waitNanos), keys.describe(), true) != null;
+    long waitNanos = Math.max(0, Args.unit(unit).toNanos(timeout)); // as CountDownLatch: <= 0
+    return calls.await(new Opening(), waitNanos) != null;
   }
 
   @Override
   public boolean delete() {
     // A retry after a lost reply may find the latch already deleted by the first run, and then
     // answers false: the one answer a retry can get wrong, and only after a lost reply.
-    return retrying(
-        "delete", () -> run(Scripts.LATCH_DELETE, new String[] {keys.key()}, keys.channel()));
+    List<Object> reply =
+        calls.retrying(
+            "delete",
+            () -> calls.run(Scripts.LATCH_DELETE, new String[] {keys.key()}, keys.channel()),
+            () -> {});
+    return MutexCommands.number(reply, 0) == 1;
   }
 
-  private Acquisition<Boolean> acquisition(long waitNanos) {
-    return new Acquisition<>(runtime, new Opening(), waitNanos).start();
+  private boolean changed(
+      String operation, Function<String, CompletableFuture<List<Object>>> call) {
+    return MutexCommands.number(calls.change(operation, call), 0) == 1;
   }
 
   /** Awaiting the latch, for {@link Acquisition}: the "grant" is the latch found open. */
-  private final class Opening implements Acquisition.Claim<Boolean> {
-    @Override
-    public String describe() {
-      return keys.describe();
-    }
-
-    @Override
-    public String channel() {
-      return keys.channel();
+  private final class Opening extends SyncCalls.Claim<Boolean> {
+    Opening() {
+      super(keys);
     }
 
     @Override
     public CompletableFuture<Acquisition.Outcome<Boolean>> attempt(boolean othersWait) {
-      return run(Scripts.LATCH_AWAIT, new String[] {keys.key()})
+      return calls
+          .run(Scripts.LATCH_AWAIT, new String[] {keys.key()})
           .thenApply(
               reply ->
                   MutexCommands.number(reply, 0) == 1
@@ -116,27 +107,6 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
     @Override
     public CompletableFuture<?> rollback(Boolean granted) {
       return CompletableFuture.completedFuture(null); // finding it open takes nothing
-    }
-  }
-
-  /** Runs a change from the caller's thread, retried safely; returns whether the reply is 1. */
-  private boolean retrying(String operation, Supplier<CompletableFuture<List<Object>>> call) {
-    List<Object> reply = Futures.awaitRetrying(runtime, keys.describe(), operation, call, () -> {});
-    return MutexCommands.number(reply, 0) == 1;
-  }
-
-  private CompletableFuture<List<Object>> run(
-      Scripts.Script script, String[] scriptKeys, String... args) {
-    return runtime.scripts().run(script, scriptKeys, args);
-  }
-
-  private String markerMillis() {
-    return Long.toString(runtime.operationMarkerMillis());
-  }
-
-  private void checkInterrupt() throws InterruptedException {
-    if (Thread.interrupted()) {
-      throw new InterruptedException(keys.describe() + ": interrupted before awaiting");
     }
   }
 

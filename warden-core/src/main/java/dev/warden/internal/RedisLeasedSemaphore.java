@@ -4,9 +4,6 @@ import dev.warden.LeasedSemaphore;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The leased semaphore: a Redis hash with the number of free permits (and a mark when somebody
@@ -28,23 +25,21 @@ import org.slf4j.LoggerFactory;
  * starve, and a release wakes one waiter per process (see {@link WakeUps}).
  */
 final class RedisLeasedSemaphore implements LeasedSemaphore {
-  private static final Logger log = LoggerFactory.getLogger(RedisLeasedSemaphore.class);
-
   /** How long a waiter's mark keeps the hash of a semaphore whose permits were never set. */
   static final long UNSET_MARK_MILLIS = 60_000;
 
-  private final WardenRuntime runtime;
   private final SyncKeys keys;
+  private final SyncCalls calls;
 
   RedisLeasedSemaphore(WardenRuntime runtime, SyncKeys keys) {
-    this.runtime = runtime;
     this.keys = keys;
+    this.calls = new SyncCalls(runtime, keys);
   }
 
   @Override
   public boolean trySetPermits(int permits) {
     Args.notNegative("permits", permits);
-    return add("set", permits, "trySetPermits") == 1;
+    return MutexCommands.number(add("set", permits, "trySetPermits"), 0) == 1;
   }
 
   @Override
@@ -52,41 +47,29 @@ final class RedisLeasedSemaphore implements LeasedSemaphore {
     if (delta == 0) {
       return;
     }
-    if (add("add", delta, "addPermits") < 0) {
-      throw new IllegalArgumentException(
-          "delta would take the free permits of "
-              + keys.describe()
-              + " beyond the int range: "
-              + delta);
+    List<Object> reply = add("add", delta, "addPermits");
+    if (MutexCommands.number(reply, 0) < 0) {
+      throw calls.beyondIntRange("delta", MutexCommands.number(reply, 1), delta);
     }
   }
 
-  private long add(String operation, int permits, String operationName) {
-    String operationId = Ids.random128();
-    List<Object> reply =
-        retrying(
-            operationName,
-            () ->
-                runtime
-                    .scripts()
-                    .run(
-                        Scripts.LEASED_SEMAPHORE_ADD,
-                        new String[] {keys.key(), keys.operation(operationId)},
-                        operation,
-                        Integer.toString(permits),
-                        Long.toString(runtime.operationMarkerMillis()),
-                        keys.channel()),
-            () -> {});
-    return MutexCommands.number(reply, 0);
+  private List<Object> add(String operation, int permits, String operationName) {
+    return calls.change(
+        operationName,
+        marker ->
+            calls.run(
+                Scripts.LEASED_SEMAPHORE_ADD,
+                new String[] {keys.key(), marker},
+                operation,
+                Integer.toString(permits),
+                calls.markerMillis(),
+                keys.channel()));
   }
 
   @Override
   public int availablePermits() {
     List<Object> reply =
-        Futures.awaitUninterruptibly(
-            runtime.scripts().run(Scripts.LEASED_SEMAPHORE_COUNT, leaseKeys()),
-            keys.describe(),
-            "availablePermits");
+        calls.query(calls.run(Scripts.LEASED_SEMAPHORE_COUNT, leaseKeys()), "availablePermits");
     return (int) MutexCommands.number(reply, 0);
   }
 
@@ -95,18 +78,12 @@ final class RedisLeasedSemaphore implements LeasedSemaphore {
   @Override
   public String acquire(long leaseTime, TimeUnit unit) throws InterruptedException {
     long leaseMillis = Args.leaseMillis("leaseTime", leaseTime, unit);
-    checkInterrupt();
-    return Acquisitions.await(acquisition(leaseMillis, -1), keys.describe(), true);
+    return calls.await(new Lease(leaseMillis, true), -1);
   }
 
   @Override
   public String tryAcquire() {
-    try {
-      return Acquisitions.await(
-          acquisition(runtime.leaseKeeper().leaseMillis(), 0), keys.describe(), false);
-    } catch (InterruptedException e) {
-      throw new AssertionError("an uninterruptible acquisition was interrupted", e);
-    }
+    return calls.tryOnce(new Lease(calls.runtime().leaseKeeper().leaseMillis(), false));
   }
 
   @Override
@@ -114,55 +91,33 @@ final class RedisLeasedSemaphore implements LeasedSemaphore {
       throws InterruptedException {
     long waitNanos = Args.waitNanos("waitTime", waitTime, unit);
     long leaseMillis = Args.leaseMillis("leaseTime", leaseTime, unit);
-    checkInterrupt();
-    return Acquisitions.await(acquisition(leaseMillis, waitNanos), keys.describe(), true);
-  }
-
-  private Acquisition<String> acquisition(long leaseMillis, long waitNanos) {
-    return new Acquisition<>(runtime, new Lease(leaseMillis, waitNanos != 0), waitNanos).start();
+    return calls.await(new Lease(leaseMillis, waitNanos > 0), waitNanos);
   }
 
   /** One acquisition's claim on a permit, for {@link Acquisition}. */
-  private final class Lease implements Acquisition.Claim<String> {
+  private final class Lease extends SyncCalls.Claim<String> {
     private final String permitId = Ids.random128();
     private final long leaseMillis;
     private final boolean waits;
-    private volatile boolean inDoubt;
 
     Lease(long leaseMillis, boolean waits) {
+      super(keys);
       this.leaseMillis = leaseMillis;
       this.waits = waits;
     }
 
     @Override
-    public String describe() {
-      return keys.describe();
-    }
-
-    @Override
-    public String channel() {
-      return keys.channel();
-    }
-
-    @Override
     public CompletableFuture<Acquisition.Outcome<String>> attempt(boolean othersWait) {
-      return runtime
-          .scripts()
-          .run(
-              Scripts.LEASED_SEMAPHORE_ACQUIRE,
-              leaseKeys(),
-              permitId,
-              Long.toString(leaseMillis),
-              waits ? "1" : "0",
-              othersWait ? "1" : "0",
-              Long.toString(UNSET_MARK_MILLIS),
-              keys.channel())
-          .whenComplete(
-              (reply, failure) -> {
-                if (failure != null) {
-                  inDoubt = true; // it may have run and leased the permit
-                }
-              })
+      return noteDoubt(
+              calls.run(
+                  Scripts.LEASED_SEMAPHORE_ACQUIRE,
+                  leaseKeys(),
+                  permitId,
+                  Long.toString(leaseMillis),
+                  waits ? "1" : "0",
+                  othersWait ? "1" : "0",
+                  Long.toString(UNSET_MARK_MILLIS),
+                  keys.channel()))
           .thenApply(
               reply ->
                   MutexCommands.number(reply, 0) == 1
@@ -177,18 +132,8 @@ final class RedisLeasedSemaphore implements LeasedSemaphore {
 
     @Override
     public void finished(boolean granted) {
-      if (!granted && inDoubt) {
-        giveBack(permitId)
-            .whenComplete(
-                (reply, failure) -> {
-                  if (failure != null) {
-                    log.warn(
-                        "{}: could not give back a permit an abandoned acquisition may have"
-                            + " leased; if it did, it returns when its lease ends",
-                        keys.describe(),
-                        failure);
-                  }
-                });
+      if (!granted && inDoubt()) {
+        warnIfFails(giveBack(permitId), "if it leased a permit, it returns when its lease ends");
       }
     }
   }
@@ -199,7 +144,8 @@ final class RedisLeasedSemaphore implements LeasedSemaphore {
   public boolean tryRelease(String permitId) {
     Args.permitId(permitId);
     boolean[] inDoubt = {false};
-    List<Object> reply = retrying("release", () -> giveBack(permitId), () -> inDoubt[0] = true);
+    List<Object> reply =
+        calls.retrying("release", () -> giveBack(permitId), () -> inDoubt[0] = true);
     // a retry that finds the permit gone after a lost reply: the lost call released it
     return MutexCommands.number(reply, 0) == 1 || inDoubt[0];
   }
@@ -221,41 +167,24 @@ final class RedisLeasedSemaphore implements LeasedSemaphore {
     Args.permitId(permitId);
     long leaseMillis = Args.leaseMillis("leaseTime", leaseTime, unit);
     List<Object> reply =
-        retrying(
+        calls.retrying(
             "updateLeaseTime",
             () ->
-                runtime
-                    .scripts()
-                    .run(
-                        Scripts.LEASED_SEMAPHORE_RENEW,
-                        new String[] {keys.key("leases")},
-                        permitId,
-                        Long.toString(leaseMillis)),
+                calls.run(
+                    Scripts.LEASED_SEMAPHORE_RENEW,
+                    new String[] {keys.key("leases")},
+                    permitId,
+                    Long.toString(leaseMillis)),
             () -> {});
     return MutexCommands.number(reply, 0) == 1;
   }
 
   private CompletableFuture<List<Object>> giveBack(String permitId) {
-    return runtime
-        .scripts()
-        .run(Scripts.LEASED_SEMAPHORE_RELEASE, leaseKeys(), permitId, keys.channel());
+    return calls.run(Scripts.LEASED_SEMAPHORE_RELEASE, leaseKeys(), permitId, keys.channel());
   }
-
-  // ---- helpers ----
 
   private String[] leaseKeys() {
     return new String[] {keys.key(), keys.key("leases")};
-  }
-
-  private List<Object> retrying(
-      String operation, Supplier<CompletableFuture<List<Object>>> call, Runnable inDoubt) {
-    return Futures.awaitRetrying(runtime, keys.describe(), operation, call, inDoubt);
-  }
-
-  private void checkInterrupt() throws InterruptedException {
-    if (Thread.interrupted()) {
-      throw new InterruptedException(keys.describe() + ": interrupted before acquiring");
-    }
   }
 
   @Override

@@ -4,8 +4,6 @@ import dev.warden.DistributedSemaphore;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The semaphore: a count of free permits in Redis, changed only by semaphore-update.lua, plus a
@@ -36,26 +34,24 @@ import org.slf4j.LoggerFactory;
  * lost reply) gives it back by its marker.
  */
 final class RedisSemaphore implements DistributedSemaphore {
-  private static final Logger log = LoggerFactory.getLogger(RedisSemaphore.class);
-
   /** How long a queue entry lives unless its waiter refreshes it. */
   static final long QUEUE_ENTRY_LEASE_MILLIS = 2_000;
 
   /** The longest a queued waiter waits between attempts, each of which refreshes its entry. */
   static final long QUEUE_HEARTBEAT_MILLIS = 500;
 
-  private final WardenRuntime runtime;
   private final SyncKeys keys;
+  private final SyncCalls calls;
 
   RedisSemaphore(WardenRuntime runtime, SyncKeys keys) {
-    this.runtime = runtime;
     this.keys = keys;
+    this.calls = new SyncCalls(runtime, keys);
   }
 
   @Override
   public boolean trySetPermits(int permits) {
     Args.notNegative("permits", permits);
-    return change("set", permits, "trySetPermits") == 1;
+    return MutexCommands.number(change("set", permits, "trySetPermits"), 0) == 1;
   }
 
   @Override
@@ -67,17 +63,13 @@ final class RedisSemaphore implements DistributedSemaphore {
 
   @Override
   public int availablePermits() {
-    String free =
-        Futures.awaitUninterruptibly(
-            runtime.redis().get(keys.key()).toCompletableFuture(),
-            keys.describe(),
-            "availablePermits");
+    String free = calls.query(calls.runtime().redis().get(keys.key()), "availablePermits");
     return free == null ? 0 : Integer.parseInt(free);
   }
 
   @Override
   public int drainPermits() {
-    return (int) MutexCommands.number(changeReply("drain", 0, "drainPermits"), 1);
+    return (int) MutexCommands.number(change("drain", 0, "drainPermits"), 1);
   }
 
   // ---- acquiring ----
@@ -90,10 +82,11 @@ final class RedisSemaphore implements DistributedSemaphore {
   @Override
   public void acquire(int permits) throws InterruptedException {
     checkPermits(permits);
-    checkInterrupt();
-    if (permits > 0) {
-      Acquisitions.await(acquisition(permits, -1), keys.describe(), true);
+    if (permits == 0) {
+      calls.checkInterrupt();
+      return;
     }
+    calls.await(new Permits(permits, true), -1);
   }
 
   @Override
@@ -104,14 +97,7 @@ final class RedisSemaphore implements DistributedSemaphore {
   @Override
   public boolean tryAcquire(int permits) {
     checkPermits(permits);
-    if (permits == 0) {
-      return true;
-    }
-    try {
-      return Acquisitions.await(acquisition(permits, 0), keys.describe(), false) != null;
-    } catch (InterruptedException e) {
-      throw new AssertionError("an uninterruptible acquisition was interrupted", e);
-    }
+    return permits == 0 || calls.tryOnce(new Permits(permits, false)) != null;
   }
 
   @Override
@@ -122,41 +108,26 @@ final class RedisSemaphore implements DistributedSemaphore {
   @Override
   public boolean tryAcquire(int permits, long timeout, TimeUnit unit) throws InterruptedException {
     checkPermits(permits);
-    Args.unit(unit);
-    checkInterrupt();
+    long waitNanos = Math.max(0, Args.unit(unit).toNanos(timeout)); // as Semaphore: <= 0: no wait
     if (permits == 0) {
+      calls.checkInterrupt();
       return true;
     }
-    long waitNanos = Math.max(0, unit.toNanos(timeout)); // as Semaphore: <= 0 does not wait
-    return Acquisitions.await(acquisition(permits, waitNanos), keys.describe(), true) != null;
-  }
-
-  private Acquisition<Integer> acquisition(int permits, long waitNanos) {
-    return new Acquisition<>(runtime, new Claim(permits, waitNanos != 0), waitNanos).start();
+    return calls.await(new Permits(permits, waitNanos > 0), waitNanos) != null;
   }
 
   /** One acquisition's claim on permits, for {@link Acquisition}. */
-  private final class Claim implements Acquisition.Claim<Integer> {
+  private final class Permits extends SyncCalls.Claim<Integer> {
     private final String waiterId = Ids.random128();
     private final int permits;
     private final boolean waits;
     private final String entry;
-    private volatile boolean inDoubt;
 
-    Claim(int permits, boolean waits) {
+    Permits(int permits, boolean waits) {
+      super(keys);
       this.permits = permits;
       this.waits = waits;
       this.entry = permits + ":" + waiterId;
-    }
-
-    @Override
-    public String describe() {
-      return keys.describe();
-    }
-
-    @Override
-    public String channel() {
-      return keys.channel();
     }
 
     @Override
@@ -168,13 +139,7 @@ final class RedisSemaphore implements DistributedSemaphore {
     public CompletableFuture<Acquisition.Outcome<Integer>> attempt(boolean othersWait) {
       // othersWait does not matter here: a waiting attempt that fails queues itself, and a
       // release publishes whenever the queue is not empty
-      return run(waits ? "wait" : "take", permits, entry, waiterId)
-          .whenComplete(
-              (reply, failure) -> {
-                if (failure != null) {
-                  inDoubt = true; // it may have run and taken the permits
-                }
-              })
+      return noteDoubt(run(waits ? "wait" : "take", permits, entry, keys.operation(waiterId)))
           .thenApply(
               reply ->
                   MutexCommands.number(reply, 0) == 1
@@ -189,25 +154,17 @@ final class RedisSemaphore implements DistributedSemaphore {
 
     @Override
     public void finished(boolean granted) {
-      if (!granted && (waits || inDoubt)) {
-        leave()
-            .whenComplete(
-                (reply, failure) -> {
-                  if (failure != null && inDoubt) {
-                    log.warn(
-                        "{}: could not check whether an abandoned acquisition took {} permit(s);"
-                            + " if it did, they stay taken",
-                        keys.describe(),
-                        permits,
-                        failure);
-                  }
-                });
+      if (!granted && (waits || inDoubt())) {
+        CompletableFuture<?> left = leave();
+        if (inDoubt()) {
+          warnIfFails(left, "if it took " + permits + " permit(s), they stay taken");
+        }
       }
     }
 
     /** Leaves the queue and gives back a grant this acquisition will not use, if there was one. */
     private CompletableFuture<List<Object>> leave() {
-      return run("leave", 0, entry, waiterId);
+      return run("leave", 0, entry, keys.operation(waiterId));
     }
   }
 
@@ -227,61 +184,34 @@ final class RedisSemaphore implements DistributedSemaphore {
   }
 
   private void add(String argument, int permits, String operation) {
-    List<Object> reply = changeReply("add", permits, operation);
+    List<Object> reply = change("add", permits, operation);
     if (MutexCommands.number(reply, 0) < 0) {
-      throw new IllegalArgumentException(
-          argument
-              + " would take the free permits of "
-              + keys.describe()
-              + " (now "
-              + MutexCommands.number(reply, 1)
-              + ") beyond the int range: "
-              + permits);
+      throw calls.beyondIntRange(argument, MutexCommands.number(reply, 1), permits);
     }
   }
 
   // ---- script calls ----
 
-  /** Applies a change from a caller thread, safely retried; returns the script's status. */
-  private long change(String operation, long amount, String operationName) {
-    return MutexCommands.number(changeReply(operation, amount, operationName), 0);
-  }
-
-  private List<Object> changeReply(String operation, long amount, String operationName) {
-    String operationId = Ids.random128();
-    return Futures.awaitRetrying(
-        runtime,
-        keys.describe(),
-        operationName,
-        () -> run(operation, amount, "", operationId),
-        () -> {});
+  /** Applies a change from a caller thread, retried safely. */
+  private List<Object> change(String operation, long amount, String operationName) {
+    return calls.change(operationName, marker -> run(operation, amount, "", marker));
   }
 
   private CompletableFuture<List<Object>> run(
-      String operation, long amount, String entry, String operationId) {
-    return runtime
-        .scripts()
-        .run(
-            Scripts.SEMAPHORE_UPDATE,
-            new String[] {
-              keys.key(), keys.key("queue"), keys.key("deadlines"), keys.operation(operationId)
-            },
-            operation,
-            Long.toString(amount),
-            entry,
-            Long.toString(QUEUE_ENTRY_LEASE_MILLIS),
-            Long.toString(runtime.operationMarkerMillis()),
-            keys.channel());
+      String operation, long amount, String entry, String marker) {
+    return calls.run(
+        Scripts.SEMAPHORE_UPDATE,
+        new String[] {keys.key(), keys.key("queue"), keys.key("deadlines"), marker},
+        operation,
+        Long.toString(amount),
+        entry,
+        Long.toString(QUEUE_ENTRY_LEASE_MILLIS),
+        calls.markerMillis(),
+        keys.channel());
   }
 
   private static void checkPermits(int permits) {
     Args.notNegative("permits", permits);
-  }
-
-  private void checkInterrupt() throws InterruptedException {
-    if (Thread.interrupted()) {
-      throw new InterruptedException(keys.describe() + ": interrupted before acquiring");
-    }
   }
 
   @Override

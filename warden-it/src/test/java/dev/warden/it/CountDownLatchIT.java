@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -107,7 +106,7 @@ class CountDownLatchIT {
       awaiting.add(warden);
       for (int t = 0; t < 5; t++) {
         DistributedCountDownLatch latch = warden.countDownLatch("many");
-        awaiters.add(CompletableFuture.runAsync(() -> awaitUninterruptibly(latch), threads));
+        awaiters.add(Blocking.run(latch::await, threads));
       }
     }
     await()
@@ -137,7 +136,7 @@ class CountDownLatchIT {
     List<CompletableFuture<Void>> awaiters = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       DistributedCountDownLatch latch = awaiting.countDownLatch("killed");
-      awaiters.add(CompletableFuture.runAsync(() -> awaitUninterruptibly(latch), threads));
+      awaiters.add(Blocking.run(latch::await, threads));
     }
     await().atMost(Duration.ofSeconds(5)).until(() -> awaiting.stats().subscriptions() == 1);
 
@@ -156,8 +155,7 @@ class CountDownLatchIT {
       throws Exception {
     DistributedCountDownLatch latch = warden.countDownLatch("silent");
     latch.trySetCount(1);
-    CompletableFuture<Void> awaiter =
-        CompletableFuture.runAsync(() -> awaitUninterruptibly(latch), threads);
+    CompletableFuture<Void> awaiter = Blocking.run(latch::await, threads);
     await().atMost(Duration.ofSeconds(5)).until(() -> warden.stats().subscriptions() == 1);
     redis.redis().del("warden:{silent}:latch"); // as if the message were lost
     awaiter.get(10, TimeUnit.SECONDS);
@@ -170,8 +168,8 @@ class CountDownLatchIT {
     assertThat(latch.delete()).isFalse();
     latch.trySetCount(7);
     CompletableFuture<Boolean> awaiter =
-        CompletableFuture.supplyAsync(
-            () -> awaitUninterruptibly(awaiting.countDownLatch("deleted"), 30), threads);
+        Blocking.supply(
+            () -> awaiting.countDownLatch("deleted").await(30, TimeUnit.SECONDS), threads);
     await().atMost(Duration.ofSeconds(5)).until(() -> awaiting.stats().subscriptions() == 1);
     assertThat(latch.delete()).isTrue();
     assertThat(awaiter.get(10, TimeUnit.SECONDS)).as("the deleted latch is open").isTrue();
@@ -183,20 +181,7 @@ class CountDownLatchIT {
   void anInterruptedAwaiterThrowsAndLeavesNoSubscription(Warden warden) throws Exception {
     DistributedCountDownLatch latch = warden.countDownLatch("interrupted");
     latch.trySetCount(1);
-    CountDownLatch interrupted = new CountDownLatch(1);
-    Thread awaiter =
-        new Thread(
-            () -> {
-              try {
-                latch.await();
-              } catch (InterruptedException e) {
-                interrupted.countDown();
-              }
-            });
-    awaiter.start();
-    await().atMost(Duration.ofSeconds(5)).until(() -> warden.stats().subscriptions() == 1);
-    awaiter.interrupt();
-    assertThat(interrupted.await(10, TimeUnit.SECONDS)).isTrue();
+    Blocking.interruptOnceWaiting(latch::await, () -> warden.stats().subscriptions() == 1);
     await().atMost(Duration.ofSeconds(5)).until(() -> warden.stats().subscriptions() == 0);
     assertThat(warden.stats().acquisitions()).isZero();
     assertThat(latch.getCount()).isOne();
@@ -246,23 +231,5 @@ class CountDownLatchIT {
     assertThatThrownBy(() -> warden.countDownLatch(null))
         .hasMessage("name must not be null or blank: 'null'");
     assertThat(latch.getCount()).isZero();
-  }
-
-  private static void awaitUninterruptibly(DistributedCountDownLatch latch) {
-    try {
-      latch.await();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static boolean awaitUninterruptibly(DistributedCountDownLatch latch, long seconds) {
-    try {
-      return latch.await(seconds, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
   }
 }

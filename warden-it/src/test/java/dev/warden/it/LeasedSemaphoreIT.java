@@ -17,11 +17,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -142,8 +140,8 @@ class LeasedSemaphoreIT {
     holder.acquire(1, TimeUnit.SECONDS);
     long start = System.nanoTime();
     CompletableFuture<String> waiter =
-        CompletableFuture.supplyAsync(
-            () -> acquire(waiterWarden.leasedSemaphore("abandoned"), 30_000), threads);
+        Blocking.supply(
+            () -> waiterWarden.leasedSemaphore("abandoned").acquire(30, TimeUnit.SECONDS), threads);
     assertThat(waiter.get(15, TimeUnit.SECONDS)).isNotNull();
     assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isBetween(500L, 5_000L);
   }
@@ -156,8 +154,8 @@ class LeasedSemaphoreIT {
     holder.trySetPermits(1);
     String id = holder.acquire(60, TimeUnit.SECONDS);
     CompletableFuture<String> waiter =
-        CompletableFuture.supplyAsync(
-            () -> acquire(waiterWarden.leasedSemaphore("woken"), 30_000), threads);
+        Blocking.supply(
+            () -> waiterWarden.leasedSemaphore("woken").acquire(30, TimeUnit.SECONDS), threads);
     await().atMost(Duration.ofSeconds(5)).until(() -> waiterWarden.stats().subscriptions() == 1);
     holder.release(id);
     assertThat(waiter.get(10, TimeUnit.SECONDS)).isNotNull().isNotEqualTo(id);
@@ -171,7 +169,7 @@ class LeasedSemaphoreIT {
     List<CompletableFuture<String>> waiters = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
       LeasedSemaphore semaphore = waiterWarden.leasedSemaphore("unset");
-      waiters.add(CompletableFuture.supplyAsync(() -> acquire(semaphore, 30_000), threads));
+      waiters.add(Blocking.supply(() -> semaphore.acquire(30, TimeUnit.SECONDS), threads));
     }
     await().atMost(Duration.ofSeconds(5)).until(() -> waiterWarden.stats().acquisitions() == 2);
     wardens.create().leasedSemaphore("unset").trySetPermits(2);
@@ -203,9 +201,6 @@ class LeasedSemaphoreIT {
 
   // ---- mutual exclusion and interrupts ----
 
-  /** Deliberately unsynchronized: only the semaphore protects it. */
-  private int counter;
-
   @Test
   void oneLeasedPermitExcludesThreadsOfSeveralWardens(WardenFactory wardens) throws Exception {
     List<LeasedSemaphore> semaphores = new ArrayList<>();
@@ -213,8 +208,7 @@ class LeasedSemaphoreIT {
       semaphores.add(wardens.create().leasedSemaphore("mutex"));
     }
     semaphores.get(0).trySetPermits(1);
-    AtomicInteger inside = new AtomicInteger();
-    AtomicInteger maxInside = new AtomicInteger();
+    CriticalSection section = new CriticalSection();
     StartGate.run(
         6,
         50,
@@ -222,17 +216,13 @@ class LeasedSemaphoreIT {
           LeasedSemaphore semaphore = semaphores.get(thread % 3);
           String id = semaphore.acquire(60, TimeUnit.SECONDS);
           try {
-            maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
-            int read = counter;
-            Thread.yield();
-            counter = read + 1;
-            inside.decrementAndGet();
+            section.enter(1);
           } finally {
             semaphore.release(id);
           }
         });
-    assertThat(counter).isEqualTo(6 * 50);
-    assertThat(maxInside.get()).isOne();
+    assertThat(section.counter()).isEqualTo(6 * 50);
+    assertThat(section.maxInside()).isOne();
     assertThat(semaphores.get(0).availablePermits()).isOne();
   }
 
@@ -241,20 +231,8 @@ class LeasedSemaphoreIT {
     LeasedSemaphore semaphore = warden.leasedSemaphore("interrupted");
     semaphore.trySetPermits(1);
     String held = semaphore.acquire(60, TimeUnit.SECONDS);
-    CountDownLatch interrupted = new CountDownLatch(1);
-    Thread waiter =
-        new Thread(
-            () -> {
-              try {
-                semaphore.acquire(60, TimeUnit.SECONDS);
-              } catch (InterruptedException e) {
-                interrupted.countDown();
-              }
-            });
-    waiter.start();
-    await().atMost(Duration.ofSeconds(5)).until(() -> warden.stats().subscriptions() == 1);
-    waiter.interrupt();
-    assertThat(interrupted.await(10, TimeUnit.SECONDS)).isTrue();
+    Blocking.interruptOnceWaiting(
+        () -> semaphore.acquire(60, TimeUnit.SECONDS), () -> warden.stats().subscriptions() == 1);
     semaphore.release(held);
     assertThat(semaphore.availablePermits()).isOne();
     await().atMost(Duration.ofSeconds(5)).until(() -> warden.stats().subscriptions() == 0);
@@ -300,15 +278,6 @@ class LeasedSemaphoreIT {
     assertThatThrownBy(() -> warden.leasedSemaphore("}"))
         .hasMessageContaining("must not contain '{' or '}'");
     assertThat(semaphore.availablePermits()).isZero();
-  }
-
-  private static String acquire(LeasedSemaphore semaphore, long leaseMillis) {
-    try {
-      return semaphore.acquire(leaseMillis, TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
   }
 
   private static double serverMillis(RedisServer redis) {

@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -116,7 +115,7 @@ class SemaphoreIT {
     List<CompletableFuture<Void>> waiting = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       DistributedSemaphore semaphore = waiters.semaphore("unset");
-      waiting.add(CompletableFuture.runAsync(() -> acquireUninterruptibly(semaphore, 1), threads));
+      waiting.add(Blocking.run(() -> semaphore.acquire(1), threads));
     }
     await().atMost(Duration.ofSeconds(5)).until(() -> waiters.stats().acquisitions() == 3);
     assertThat(waiting).noneMatch(CompletableFuture::isDone);
@@ -134,8 +133,7 @@ class SemaphoreIT {
     holder.trySetPermits(3);
     holder.acquire(3);
     CompletableFuture<Void> waiter =
-        CompletableFuture.runAsync(
-            () -> acquireUninterruptibly(waiterWarden.semaphore("several"), 3), threads);
+        Blocking.run(() -> waiterWarden.semaphore("several").acquire(3), threads);
     await().atMost(Duration.ofSeconds(5)).until(() -> waiterWarden.stats().subscriptions() == 1);
     holder.release();
     holder.release();
@@ -148,8 +146,9 @@ class SemaphoreIT {
   @Test
   void aWaiterForSeveralPermitsIsNotStarvedByAStreamOfSingleAcquirers(WardenFactory wardens)
       throws Exception {
-    // Six threads keep taking and giving back one permit of three: there is always a single-permit
-    // waiter to take a released permit, so without a reservation three are never free at once.
+    // Six threads keep taking and giving back one of three permits, holding each for a few round
+    // trips, so that single-permit waiters are always queued; the waiter for three must still get
+    // in. The interleaving that starves it without the reservation is pinned by the next test.
     List<DistributedSemaphore> singles =
         List.of(wardens.create().semaphore("stream"), wardens.create().semaphore("stream"));
     singles.get(0).trySetPermits(3);
@@ -159,10 +158,10 @@ class SemaphoreIT {
     for (int t = 0; t < 6; t++) {
       DistributedSemaphore single = singles.get(t % 2);
       stream.add(
-          CompletableFuture.runAsync(
+          Blocking.run(
               () -> {
                 while (!stop.get()) {
-                  acquireUninterruptibly(single, 1);
+                  single.acquire();
                   for (int work = 0; work < 3; work++) {
                     single.availablePermits(); // a little work: a few round trips while held
                   }
@@ -198,13 +197,12 @@ class SemaphoreIT {
     holders.acquire(3);
     Warden waiters = wardens.create();
     DistributedSemaphore waiter = waiters.semaphore("one-by-one");
-    CompletableFuture<Void> large =
-        CompletableFuture.runAsync(() -> acquireUninterruptibly(waiter, 3), threads);
+    CompletableFuture<Void> large = Blocking.run(() -> waiter.acquire(3), threads);
     await().atMost(Duration.ofSeconds(5)).until(() -> redis.redis().zcard(queue) == 1);
     List<CompletableFuture<Void>> singles = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
       DistributedSemaphore single = waiters.semaphore("one-by-one");
-      singles.add(CompletableFuture.runAsync(() -> acquireUninterruptibly(single, 1), threads));
+      singles.add(Blocking.run(() -> single.acquire(1), threads));
     }
     await().atMost(Duration.ofSeconds(5)).until(() -> redis.redis().zcard(queue) == 3);
 
@@ -229,8 +227,7 @@ class SemaphoreIT {
     Warden waiterWarden = wardens.create();
     other.trySetPermits(1);
     CompletableFuture<Void> large =
-        CompletableFuture.runAsync(
-            () -> acquireUninterruptibly(waiterWarden.semaphore("reserved"), 3), threads);
+        Blocking.run(() -> waiterWarden.semaphore("reserved").acquire(3), threads);
     await().atMost(Duration.ofSeconds(5)).until(() -> waiterWarden.stats().subscriptions() == 1);
     assertThat(other.tryAcquire()).as("the free permit is reserved for the first waiter").isFalse();
     other.release(3);
@@ -244,22 +241,9 @@ class SemaphoreIT {
       throws Exception {
     DistributedSemaphore semaphore = warden.semaphore("interrupted");
     semaphore.trySetPermits(1);
-    CountDownLatch interrupted = new CountDownLatch(1);
-    Thread waiter =
-        new Thread(
-            () -> {
-              try {
-                semaphore.acquire(2);
-              } catch (InterruptedException e) {
-                interrupted.countDown();
-              }
-            });
-    waiter.start();
-    await()
-        .atMost(Duration.ofSeconds(5))
-        .until(() -> redis.redis().zcard(String.format(QUEUE, "interrupted")) == 1);
-    waiter.interrupt();
-    assertThat(interrupted.await(10, TimeUnit.SECONDS)).isTrue();
+    Blocking.interruptOnceWaiting(
+        () -> semaphore.acquire(2),
+        () -> redis.redis().zcard(String.format(QUEUE, "interrupted")) == 1);
     await()
         .atMost(Duration.ofSeconds(5))
         .until(() -> redis.redis().exists(String.format(QUEUE, "interrupted")) == 0);
@@ -275,9 +259,6 @@ class SemaphoreIT {
 
   // ---- mutual exclusion ----
 
-  /** Deliberately unsynchronized: only the semaphore protects it. */
-  private int counter;
-
   @Test
   void oneSemaphorePermitExcludesThreadsOfSeveralWardens(WardenFactory wardens) throws Exception {
     List<DistributedSemaphore> semaphores = new ArrayList<>();
@@ -285,8 +266,7 @@ class SemaphoreIT {
       semaphores.add(wardens.create().semaphore("mutex"));
     }
     semaphores.get(0).trySetPermits(1);
-    AtomicInteger inside = new AtomicInteger();
-    AtomicInteger maxInside = new AtomicInteger();
+    CriticalSection section = new CriticalSection();
     StartGate.run(
         9,
         60,
@@ -294,17 +274,13 @@ class SemaphoreIT {
           DistributedSemaphore semaphore = semaphores.get(thread % 3);
           semaphore.acquire();
           try {
-            maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
-            int read = counter;
-            Thread.yield();
-            counter = read + 1;
-            inside.decrementAndGet();
+            section.enter(1);
           } finally {
             semaphore.release();
           }
         });
-    assertThat(counter).isEqualTo(9 * 60);
-    assertThat(maxInside.get()).isOne();
+    assertThat(section.counter()).isEqualTo(9 * 60);
+    assertThat(section.maxInside()).isOne();
     assertThat(semaphores.get(0).availablePermits()).isOne();
   }
 
@@ -313,8 +289,7 @@ class SemaphoreIT {
     List<DistributedSemaphore> semaphores =
         List.of(wardens.create().semaphore("pool"), wardens.create().semaphore("pool"));
     semaphores.get(0).trySetPermits(4);
-    AtomicInteger held = new AtomicInteger();
-    AtomicInteger maxHeld = new AtomicInteger();
+    CriticalSection section = new CriticalSection();
     StartGate.run(
         8,
         30,
@@ -323,14 +298,12 @@ class SemaphoreIT {
           DistributedSemaphore semaphore = semaphores.get(thread % 2);
           semaphore.acquire(permits);
           try {
-            maxHeld.accumulateAndGet(held.addAndGet(permits), Math::max);
-            Thread.yield();
-            held.addAndGet(-permits);
+            section.enter(permits);
           } finally {
             semaphore.release(permits);
           }
         });
-    assertThat(maxHeld.get()).isBetween(3, 4);
+    assertThat(section.maxInside()).isBetween(3, 4);
     assertThat(semaphores.get(1).availablePermits()).isEqualTo(4);
   }
 
@@ -436,14 +409,5 @@ class SemaphoreIT {
             "permits would take the free permits of semaphore 'args' (now 2147483647)"
                 + " beyond the int range: 1");
     assertThat(semaphore.availablePermits()).isEqualTo(Integer.MAX_VALUE);
-  }
-
-  private static void acquireUninterruptibly(DistributedSemaphore semaphore, int permits) {
-    try {
-      semaphore.acquire(permits);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
   }
 }
