@@ -123,11 +123,14 @@ final class SyncCalls {
       return keys.channel();
     }
 
-    /** Passes an attempt's reply on, noting a failure: the attempt may have run anyway. */
+    /**
+     * Passes an attempt's reply on, noting a failure that leaves its outcome unknown (a dropped
+     * connection, a timeout): the attempt may have run anyway. An error reply means it did not.
+     */
     final <R> CompletableFuture<R> noteDoubt(CompletableFuture<R> attempt) {
       return attempt.whenComplete(
           (reply, failure) -> {
-            if (failure != null) {
+            if (failure != null && Failures.isTransient(failure)) {
               inDoubt = true;
             }
           });

@@ -12,10 +12,8 @@ import java.util.concurrent.CountDownLatch;
  * of rounds or {@code wait:<permits>}.
  *
  * <p>With rounds it prints {@code READY}, waits for a token on the list {@code gate:<name>}, then
- * for each round takes one permit and increments the plain string {@code counter:<name>} with a
- * read and a separate write (a lost update shows any overlap), counting overlaps seen through
- * {@code inside:<name>}; at the end it prints {@code DONE overlaps=<n>}. With {@code wait:<n>} it
- * waits for n permits, and then until it is killed.
+ * counts once per round with {@link #countOnce} and prints {@code DONE overlaps=<n>}. With {@code
+ * wait:<n>} it waits for n permits, and then until it is killed.
  */
 public final class SemaphoreWorkerMain {
   private SemaphoreWorkerMain() {}
@@ -48,20 +46,30 @@ public final class SemaphoreWorkerMain {
     redis.blpop(60, "gate:" + name);
     int overlaps = 0;
     for (int i = 0; i < rounds; i++) {
-      semaphore.acquire();
-      try {
-        if (redis.incr("inside:" + name) > 1) {
-          overlaps++;
-        }
-        String value = redis.get("counter:" + name);
-        int read = value == null ? 0 : Integer.parseInt(value);
-        redis.set("counter:" + name, Integer.toString(read + 1));
-        redis.decr("inside:" + name);
-      } finally {
-        semaphore.release();
-      }
+      overlaps += countOnce(semaphore, redis, name);
     }
     System.out.println("DONE overlaps=" + overlaps);
     System.out.flush();
+  }
+
+  /**
+   * Takes one permit and, while holding it, increments {@code counter:<name>} with a separate read
+   * and write; returns 1 if another holder was inside at the same time (seen through {@code
+   * inside:<name>}), else 0.
+   */
+  static int countOnce(
+      DistributedSemaphore semaphore, RedisCommands<String, String> redis, String name)
+      throws InterruptedException {
+    semaphore.acquire();
+    try {
+      int overlap = redis.incr("inside:" + name) > 1 ? 1 : 0;
+      String value = redis.get("counter:" + name);
+      int read = value == null ? 0 : Integer.parseInt(value);
+      redis.set("counter:" + name, Integer.toString(read + 1));
+      redis.decr("inside:" + name);
+      return overlap;
+    } finally {
+      semaphore.release();
+    }
   }
 }
