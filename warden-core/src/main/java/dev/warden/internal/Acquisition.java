@@ -36,6 +36,11 @@ final class Acquisition<T> implements WakeUps.Waiter {
     /** Describes the object for messages: {@code lock 'orders'}. */
     String describe();
 
+    /** Names what the acquisition does, for messages: {@code acquire}, {@code await}. */
+    default String verb() {
+      return "acquire";
+    }
+
     /** The channel on which a release of the object is published. */
     String channel();
 
@@ -126,6 +131,11 @@ final class Acquisition<T> implements WakeUps.Waiter {
     if (granted != null) {
       giveBack(granted);
     }
+  }
+
+  /** Names what the acquisition does, for messages. */
+  String verb() {
+    return claim.verb();
   }
 
   /** Fails the acquisition from outside, e.g. when the Warden closes. */
@@ -266,7 +276,7 @@ final class Acquisition<T> implements WakeUps.Waiter {
       return;
     }
     if (!Failures.isTransient(failure)) {
-      result.completeExceptionally(Failures.wrap(claim.describe(), "acquire", failure));
+      result.completeExceptionally(Failures.wrap(claim.describe(), claim.verb(), failure));
       return;
     }
     long now = System.nanoTime();
@@ -279,7 +289,9 @@ final class Acquisition<T> implements WakeUps.Waiter {
         result.completeExceptionally(
             new WardenException(
                 claim.describe()
-                    + ": acquire failed: Redis did not answer for "
+                    + ": "
+                    + claim.verb()
+                    + " failed: Redis did not answer for "
                     + Duration.ofNanos(now - failingSince).toMillis()
                     + " ms",
                 Failures.unwrap(failure)));
@@ -294,7 +306,9 @@ final class Acquisition<T> implements WakeUps.Waiter {
     result.completeExceptionally(
         new WardenException(
             claim.describe()
-                + ": acquire failed: no answer from Redis within the wait plus "
+                + ": "
+                + claim.verb()
+                + " failed: no answer from Redis within the wait plus "
                 + TimeUnit.NANOSECONDS.toMillis(runtime.verdictMarginNanos())
                 + " ms"));
   }

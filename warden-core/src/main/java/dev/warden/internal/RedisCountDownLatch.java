@@ -94,6 +94,11 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
     }
 
     @Override
+    public String verb() {
+      return "await";
+    }
+
+    @Override
     public CompletableFuture<Acquisition.Outcome<Boolean>> attempt(boolean othersWait) {
       return calls
           .run(Scripts.LATCH_AWAIT, new String[] {keys.key()})

@@ -204,7 +204,7 @@ class CountDownLatchIT {
         .hasMessageContaining("count-down latch 'down'");
     assertThatThrownBy(() -> latch.await(300, TimeUnit.MILLISECONDS))
         .isInstanceOf(WardenException.class)
-        .hasMessageContaining("count-down latch 'down'");
+        .hasMessageContaining("count-down latch 'down': await failed");
   }
 
   @Test

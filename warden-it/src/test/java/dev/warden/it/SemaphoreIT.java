@@ -369,7 +369,7 @@ class SemaphoreIT {
         .hasMessageContaining("semaphore 'down'");
     assertThatThrownBy(() -> semaphore.tryAcquire(300, TimeUnit.MILLISECONDS))
         .isInstanceOf(WardenException.class)
-        .hasMessageContaining("semaphore 'down'");
+        .hasMessageContaining("semaphore 'down': acquire failed");
     assertThatThrownBy(semaphore::availablePermits)
         .isInstanceOf(WardenException.class)
         .hasMessageContaining("semaphore 'down'");
