@@ -1,7 +1,8 @@
 -- semaphore-update: applies one operation to a semaphore in one step and wakes the waiters it lets in.
 -- KEYS[1]  free permits, a string; absent until first set or released (then counted as zero)
 -- KEYS[2]  queue: waiting acquisitions in arrival order (zset: entry '<permits>:<waiter id>' ->
---          server ms of arrival). Its head has its permits reserved: nobody else may take them.
+--          arrival, server microseconds, strictly rising). Its head has its permits reserved:
+--          nobody else may take them.
 -- KEYS[3]  deadlines: when each queue entry lapses unless its waiter refreshes it (zset: entry ->
 --          server ms), so that a waiter that died holds up the queue only briefly
 -- KEYS[4]  marker of this operation, '<amount>' while it lives: a replay (a retry after a lost
@@ -31,9 +32,13 @@ local function free()
   return tonumber(redis.call('GET', permits) or '0')
 end
 
-local function serverMillis()
+local function serverMicros()
   local time = redis.call('TIME')
-  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  return tonumber(time[1]) * 1000000 + tonumber(time[2])
+end
+
+local function serverMillis()
+  return math.floor(serverMicros() / 1000)
 end
 
 -- Returns the head of the queue and the permits it needs, after dropping at most 10 lapsed
@@ -118,7 +123,16 @@ if op == 'take' or op == 'wait' then
   if op == 'wait' then
     now = now or serverMillis()
     local lease = tonumber(ARGV[4])
-    redis.call('ZADD', queue, 'NX', now, entry)
+    if not redis.call('ZSCORE', queue, entry) then
+      -- after everyone queued before, even within the same microsecond (ties would otherwise
+      -- be ordered by the entries' names)
+      local arrival = serverMicros()
+      local last = redis.call('ZRANGE', queue, -1, -1, 'WITHSCORES')[2]
+      if last and tonumber(last) >= arrival then
+        arrival = tonumber(last) + 1
+      end
+      redis.call('ZADD', queue, arrival, entry)
+    end
     redis.call('ZADD', deadlines, now + lease, entry)
     redis.call('PEXPIRE', queue, lease)
     redis.call('PEXPIRE', deadlines, lease)
