@@ -67,7 +67,7 @@ final class Blocking {
               }
             });
     thread.start();
-    await().atMost(Duration.ofSeconds(5)).until(waiting);
+    await().atMost(Duration.ofSeconds(10)).until(waiting);
     thread.interrupt();
     assertThat(ended.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
   }

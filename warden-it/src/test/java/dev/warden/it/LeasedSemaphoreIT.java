@@ -89,7 +89,7 @@ class LeasedSemaphoreIT {
     String id = semaphore.tryAcquire();
     assertThat(id).isNotNull();
     double ends = redis.redis().zscore(leases("default-lease"), id);
-    assertThat(ends - serverMillis(redis)).isBetween(15_000.0, 20_000.0);
+    assertThat(ends - serverMillis(redis)).isBetween(10_000.0, 20_000.0);
   }
 
   // ---- leases ----
@@ -101,7 +101,7 @@ class LeasedSemaphoreIT {
     semaphore.trySetPermits(1);
     String id = semaphore.acquire(200, TimeUnit.MILLISECONDS);
     assertThat(semaphore.availablePermits()).isZero();
-    await().atMost(Duration.ofSeconds(5)).until(() -> semaphore.availablePermits() == 1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> semaphore.availablePermits() == 1);
     assertThat(semaphore.updateLeaseTime(id, 10, TimeUnit.SECONDS)).isFalse();
     assertThat(semaphore.tryRelease(id)).isFalse();
     assertThatThrownBy(() -> semaphore.release(id))
@@ -119,12 +119,12 @@ class LeasedSemaphoreIT {
     String id = semaphore.acquire(1, TimeUnit.SECONDS);
     assertThat(semaphore.updateLeaseTime(id, 60, TimeUnit.SECONDS)).isTrue();
     double ends = redis.redis().zscore(leases("renewed"), id);
-    assertThat(ends - serverMillis(redis)).isBetween(55_000.0, 60_000.0);
+    assertThat(ends - serverMillis(redis)).isBetween(50_000.0, 60_000.0);
     assertThat(semaphore.updateLeaseTime(id, 2, TimeUnit.SECONDS))
         .as("shorter is allowed")
         .isTrue();
     ends = redis.redis().zscore(leases("renewed"), id);
-    assertThat(ends - serverMillis(redis)).isBetween(0.0, 2_000.0);
+    assertThat(ends - serverMillis(redis)).isLessThanOrEqualTo(2_000.0);
     assertThat(semaphore.updateLeaseTime("f".repeat(32), 1, TimeUnit.SECONDS)).isFalse();
     semaphore.release(id);
   }
@@ -143,7 +143,7 @@ class LeasedSemaphoreIT {
         Blocking.supply(
             () -> waiterWarden.leasedSemaphore("abandoned").acquire(30, TimeUnit.SECONDS), threads);
     assertThat(waiter.get(15, TimeUnit.SECONDS)).isNotNull();
-    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isBetween(500L, 5_000L);
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isBetween(500L, 10_000L);
   }
 
   @Test
@@ -156,10 +156,10 @@ class LeasedSemaphoreIT {
     CompletableFuture<String> waiter =
         Blocking.supply(
             () -> waiterWarden.leasedSemaphore("woken").acquire(30, TimeUnit.SECONDS), threads);
-    await().atMost(Duration.ofSeconds(5)).until(() -> waiterWarden.stats().subscriptions() == 1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> waiterWarden.stats().subscriptions() == 1);
     holder.release(id);
     assertThat(waiter.get(10, TimeUnit.SECONDS)).isNotNull().isNotEqualTo(id);
-    await().atMost(Duration.ofSeconds(5)).until(() -> waiterWarden.stats().subscriptions() == 0);
+    await().atMost(Duration.ofSeconds(10)).until(() -> waiterWarden.stats().subscriptions() == 0);
   }
 
   @Test
@@ -171,7 +171,7 @@ class LeasedSemaphoreIT {
       LeasedSemaphore semaphore = waiterWarden.leasedSemaphore("unset");
       waiters.add(Blocking.supply(() -> semaphore.acquire(30, TimeUnit.SECONDS), threads));
     }
-    await().atMost(Duration.ofSeconds(5)).until(() -> waiterWarden.stats().acquisitions() == 2);
+    await().atMost(Duration.ofSeconds(10)).until(() -> waiterWarden.stats().acquisitions() == 2);
     wardens.create().leasedSemaphore("unset").trySetPermits(2);
     for (CompletableFuture<String> waiter : waiters) {
       assertThat(waiter.get(10, TimeUnit.SECONDS)).isNotNull();
@@ -235,7 +235,7 @@ class LeasedSemaphoreIT {
         () -> semaphore.acquire(60, TimeUnit.SECONDS), () -> warden.stats().subscriptions() == 1);
     semaphore.release(held);
     assertThat(semaphore.availablePermits()).isOne();
-    await().atMost(Duration.ofSeconds(5)).until(() -> warden.stats().subscriptions() == 0);
+    await().atMost(Duration.ofSeconds(10)).until(() -> warden.stats().subscriptions() == 0);
     assertThat(warden.stats().acquisitions()).isZero();
   }
 

@@ -99,7 +99,7 @@ class SemaphoreIT {
     long start = System.nanoTime();
     assertThat(semaphore.tryAcquire(2, 300, TimeUnit.MILLISECONDS)).isFalse();
     assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isBetween(250L, 5_000L);
-    await().atMost(Duration.ofSeconds(5)).until(() -> warden.stats().subscriptions() == 0);
+    await().atMost(Duration.ofSeconds(10)).until(() -> warden.stats().subscriptions() == 0);
     assertThat(redis.redis().exists(String.format(QUEUE, "timed"))).as("left the queue").isZero();
     assertThat(semaphore.availablePermits()).isEqualTo(1);
     assertThat(semaphore.tryAcquire()).as("its reservation went with it").isTrue();
@@ -117,7 +117,7 @@ class SemaphoreIT {
       DistributedSemaphore semaphore = waiters.semaphore("unset");
       waiting.add(Blocking.run(() -> semaphore.acquire(1), threads));
     }
-    await().atMost(Duration.ofSeconds(5)).until(() -> waiters.stats().acquisitions() == 3);
+    await().atMost(Duration.ofSeconds(10)).until(() -> waiters.stats().acquisitions() == 3);
     assertThat(waiting).noneMatch(CompletableFuture::isDone);
 
     assertThat(wardens.create().semaphore("unset").trySetPermits(3)).isTrue();
@@ -134,7 +134,7 @@ class SemaphoreIT {
     holder.acquire(3);
     CompletableFuture<Void> waiter =
         Blocking.run(() -> waiterWarden.semaphore("several").acquire(3), threads);
-    await().atMost(Duration.ofSeconds(5)).until(() -> waiterWarden.stats().subscriptions() == 1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> waiterWarden.stats().subscriptions() == 1);
     holder.release();
     holder.release();
     assertThat(waiter).isNotDone();
@@ -198,13 +198,13 @@ class SemaphoreIT {
     Warden waiters = wardens.create();
     DistributedSemaphore waiter = waiters.semaphore("one-by-one");
     CompletableFuture<Void> large = Blocking.run(() -> waiter.acquire(3), threads);
-    await().atMost(Duration.ofSeconds(5)).until(() -> redis.redis().zcard(queue) == 1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().zcard(queue) == 1);
     List<CompletableFuture<Void>> singles = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
       DistributedSemaphore single = waiters.semaphore("one-by-one");
       singles.add(Blocking.run(() -> single.acquire(1), threads));
     }
-    await().atMost(Duration.ofSeconds(5)).until(() -> redis.redis().zcard(queue) == 3);
+    await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().zcard(queue) == 3);
 
     // Without the reservation the single waiters would take the first two released permits, and
     // the waiter for three would wait as long as anyone keeps taking single permits.
@@ -217,7 +217,7 @@ class SemaphoreIT {
     holders.release(3); // what the waiter for three took, given back on its behalf
     CompletableFuture.allOf(singles.toArray(new CompletableFuture<?>[0])).get(10, TimeUnit.SECONDS);
     assertThat(holders.availablePermits()).isOne();
-    await().atMost(Duration.ofSeconds(5)).until(() -> redis.redis().exists(queue) == 0);
+    await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().exists(queue) == 0);
   }
 
   @Test
@@ -228,7 +228,7 @@ class SemaphoreIT {
     other.trySetPermits(1);
     CompletableFuture<Void> large =
         Blocking.run(() -> waiterWarden.semaphore("reserved").acquire(3), threads);
-    await().atMost(Duration.ofSeconds(5)).until(() -> waiterWarden.stats().subscriptions() == 1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> waiterWarden.stats().subscriptions() == 1);
     assertThat(other.tryAcquire()).as("the free permit is reserved for the first waiter").isFalse();
     other.release(3);
     large.get(10, TimeUnit.SECONDS);
@@ -245,7 +245,7 @@ class SemaphoreIT {
         () -> semaphore.acquire(2),
         () -> redis.redis().zcard(String.format(QUEUE, "interrupted")) == 1);
     await()
-        .atMost(Duration.ofSeconds(5))
+        .atMost(Duration.ofSeconds(10))
         .until(() -> redis.redis().exists(String.format(QUEUE, "interrupted")) == 0);
     assertThat(semaphore.availablePermits()).isOne();
     Thread.currentThread().interrupt();
@@ -253,7 +253,7 @@ class SemaphoreIT {
         .isInstanceOf(InterruptedException.class)
         .hasMessageContaining("'interrupted'");
     assertThat(semaphore.availablePermits()).isOne();
-    await().atMost(Duration.ofSeconds(5)).until(() -> warden.stats().subscriptions() == 0);
+    await().atMost(Duration.ofSeconds(10)).until(() -> warden.stats().subscriptions() == 0);
     assertThat(warden.stats().acquisitions()).isZero();
   }
 
@@ -355,7 +355,8 @@ class SemaphoreIT {
     }
     long start = System.nanoTime();
     assertThat(semaphore.tryAcquire(2, 20, TimeUnit.SECONDS)).isTrue();
-    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(6_000L);
+    // the entry lapses 2 s after the last refresh; the margin is for a busy machine
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(10_000L);
   }
 
   @Test
