@@ -2,25 +2,121 @@ package dev.warden;
 
 import java.util.concurrent.TimeUnit;
 
-/** A semaphore whose acquired permits each have an id and a lease measured by the server. */
+/**
+ * A semaphore whose permits are leased: each acquired permit has an id and a lease, measured by the
+ * Redis server's clock, and a permit whose lease ends returns to the pool by itself. So a process
+ * that dies holding permits does not keep them: they come back when their leases end.
+ *
+ * <pre>{@code
+ * LeasedSemaphore exports = warden.leasedSemaphore("export-slots");
+ * exports.trySetPermits(3);
+ * String permit = exports.tryAcquire(5, 60, TimeUnit.SECONDS);   // wait 5 s, lease 60 s
+ * if (permit != null) {
+ *   try {
+ *     runExport();                                   // longer? exports.updateLeaseTime(permit, ...)
+ *   } finally {
+ *     exports.tryRelease(permit);                    // false if the lease had run out meanwhile
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p><b>Permits and ids.</b> Permit ids are 128 random bits in hex, unguessable; any thread or
+ * process that has an id may release it or extend its lease. A semaphore has no permits until
+ * {@link #trySetPermits} sets them (or {@link #addPermits} adds some); until then acquirers find
+ * none free and wait.
+ *
+ * <p><b>Expiry.</b> A permit whose lease has ended counts as free at once ({@link
+ * #availablePermits()}), and the next acquisition takes it; nothing sweeps in the background, and
+ * no call returns more than 100 expired permits to the pool at once, so every call's work is
+ * bounded. A waiter that finds no permit free sleeps until the earliest lease ends, a release wakes
+ * it (Redis pub/sub), or its {@code recheckInterval} passes: an expired permit reaches a waiter
+ * promptly, without any message. Releasing or extending a permit whose lease has ended fails
+ * ({@code false}, or {@link IllegalArgumentException} from {@link #release}): by then somebody else
+ * may hold it.
+ *
+ * <p><b>Fairness.</b> None beyond arrival at Redis: every acquisition asks for one permit, and a
+ * release wakes one waiter in each process that waits.
+ *
+ * <p><b>Cost.</b> Each call is one script call (one round trip). An acquisition that finds a permit
+ * free costs one call; a release publishes only when somebody waits.
+ *
+ * <p><b>Failures.</b> A Redis failure throws {@link WardenException} naming the semaphore after the
+ * command timeout; calls are retried within it, and a retried acquisition or release never counts
+ * twice. Leases and counts live in Redis and are lost with Redis data (a restart without
+ * persistence, a failover to a replica that had not received them): the semaphore is then unset and
+ * the ids unknown.
+ *
+ * <p>Instances are thread-safe and cheap; all instances of one name share one state.
+ */
 public interface LeasedSemaphore {
+  /**
+   * Sets the number of free permits if they were never set; returns {@code false}, changing
+   * nothing, if they were.
+   *
+   * @throws IllegalArgumentException if {@code permits} is negative
+   */
   boolean trySetPermits(int permits);
 
+  /**
+   * Adds {@code delta} free permits, waking waiters they let in; a negative delta removes free
+   * permits, possibly leaving fewer than zero.
+   *
+   * @throws IllegalArgumentException if the free permits would leave the {@code int} range
+   */
   void addPermits(int delta);
 
+  /** Returns the number of free permits now, those whose lease has ended included; a snapshot. */
   int availablePermits();
 
+  /**
+   * Leases a permit for {@code leaseTime}, waiting until one is free; returns its id.
+   *
+   * @throws IllegalArgumentException if {@code leaseTime} is under a millisecond or {@code unit} is
+   *     null
+   * @throws InterruptedException if interrupted before or while waiting; no permit is held then
+   */
   String acquire(long leaseTime, TimeUnit unit) throws InterruptedException;
 
-  /** Returns a permit id, or null if none is free. */
+  /**
+   * Leases a permit if one is free, without waiting, and returns its id; returns {@code null} if
+   * none is free. The lease is the {@code Warden}'s {@code watchdogTimeout} (30 s by default) and
+   * is not renewed: extend it with {@link #updateLeaseTime}.
+   */
   String tryAcquire();
 
+  /**
+   * Leases a permit for {@code leaseTime}, waiting at most {@code waitTime}; returns its id, or
+   * {@code null} if none became free in time.
+   *
+   * @throws IllegalArgumentException if {@code waitTime} is negative, {@code leaseTime} under a
+   *     millisecond, or {@code unit} null
+   * @throws InterruptedException if interrupted before or while waiting; no permit is held then
+   */
   String tryAcquire(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
 
+  /**
+   * Gives back the permit of that id and wakes a waiter; returns {@code false} if the id is not a
+   * leased permit (never issued, released already, or its lease ended).
+   *
+   * @throws IllegalArgumentException if {@code permitId} is null or blank
+   */
   boolean tryRelease(String permitId);
 
-  /** Releases a permit; IllegalArgumentException if the id is unknown or expired. */
+  /**
+   * Gives back the permit of that id and wakes a waiter.
+   *
+   * @throws IllegalArgumentException if {@code permitId} is null or blank, or not a leased permit
+   *     (never issued, released already, or its lease ended)
+   */
   void release(String permitId);
 
+  /**
+   * Makes the lease of a live permit end {@code leaseTime} from now (shorter or longer than it
+   * was); returns {@code false} if the id is not a live permit (unknown, released, or its lease
+   * ended: it cannot be revived).
+   *
+   * @throws IllegalArgumentException if {@code permitId} is null or blank, {@code leaseTime} under
+   *     a millisecond, or {@code unit} null
+   */
   boolean updateLeaseTime(String permitId, long leaseTime, TimeUnit unit);
 }

@@ -92,24 +92,41 @@ public final class Warden implements AutoCloseable {
     return runtime.multiLock(locks);
   }
 
-  /** Returns the semaphore of that name. */
+  /**
+   * Returns the semaphore of that name. Cheap: no round trip; instances of the same name share
+   * state, and a semaphore has no permits until they are set.
+   *
+   * @throws IllegalArgumentException if the name is null, blank, or contains '{' or '}'
+   */
   public DistributedSemaphore semaphore(String name) {
     return runtime.semaphore(name);
   }
 
-  /** Returns the leased semaphore of that name. */
+  /**
+   * Returns the leased semaphore of that name. Cheap: no round trip; instances of the same name
+   * share state. It is not the semaphore of the same name: the two kinds keep separate state.
+   *
+   * @throws IllegalArgumentException if the name is null, blank, or contains '{' or '}'
+   */
   public LeasedSemaphore leasedSemaphore(String name) {
     return runtime.leasedSemaphore(name);
   }
 
-  /** Returns the count-down latch of that name. */
+  /**
+   * Returns the count-down latch of that name. Cheap: no round trip; instances of the same name
+   * share state, and a latch is open until its count is set.
+   *
+   * @throws IllegalArgumentException if the name is null, blank, or contains '{' or '}'
+   */
   public DistributedCountDownLatch countDownLatch(String name) {
     return runtime.countDownLatch(name);
   }
 
   /**
    * Stops lease renewal and closes the connections. Held locks are not released: they expire when
-   * their lease runs out. Waiting acquirers fail with {@link WardenException}. Idempotent.
+   * their lease runs out; so do leased permits, while a semaphore's permits stay taken until
+   * somebody releases them. Waiting acquirers and awaiters fail with {@link WardenException}.
+   * Idempotent.
    */
   @Override
   public void close() {

@@ -36,6 +36,11 @@ final class Acquisition<T> implements WakeUps.Waiter {
     /** Describes the object for messages: {@code lock 'orders'}. */
     String describe();
 
+    /** Names what the acquisition does, for messages: {@code acquire}, {@code await}. */
+    default String verb() {
+      return "acquire";
+    }
+
     /** The channel on which a release of the object is published. */
     String channel();
 
@@ -51,7 +56,11 @@ final class Acquisition<T> implements WakeUps.Waiter {
     /** Called once the acquisition is over, however it ended (e.g. to leave a queue). */
     default void finished(boolean granted) {}
 
-    /** The id a release wakes this claimant by alone (a fair lock's head), or null. */
+    /**
+     * The id by which a release message may name this acquisition to wake it (alone, as the fair
+     * lock's head, or first, as a semaphore's; see {@link WakeUps.Topic#wake(String)}); null if
+     * releases never name one.
+     */
     default String waiterId() {
       return null;
     }
@@ -130,6 +139,11 @@ final class Acquisition<T> implements WakeUps.Waiter {
     }
   }
 
+  /** Names what the acquisition does, for messages. */
+  String verb() {
+    return claim.verb();
+  }
+
   /** Fails the acquisition from outside, e.g. when the Warden closes. */
   void fail(WardenException failure) {
     result.completeExceptionally(failure);
@@ -151,9 +165,9 @@ final class Acquisition<T> implements WakeUps.Waiter {
       on = topic;
     }
     if (result.isDone()) {
-      if (claim.waiterId() == null && on != null) {
-        // given a release it will not use: pass it on to the next local waiter (a targeted
-        // waiter passes it on by leaving its queue instead)
+      if (on != null) {
+        // given a release it will not use: pass it on to the next local waiter (for a fair
+        // lock's head this is only a spare wake-up; its leaving tells the next head)
         runtime.wakeUps().releasedLocally(on.channel(), LockDriver.WAKE_ONE);
       }
       return;
@@ -284,7 +298,7 @@ final class Acquisition<T> implements WakeUps.Waiter {
       return;
     }
     if (!Failures.isTransient(failure)) {
-      result.completeExceptionally(Failures.forCaller(claim.describe(), "acquire", failure));
+      result.completeExceptionally(Failures.forCaller(claim.describe(), claim.verb(), failure));
       return;
     }
     long now = System.nanoTime();
@@ -297,7 +311,9 @@ final class Acquisition<T> implements WakeUps.Waiter {
         result.completeExceptionally(
             new WardenException(
                 claim.describe()
-                    + ": acquire failed: Redis did not answer for "
+                    + ": "
+                    + claim.verb()
+                    + " failed: Redis did not answer for "
                     + Duration.ofNanos(now - failingSince).toMillis()
                     + " ms",
                 Failures.unwrap(failure)));
@@ -312,7 +328,9 @@ final class Acquisition<T> implements WakeUps.Waiter {
     result.completeExceptionally(
         new WardenException(
             claim.describe()
-                + ": acquire failed: no answer from Redis within the wait plus "
+                + ": "
+                + claim.verb()
+                + " failed: no answer from Redis within the wait plus "
                 + TimeUnit.NANOSECONDS.toMillis(runtime.verdictMarginNanos())
                 + " ms"));
   }

@@ -14,7 +14,7 @@ final class Acquisitions {
   static <T> T await(Acquisition<T> acquisition, String object, boolean interruptible)
       throws InterruptedException {
     if (!interruptible) {
-      return Futures.awaitUninterruptibly(acquisition.result, object, "acquire");
+      return Futures.awaitUninterruptibly(acquisition.result, object, acquisition.verb());
     }
     try {
       return acquisition.result.get();
@@ -22,7 +22,7 @@ final class Acquisitions {
       acquisition.abandonAndGiveBack();
       throw e;
     } catch (ExecutionException | CancellationException e) {
-      throw Failures.forCaller(object, "acquire", e);
+      throw Failures.forCaller(object, acquisition.verb(), e);
     }
   }
 }

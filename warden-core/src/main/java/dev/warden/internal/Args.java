@@ -27,6 +27,26 @@ final class Args {
     return name;
   }
 
+  /** Checks a count (permits, a latch count) that must not be negative. */
+  static long notNegative(String argument, long value) {
+    if (value < 0) {
+      throw new IllegalArgumentException(argument + " must not be negative: " + value);
+    }
+    return value;
+  }
+
+  /** Checks a permit id: not null or blank. */
+  static String permitId(String permitId) {
+    if (permitId == null || permitId.isBlank()) {
+      throw new IllegalArgumentException("permitId must not be null or blank: " + quoted(permitId));
+    }
+    return permitId;
+  }
+
+  private static String quoted(String value) {
+    return value == null ? "null" : "'" + value + "'";
+  }
+
   static TimeUnit unit(TimeUnit unit) {
     if (unit == null) {
       throw new IllegalArgumentException("unit must not be null");

@@ -2,7 +2,11 @@ package dev.warden.internal;
 
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 /** Waiting for internal futures from caller threads. */
 final class Futures {
@@ -26,6 +30,47 @@ final class Futures {
       }
     } finally {
       if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
+   * Runs a script call that is safe to run twice (it carries what makes a replay change nothing)
+   * and waits for its reply, sending it again after transient failures until they have lasted the
+   * command timeout. {@code inDoubt} runs after each transient failure: the call may have run. The
+   * interrupt flag is kept but does not cut the retries short.
+   */
+  static <T> T awaitRetrying(
+      WardenRuntime runtime,
+      String object,
+      String operation,
+      Supplier<CompletableFuture<T>> call,
+      Runnable inDoubt) {
+    boolean interrupted = Thread.interrupted();
+    try {
+      long start = System.nanoTime();
+      long backoffNanos = TimeUnit.MILLISECONDS.toNanos(10);
+      while (true) {
+        try {
+          return call.get().join();
+        } catch (CompletionException | CancellationException e) {
+          if (!Failures.isTransient(e)) {
+            throw Failures.forCaller(object, operation, e);
+          }
+          inDoubt.run();
+          long left = runtime.commandTimeoutNanos() - (System.nanoTime() - start);
+          if (runtime.isClosed() || left <= 0) {
+            throw Failures.forCaller(object, operation, e);
+          }
+          // Back off while the connection is down (scripts then fail at once), then try again.
+          LockSupport.parkNanos(Math.min(backoffNanos, left));
+          interrupted |= Thread.interrupted();
+          backoffNanos = Math.min(backoffNanos * 2, TimeUnit.MILLISECONDS.toNanos(200));
+        }
+      }
+    } finally {
+      if (interrupted || Thread.interrupted()) {
         Thread.currentThread().interrupt();
       }
     }

@@ -29,7 +29,7 @@ interface LockDriver {
   /** Wake the longest-parked local waiter. */
   String WAKE_ONE = "";
   /** Wake every local waiter. */
-  String WAKE_ALL = "*";
+  String WAKE_ALL = "all";
 
   /** The runtime whose connection and scripts the driver uses. */
   WardenRuntime runtime();

@@ -13,11 +13,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The reentrant lock: a Redis hash of owner to hold count, changed only by the lock-*.lua scripts.
@@ -335,38 +333,13 @@ final class RedisMutex implements DistributedLock {
   }
 
   private LockDriver.Release releaseWithRetries(Hold hold, int heldBefore) {
-    // unlock() does not throw InterruptedException: keep the flag, but do not let it turn the
-    // back-off below into a spin
-    boolean interrupted = Thread.interrupted();
-    try {
-      return releaseWithRetries(hold, heldBefore, System.nanoTime());
-    } finally {
-      if (interrupted || Thread.interrupted()) {
-        Thread.currentThread().interrupt();
-      }
-    }
-  }
-
-  private LockDriver.Release releaseWithRetries(Hold hold, int heldBefore, long start) {
-    long backoffNanos = TimeUnit.MILLISECONDS.toNanos(10);
-    while (true) {
-      try {
-        return driver.release(hold.owner, heldBefore).join();
-      } catch (CompletionException | CancellationException e) {
-        if (!Failures.isTransient(e)) {
-          throw Failures.forCaller(driver.describe(), "unlock", e);
-        }
-        hold.releaseInDoubt(true); // it may have run: a later "not held" means it did
-        long left = runtime.commandTimeoutNanos() - (System.nanoTime() - start);
-        if (runtime.isClosed() || left <= 0) {
-          throw Failures.forCaller(driver.describe(), "unlock", e);
-        }
-        // Back off while the connection is down (scripts then fail at once), then try again.
-        LockSupport.parkNanos(Math.min(backoffNanos, left));
-        Thread.interrupted(); // restored by the caller
-        backoffNanos = Math.min(backoffNanos * 2, TimeUnit.MILLISECONDS.toNanos(200));
-      }
-    }
+    return Futures.awaitRetrying(
+        runtime,
+        driver.describe(),
+        "unlock",
+        () -> driver.release(hold.owner, heldBefore),
+        // it may have run: a later "not held" means it did
+        () -> hold.releaseInDoubt(true));
   }
 
   private void forget(Hold hold) {

@@ -41,6 +41,16 @@ final class Scripts {
   static final Script COND_CHECK = Script.load("cond-check");
   static final Script COND_LEAVE = Script.load("cond-leave");
   static final Script COND_SIGNAL = Script.load("cond-signal");
+  static final Script SEMAPHORE_UPDATE = Script.load("semaphore-update");
+  static final Script LEASED_SEMAPHORE_ACQUIRE = Script.load("leased-semaphore-acquire");
+  static final Script LEASED_SEMAPHORE_RELEASE = Script.load("leased-semaphore-release");
+  static final Script LEASED_SEMAPHORE_RENEW = Script.load("leased-semaphore-renew");
+  static final Script LEASED_SEMAPHORE_ADD = Script.load("leased-semaphore-add");
+  static final Script LEASED_SEMAPHORE_COUNT = Script.load("leased-semaphore-count");
+  static final Script LATCH_SET = Script.load("latch-set");
+  static final Script LATCH_COUNT_DOWN = Script.load("latch-count-down");
+  static final Script LATCH_AWAIT = Script.load("latch-await");
+  static final Script LATCH_DELETE = Script.load("latch-delete");
 
   private final RedisAsyncCommands<String, String> redis;
 

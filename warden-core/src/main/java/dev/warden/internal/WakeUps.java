@@ -16,14 +16,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * Wakes local waiters when Redis pub/sub reports that an object was released.
  *
  * <p>One pub/sub connection per Warden. All local waiters on one channel share one subscription,
- * taken when the first joins and dropped when the last leaves. A release message wakes one parked
- * waiter (the one parked longest); a waiter that then fails to acquire re-marks the lock, so the
- * next release publishes again. A confirmed (re)subscription wakes every parked waiter, because
+ * taken when the first joins and dropped when the last leaves. What a message wakes depends on its
+ * payload (see {@link Topic#wake(String)}): by default one parked waiter (the one parked longest),
+ * which is what a lock release means; a waiter that then fails to acquire re-marks the lock, so
+ * the next release publishes again. {@code all} wakes every parked waiter (a writer left, a latch
+ * reached zero); {@code w:<id>} wakes that waiter alone (the fair lock's head, a signalled
+ * condition waiter); {@code <n> [<id>]} wakes the named waiter, if parked here, and up to {@code n}
+ * others (permits were released). A confirmed (re)subscription wakes every parked waiter, because
  * messages may have been lost while the connection was down.
  *
  * <p>Each topic counts the wake-ups it has seen ({@link Topic#generation()}). A waiter reads the
- * count before each attempt and refuses to park if it changed meanwhile: a release message that
- * arrives while the failed attempt's reply is still on its way is therefore never lost.
+ * count before each attempt and refuses to park if it changed meanwhile, or if a message named it
+ * while it was not parked: a release message that arrives while the failed attempt's reply is
+ * still on its way is therefore never lost.
  *
  * <p>Thread-safety: callbacks run on a Lettuce event-loop thread and only take short locks and
  * hand work to {@link Waiter#wake()}, which must not block.
@@ -40,13 +45,7 @@ final class WakeUps {
     }
   }
 
-  /**
-   * Message payloads: {@code released} wakes the longest-parked waiter, {@code *} wakes them all,
-   * and {@code w:<id>} wakes the waiter of that id (the fair lock's head) and nobody else.
-   */
-  static final String WAKE_ONE = "released";
-
-  static final String WAKE_ALL = "*";
+  /** A message payload that wakes the waiter of the id that follows, and nobody else. */
   static final String WAKE_ID = "w:";
 
   private final StatefulRedisPubSubConnection<String, String> connection;
@@ -171,7 +170,8 @@ final class WakeUps {
     boolean park(Waiter waiter, long seenGeneration) {
       synchronized (parked) {
         String id = waiter.waiterId();
-        if (id != null ? missed.remove(id) : generation.get() != seenGeneration) {
+        boolean named = id != null && missed.remove(id);
+        if (named || generation.get() != seenGeneration) {
           return false;
         }
         parked.add(waiter);
@@ -179,15 +179,29 @@ final class WakeUps {
       }
     }
 
-    /** Wakes as a message payload says: one, all, or one waiter by id. */
+    /**
+     * Wakes as a message payload says: {@code all} every parked waiter; {@code
+     * w:<id>} that waiter alone; {@code <n>} up to {@code n} waiters, those parked longest; {@code
+     * <n> <id>} the waiter of that id first, if it is parked here, and then up to {@code n}
+     * others; anything else (a lock's {@code released}) one waiter.
+     */
     void wake(String message) {
       if (message.startsWith(WAKE_ID)) {
         wakeWaiter(message.substring(WAKE_ID.length()));
-      } else if (message.equals(WAKE_ALL)) {
-        wakeAll();
-      } else {
-        wakeOne();
+        return;
       }
+      if (message.equals(LockDriver.WAKE_ALL)) {
+        wakeAll();
+        return;
+      }
+      int space = message.indexOf(' ');
+      String count = space < 0 ? message : message.substring(0, space);
+      if (count.isEmpty() || !count.chars().allMatch(Character::isDigit)) {
+        wakeOne();
+        return;
+      }
+      int others = count.length() > 9 ? Integer.MAX_VALUE : Integer.parseInt(count);
+      wake(others, space < 0 ? null : message.substring(space + 1));
     }
 
     /** Wakes the waiter with that id only; remembers the wake-up if it is not parked now. */
@@ -224,28 +238,35 @@ final class WakeUps {
     }
 
     void wakeOne() {
-      Waiter next = null;
-      synchronized (parked) {
-        generation.incrementAndGet();
-        Iterator<Waiter> oldest = parked.iterator();
-        if (oldest.hasNext()) {
-          next = oldest.next();
-          oldest.remove();
-        }
-      }
-      if (next != null) {
-        next.wake();
-      }
+      wake(1, null);
     }
 
     void wakeAll() {
-      List<Waiter> all;
+      wake(Integer.MAX_VALUE, null);
+    }
+
+    /** Wakes the waiter of id {@code named} (if parked; null: none) and up to {@code count} more. */
+    void wake(int count, String named) {
+      List<Waiter> woken = new ArrayList<>();
       synchronized (parked) {
         generation.incrementAndGet();
-        all = new ArrayList<>(parked);
-        parked.clear();
+        if (named != null) {
+          for (Iterator<Waiter> it = parked.iterator(); it.hasNext(); ) {
+            Waiter waiter = it.next();
+            if (named.equals(waiter.waiterId())) {
+              it.remove();
+              woken.add(waiter);
+              break;
+            }
+          }
+        }
+        Iterator<Waiter> oldest = parked.iterator();
+        for (int others = 0; others < count && oldest.hasNext(); others++) {
+          woken.add(oldest.next());
+          oldest.remove();
+        }
       }
-      all.forEach(Waiter::wake);
+      woken.forEach(Waiter::wake);
     }
   }
 }

@@ -166,15 +166,15 @@ public final class WardenRuntime {
   }
 
   public DistributedSemaphore semaphore(String name) {
-    throw notYet("semaphores");
+    return new RedisSemaphore(this, SyncKeys.semaphore(name));
   }
 
   public LeasedSemaphore leasedSemaphore(String name) {
-    throw notYet("leased semaphores");
+    return new RedisLeasedSemaphore(this, SyncKeys.leasedSemaphore(name));
   }
 
   public DistributedCountDownLatch countDownLatch(String name) {
-    throw notYet("count-down latches");
+    return new RedisCountDownLatch(this, SyncKeys.latch(name));
   }
 
   static UnsupportedOperationException notYet(String what) {
@@ -191,7 +191,7 @@ public final class WardenRuntime {
     }
     leaseKeeper.stop();
     for (Acquisition acquisition : acquisitions) {
-      acquisition.fail(new WardenException("the Warden was closed while waiting for a lock"));
+      acquisition.fail(new WardenException("the Warden was closed while this call waited"));
     }
     wakeUps.close();
     connection.close();
@@ -259,6 +259,15 @@ public final class WardenRuntime {
 
   long recheckNanos() {
     return recheckNanos;
+  }
+
+  /**
+   * How long an operation marker lives (see {@link SyncKeys#operation}): longer than an operation
+   * is retried (the command timeout, counted from its first failure, plus one last call of up to a
+   * command timeout), with room to spare.
+   */
+  long operationMarkerMillis() {
+    return 2 * TimeUnit.NANOSECONDS.toMillis(commandTimeoutNanos) + 5_000;
   }
 
   /** How long past its deadline a timed acquisition may take to report when Redis is silent. */

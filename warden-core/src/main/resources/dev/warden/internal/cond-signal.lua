@@ -4,7 +4,7 @@
 -- KEYS[3]  the condition's heartbeats
 -- ARGV[1]  owner id
 -- ARGV[2]  '1' to signal all, '0' to signal one
--- ARGV[3]  the condition's channel: 'w:<id>' wakes one waiter, '*' all of them
+-- ARGV[3]  the condition's channel: 'w:<id>' wakes one waiter, 'all' all of them
 -- Returns  the number of waiters signalled; -1 when the caller does not hold the lock.
 -- Cost: signal skips at most 100 dead waiters (they would swallow the signal); signalAll clears
 -- the list in one step and publishes once.
@@ -16,7 +16,7 @@ if ARGV[2] == '1' then
   local count = redis.call('ZCARD', waiters)
   if count > 0 then
     redis.call('DEL', waiters, beats)
-    redis.call('PUBLISH', ARGV[3], '*')
+    redis.call('PUBLISH', ARGV[3], 'all')
   end
   return count
 end

@@ -5,7 +5,7 @@
 -- Returns  1 when some hold was deleted, 0 when there was none.
 local deleted = redis.call('DEL', unpack(KEYS))
 if deleted > 0 then
-  redis.call('PUBLISH', ARGV[1], '*')
+  redis.call('PUBLISH', ARGV[1], 'all')
   return 1
 end
 return 0

@@ -28,6 +28,6 @@ end
 redis.call('HDEL', reads, owner, 't:' .. owner, 'a:' .. owner)
 redis.call('ZREM', readers, owner)
 if redis.call('ZCOUNT', readers, '(' .. now, '+inf') == 0 and redis.call('DEL', wanted) == 1 then
-  redis.call('PUBLISH', ARGV[3], '*')
+  redis.call('PUBLISH', ARGV[3], 'all')
 end
 return {1, 0}

@@ -19,6 +19,6 @@ if held > 1 then
 end
 redis.call('DEL', write)
 if redis.call('DEL', wanted) == 1 then
-  redis.call('PUBLISH', ARGV[3], '*')
+  redis.call('PUBLISH', ARGV[3], 'all')
 end
 return {1, 0}

@@ -38,4 +38,16 @@ class ArgsTest {
         .hasMessageContaining("'}x'");
     assertThat(Args.name("orders:eu-1")).isEqualTo("orders:eu-1");
   }
+
+  @Test
+  void countsMustNotBeNegativeAndPermitIdsMustHaveText() {
+    assertThat(Args.notNegative("permits", 0)).isZero();
+    assertThatThrownBy(() -> Args.notNegative("permits", -1))
+        .hasMessage("permits must not be negative: -1");
+    assertThatThrownBy(() -> Args.permitId(null))
+        .hasMessage("permitId must not be null or blank: null");
+    assertThatThrownBy(() -> Args.permitId(" "))
+        .hasMessage("permitId must not be null or blank: ' '");
+    assertThat(Args.permitId("0af3")).isEqualTo("0af3");
+  }
 }

@@ -15,24 +15,25 @@ class TopicTest {
     return () -> woken.add(name);
   }
 
-  private WakeUps.Waiter waiterWithId(String id) {
+  /** A waiter that a message can name by its id. */
+  private WakeUps.Waiter named(String name) {
     return new WakeUps.Waiter() {
       @Override
       public void wake() {
-        woken.add(id);
+        woken.add(name);
       }
 
       @Override
       public String waiterId() {
-        return id;
+        return name;
       }
     };
   }
 
   @Test
   void aTargetedMessageWakesOnlyThatWaiter() {
-    topic.park(waiterWithId("a"), topic.generation());
-    topic.park(waiterWithId("b"), topic.generation());
+    topic.park(named("a"), topic.generation());
+    topic.park(named("b"), topic.generation());
     topic.wake("w:b");
     assertThat(woken).containsExactly("b");
     topic.wake("w:nobody-here");
@@ -42,18 +43,24 @@ class TopicTest {
   @Test
   void aTargetedWakeUpForAWaiterWhoseAttemptIsInFlightIsKeptForItsNextPark() {
     topic.wake("w:a"); // arrives before a's failed attempt returns
-    assertThat(topic.park(waiterWithId("a"), topic.generation())).isFalse();
-    assertThat(topic.park(waiterWithId("a"), topic.generation())).isTrue();
+    assertThat(topic.park(named("a"), topic.generation())).isFalse();
+    assertThat(topic.park(named("a"), topic.generation())).isTrue();
   }
 
   @Test
   void untargetedWakeUpsDoNotDisturbTargetedWaitersOrder() {
     topic.park(waiter("plain"), topic.generation());
-    topic.wake("*");
+    topic.wake("all");
     assertThat(woken).containsExactly("plain");
     topic.park(waiter("again"), topic.generation());
     topic.wake("released");
     assertThat(woken).containsExactly("plain", "again");
+  }
+
+  private void park(WakeUps.Waiter... waiters) {
+    for (WakeUps.Waiter w : waiters) {
+      assertThat(topic.park(w, topic.generation())).isTrue();
+    }
   }
 
   @Test
@@ -95,5 +102,59 @@ class TopicTest {
     assertThat(topic.unpark(w)).isFalse();
     topic.wakeOne();
     assertThat(woken).isEmpty();
+  }
+
+  @Test
+  void aLockReleaseMessageStillWakesExactlyOneWaiter() {
+    park(waiter("a"), waiter("b"));
+    topic.wake("released");
+    assertThat(woken).containsExactly("a");
+  }
+
+  @Test
+  void anAllMessageWakesEveryParkedWaiterAndCountsAsOneWakeUp() {
+    park(waiter("a"), waiter("b"), waiter("c"));
+    long before = topic.generation();
+    topic.wake("all");
+    assertThat(woken).containsExactly("a", "b", "c");
+    assertThat(topic.generation()).isEqualTo(before + 1);
+  }
+
+  @Test
+  void aCountMessageWakesThatManyWaitersParkedLongestFirst() {
+    park(waiter("a"), waiter("b"), waiter("c"));
+    topic.wake("2");
+    assertThat(woken).containsExactly("a", "b");
+    topic.wake("5"); // more than are parked: all that are
+    assertThat(woken).containsExactly("a", "b", "c");
+  }
+
+  @Test
+  void aNamedWaiterIsWokenFirstThenTheCountOfOthers() {
+    park(named("a"), named("b"), named("head"), named("c"));
+    topic.wake("1 head");
+    assertThat(woken).containsExactly("head", "a");
+    topic.wake("0 c");
+    assertThat(woken).containsExactly("head", "a", "c");
+  }
+
+  @Test
+  void aNamedWaiterParkedElsewhereLeavesOnlyTheCountToWake() {
+    park(named("a"), named("b"));
+    topic.wake("1 in-another-process");
+    assertThat(woken).containsExactly("a");
+    long before = topic.generation();
+    topic.wake("0 in-another-process");
+    assertThat(woken).containsExactly("a");
+    assertThat(topic.generation())
+        .as("still a wake-up for attempts in flight")
+        .isEqualTo(before + 1);
+  }
+
+  @Test
+  void anEnormousCountWakesEveryoneInsteadOfFailing() {
+    park(waiter("a"), waiter("b"));
+    topic.wake("99999999999999999999");
+    assertThat(woken).containsExactly("a", "b");
   }
 }

@@ -2,7 +2,10 @@ package dev.warden.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.warden.DistributedCountDownLatch;
 import dev.warden.DistributedLock;
+import dev.warden.DistributedSemaphore;
+import dev.warden.LeasedSemaphore;
 import dev.warden.Warden;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
@@ -14,8 +17,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * What the lock costs Redis, from {@code INFO commandstats}: one script call (one round trip) per
- * uncontended acquisition and per release, and no PUBLISH when nobody waits.
+ * What the lock and the synchronizers cost Redis, from {@code INFO commandstats}: one script call
+ * (one round trip) per uncontended acquisition and per release, and no PUBLISH when nobody waits.
  */
 @ExtendWith(WardenExtension.class)
 class CommandCostIT {
@@ -65,5 +68,76 @@ class CommandCostIT {
     holder.unlock();
     waited.get(10, TimeUnit.SECONDS);
     assertThat(redis.commandCalls().get("publish")).isEqualTo(1L);
+  }
+
+  @Test
+  void anUncontendedSemaphoreAcquireAndReleaseCostOneScriptCallEachAndNeverPublish(
+      RedisServer redis, Warden warden) throws Exception {
+    DistributedSemaphore semaphore = warden.semaphore("cost");
+    semaphore.trySetPermits(1); // first use loads the script
+    redis.redis().configResetstat();
+
+    for (int i = 0; i < PAIRS; i++) {
+      semaphore.acquire();
+      semaphore.release();
+    }
+
+    Map<String, Long> calls = redis.commandCalls();
+    assertThat(calls.get("evalsha")).isEqualTo(2L * PAIRS);
+    assertThat(calls.getOrDefault("publish", 0L)).isZero();
+    // acquire = EVALSHA + GET marker + GET + EXISTS queue + DECRBY + SET marker;
+    // release = EVALSHA + GET marker + GET + INCRBY + SET marker + EXISTS queue
+    assertThat(scriptAndDataCalls(calls)).isEqualTo(12L * PAIRS);
+  }
+
+  @Test
+  void anUncontendedLeasedAcquireAndReleaseCostOneScriptCallEachAndNeverPublish(
+      RedisServer redis, Warden warden) throws Exception {
+    LeasedSemaphore semaphore = warden.leasedSemaphore("cost");
+    semaphore.trySetPermits(1);
+    semaphore.release(semaphore.acquire(10, TimeUnit.SECONDS)); // loads the scripts
+    redis.redis().configResetstat();
+
+    for (int i = 0; i < PAIRS; i++) {
+      semaphore.release(semaphore.acquire(10, TimeUnit.SECONDS));
+    }
+
+    Map<String, Long> calls = redis.commandCalls();
+    assertThat(calls.get("evalsha")).isEqualTo(2L * PAIRS);
+    assertThat(calls.getOrDefault("publish", 0L)).isZero();
+  }
+
+  @Test
+  void aCountDownCostsOneScriptCallAndOnlyTheLastPublishesWhenAwaited(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    Warden awaiting = wardens.create();
+    DistributedCountDownLatch latch = wardens.create().countDownLatch("cost");
+    latch.trySetCount(PAIRS);
+    CompletableFuture<Void> awaiter =
+        CompletableFuture.runAsync(
+            () -> {
+              try {
+                awaiting.countDownLatch("cost").await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
+    org.awaitility.Awaitility.await().until(() -> awaiting.stats().subscriptions() == 1);
+    redis.redis().configResetstat();
+    for (int i = 0; i < PAIRS - 1; i++) {
+      latch.countDown();
+    }
+    assertThat(redis.commandCalls().getOrDefault("publish", 0L)).isZero();
+    latch.countDown();
+    awaiter.get(10, TimeUnit.SECONDS);
+    assertThat(redis.commandCalls().get("publish")).isEqualTo(1L);
+  }
+
+  /** The calls that are not the statistics' own (CONFIG RESETSTAT, INFO). */
+  private static long scriptAndDataCalls(Map<String, Long> calls) {
+    return calls.entrySet().stream()
+        .filter(call -> !call.getKey().startsWith("config") && !call.getKey().equals("info"))
+        .mapToLong(Map.Entry::getValue)
+        .sum();
   }
 }

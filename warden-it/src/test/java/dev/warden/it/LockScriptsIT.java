@@ -6,11 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -183,16 +179,6 @@ class LockScriptsIT {
   }
 
   private List<Object> run(String script, String[] keys, String... args) {
-    return redis.eval(body(script), ScriptOutputType.MULTI, keys, args);
-  }
-
-  private static String body(String script) {
-    String resource = "/dev/warden/internal/" + script + ".lua";
-    try (InputStream in = LockScriptsIT.class.getResourceAsStream(resource)) {
-      assertThat(in).as(resource).isNotNull();
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
+    return LuaScripts.run(redis, script, keys, args);
   }
 }

@@ -10,11 +10,6 @@ import dev.warden.testkit.WardenFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -95,30 +90,9 @@ class MutualExclusionIT {
   }
 
   private void runContenders(List<DistributedLock> locks, Body body) throws Exception {
-    int threads = locks.size() * THREADS_PER_WARDEN;
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    CountDownLatch gate = new CountDownLatch(1);
-    List<Future<?>> done = new ArrayList<>();
-    try {
-      for (int t = 0; t < threads; t++) {
-        DistributedLock lock = locks.get(t % locks.size());
-        done.add(
-            pool.submit(
-                () -> {
-                  gate.await();
-                  for (int i = 0; i < ROUNDS; i++) {
-                    body.run(lock);
-                  }
-                  return null;
-                }));
-      }
-      gate.countDown();
-      for (Future<?> f : done) {
-        f.get(120, TimeUnit.SECONDS);
-      }
-    } finally {
-      pool.shutdownNow();
-    }
+    StartGate.run(
+        locks.size() * THREADS_PER_WARDEN,
+        ROUNDS,
+        thread -> body.run(locks.get(thread % locks.size())));
   }
-
 }

@@ -1,0 +1,18 @@
+-- latch-set: sets the count of a latch that is not counting (never set, or down to zero).
+-- KEYS[1]  latch: a hash, 'count' -> the count; '#w' -> present when somebody awaits the latch.
+--          Absent while the count is zero.
+-- KEYS[2]  marker of this call: a replay (a retry after a lost reply) finds it and changes nothing
+-- ARGV[1]  count, at least 1
+-- ARGV[2]  marker lifetime, ms
+-- Returns  {1} when the count was set, now or by an earlier run of this call;
+--          {0} when the latch is counting already.
+local latch, marker = KEYS[1], KEYS[2]
+if redis.call('EXISTS', marker) == 1 then
+  return {1}
+end
+if redis.call('EXISTS', latch) == 1 then
+  return {0}
+end
+redis.call('HSET', latch, 'count', ARGV[1])
+redis.call('SET', marker, 1, 'PX', ARGV[2])
+return {1}

@@ -1,0 +1,419 @@
+package dev.warden.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.warden.DistributedSemaphore;
+import dev.warden.Warden;
+import dev.warden.WardenException;
+import dev.warden.testkit.JvmProcess;
+import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.WardenExtension;
+import dev.warden.testkit.WardenFactory;
+import dev.warden.testkit.WardenOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The {@link DistributedSemaphore}: {@code Semaphore} semantics across Warden instances. */
+@ExtendWith(WardenExtension.class)
+class SemaphoreIT {
+  /** Runs the blocking callers of each test; the common pool is too small for them on 2 cores. */
+  private final ExecutorService threads = Executors.newCachedThreadPool();
+
+  @AfterEach
+  void stopThreads() {
+    threads.shutdownNow();
+  }
+
+  private static final String QUEUE = "warden:{%s}:semaphore:queue";
+
+  // ---- the Semaphore contract ----
+
+  @Test
+  void trySetPermitsSetsThemOnlyOnce(Warden warden) {
+    DistributedSemaphore semaphore = warden.semaphore("set-once");
+    assertThat(semaphore.availablePermits()).isZero();
+    assertThat(semaphore.trySetPermits(3)).isTrue();
+    assertThat(semaphore.trySetPermits(5)).isFalse();
+    assertThat(semaphore.availablePermits()).isEqualTo(3);
+    assertThat(semaphore.tryAcquire(3)).isTrue();
+    assertThat(semaphore.trySetPermits(5)).as("set, even with all permits taken").isFalse();
+    assertThat(semaphore.availablePermits()).isZero();
+  }
+
+  @Test
+  void permitsAreTakenAndGivenBackAsBySemaphore(Warden warden) throws Exception {
+    DistributedSemaphore semaphore = warden.semaphore("contract");
+    semaphore.trySetPermits(2);
+    assertThat(semaphore.tryAcquire()).isTrue();
+    assertThat(semaphore.tryAcquire(2)).isFalse();
+    assertThat(semaphore.availablePermits()).isEqualTo(1);
+    assertThat(semaphore.tryAcquire(1, 0, TimeUnit.SECONDS)).isTrue();
+    assertThat(semaphore.tryAcquire()).isFalse();
+    assertThat(semaphore.tryAcquire(-5, TimeUnit.SECONDS)).as("a negative wait: no wait").isFalse();
+    semaphore.release(2);
+    semaphore.acquire(2);
+    semaphore.release(3); // more than were taken: as Semaphore, the count simply grows
+    assertThat(semaphore.availablePermits()).isEqualTo(3);
+    assertThat(semaphore.tryAcquire(0)).isTrue();
+    semaphore.acquire(0);
+    assertThat(semaphore.availablePermits()).isEqualTo(3);
+  }
+
+  @Test
+  void drainTakesAllFreePermitsAndAddPermitsMayGoBelowZero(Warden warden) {
+    DistributedSemaphore semaphore = warden.semaphore("drain");
+    assertThat(semaphore.drainPermits()).as("unset").isZero();
+    semaphore.trySetPermits(4);
+    semaphore.tryAcquire();
+    assertThat(semaphore.drainPermits()).isEqualTo(3);
+    assertThat(semaphore.availablePermits()).isZero();
+    semaphore.addPermits(-2);
+    assertThat(semaphore.availablePermits()).isEqualTo(-2);
+    semaphore.release();
+    assertThat(semaphore.tryAcquire()).isFalse();
+    semaphore.addPermits(3);
+    assertThat(semaphore.availablePermits()).isEqualTo(2);
+    assertThat(semaphore.drainPermits()).isEqualTo(2);
+    semaphore.addPermits(-1);
+    assertThat(semaphore.drainPermits()).as("negative: reset to zero").isEqualTo(-1);
+    assertThat(semaphore.availablePermits()).isZero();
+  }
+
+  @Test
+  void aTimedTryAcquireGivesUpAfterItsWaitAndLeavesNothingBehind(RedisServer redis, Warden warden)
+      throws Exception {
+    DistributedSemaphore semaphore = warden.semaphore("timed");
+    semaphore.trySetPermits(1);
+    long start = System.nanoTime();
+    assertThat(semaphore.tryAcquire(2, 300, TimeUnit.MILLISECONDS)).isFalse();
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isBetween(250L, 5_000L);
+    await().atMost(Duration.ofSeconds(10)).until(() -> warden.stats().subscriptions() == 0);
+    assertThat(redis.redis().exists(String.format(QUEUE, "timed"))).as("left the queue").isZero();
+    assertThat(semaphore.availablePermits()).isEqualTo(1);
+    assertThat(semaphore.tryAcquire()).as("its reservation went with it").isTrue();
+  }
+
+  // ---- waiting and waking ----
+
+  @Test
+  @WardenOptions(recheckIntervalMillis = 60_000)
+  void anUnsetSemaphoreHasNoPermitsAndItsWaitersGoInOncePermitsAreSet(WardenFactory wardens)
+      throws Exception {
+    Warden waiters = wardens.create();
+    List<CompletableFuture<Void>> waiting = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      DistributedSemaphore semaphore = waiters.semaphore("unset");
+      waiting.add(Blocking.run(() -> semaphore.acquire(1), threads));
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> waiters.stats().acquisitions() == 3);
+    assertThat(waiting).noneMatch(CompletableFuture::isDone);
+
+    assertThat(wardens.create().semaphore("unset").trySetPermits(3)).isTrue();
+
+    CompletableFuture.allOf(waiting.toArray(new CompletableFuture<?>[0])).get(10, TimeUnit.SECONDS);
+    assertThat(waiters.semaphore("unset").availablePermits()).isZero();
+  }
+
+  @Test
+  void aWaiterForSeveralPermitsGoesInWhenEnoughAreReleased(WardenFactory wardens) throws Exception {
+    DistributedSemaphore holder = wardens.create().semaphore("several");
+    Warden waiterWarden = wardens.create();
+    holder.trySetPermits(3);
+    holder.acquire(3);
+    CompletableFuture<Void> waiter =
+        Blocking.run(() -> waiterWarden.semaphore("several").acquire(3), threads);
+    await().atMost(Duration.ofSeconds(10)).until(() -> waiterWarden.stats().subscriptions() == 1);
+    holder.release();
+    holder.release();
+    assertThat(waiter).isNotDone();
+    holder.release();
+    waiter.get(10, TimeUnit.SECONDS);
+    assertThat(holder.availablePermits()).isZero();
+  }
+
+  @Test
+  void aWaiterForSeveralPermitsIsNotStarvedByAStreamOfSingleAcquirers(WardenFactory wardens)
+      throws Exception {
+    // Six threads keep taking and giving back one of three permits, holding each for a few round
+    // trips, so that single-permit waiters are always queued; the waiter for three must still get
+    // in. The interleaving that starves it without the reservation is pinned by the next test.
+    List<DistributedSemaphore> singles =
+        List.of(wardens.create().semaphore("stream"), wardens.create().semaphore("stream"));
+    singles.get(0).trySetPermits(3);
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicInteger singleRounds = new AtomicInteger();
+    List<CompletableFuture<Void>> stream = new ArrayList<>();
+    for (int t = 0; t < 6; t++) {
+      DistributedSemaphore single = singles.get(t % 2);
+      stream.add(
+          Blocking.run(
+              () -> {
+                while (!stop.get()) {
+                  single.acquire();
+                  for (int work = 0; work < 3; work++) {
+                    single.availablePermits(); // a little work: a few round trips while held
+                  }
+                  singleRounds.incrementAndGet();
+                  single.release();
+                }
+              },
+              threads));
+    }
+    try {
+      await().atMost(Duration.ofSeconds(10)).until(() -> singleRounds.get() > 50);
+      DistributedSemaphore large = wardens.create().semaphore("stream");
+      assertThat(large.tryAcquire(3, 15, TimeUnit.SECONDS)).isTrue();
+      int whileHeld = singleRounds.get();
+      assertThat(large.availablePermits()).isLessThanOrEqualTo(0);
+      large.release(3);
+      await().atMost(Duration.ofSeconds(10)).until(() -> singleRounds.get() > whileHeld + 20);
+    } finally {
+      stop.set(true);
+      for (CompletableFuture<Void> single : stream) {
+        single.get(20, TimeUnit.SECONDS);
+      }
+    }
+    assertThat(singles.get(0).availablePermits()).isEqualTo(3);
+  }
+
+  @Test
+  void permitsReleasedOneByOneGoToTheWaiterForSeveralBeforeLaterSingleWaiters(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    String queue = String.format(QUEUE, "one-by-one");
+    DistributedSemaphore holders = wardens.create().semaphore("one-by-one");
+    holders.trySetPermits(3);
+    holders.acquire(3);
+    Warden waiters = wardens.create();
+    DistributedSemaphore waiter = waiters.semaphore("one-by-one");
+    CompletableFuture<Void> large = Blocking.run(() -> waiter.acquire(3), threads);
+    await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().zcard(queue) == 1);
+    List<CompletableFuture<Void>> singles = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      DistributedSemaphore single = waiters.semaphore("one-by-one");
+      singles.add(Blocking.run(() -> single.acquire(1), threads));
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().zcard(queue) == 3);
+
+    // Without the reservation the single waiters would take the first two released permits, and
+    // the waiter for three would wait as long as anyone keeps taking single permits.
+    holders.release();
+    holders.release();
+    holders.release();
+    large.get(10, TimeUnit.SECONDS);
+    assertThat(singles).noneMatch(CompletableFuture::isDone);
+
+    holders.release(3); // what the waiter for three took, given back on its behalf
+    CompletableFuture.allOf(singles.toArray(new CompletableFuture<?>[0])).get(10, TimeUnit.SECONDS);
+    assertThat(holders.availablePermits()).isOne();
+    await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().exists(queue) == 0);
+  }
+
+  @Test
+  void theFirstWaiterHasItsPermitsReservedEvenAgainstTryAcquire(WardenFactory wardens)
+      throws Exception {
+    DistributedSemaphore other = wardens.create().semaphore("reserved");
+    Warden waiterWarden = wardens.create();
+    other.trySetPermits(1);
+    CompletableFuture<Void> large =
+        Blocking.run(() -> waiterWarden.semaphore("reserved").acquire(3), threads);
+    await().atMost(Duration.ofSeconds(10)).until(() -> waiterWarden.stats().subscriptions() == 1);
+    assertThat(other.tryAcquire()).as("the free permit is reserved for the first waiter").isFalse();
+    other.release(3);
+    large.get(10, TimeUnit.SECONDS);
+    assertThat(other.availablePermits()).isOne();
+    assertThat(other.tryAcquire()).as("nobody waits any more").isTrue();
+  }
+
+  @Test
+  void interruptingAWaiterTakesNoPermitAndLeavesTheQueue(RedisServer redis, Warden warden)
+      throws Exception {
+    DistributedSemaphore semaphore = warden.semaphore("interrupted");
+    semaphore.trySetPermits(1);
+    Blocking.interruptOnceWaiting(
+        () -> semaphore.acquire(2),
+        () -> redis.redis().zcard(String.format(QUEUE, "interrupted")) == 1);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> redis.redis().exists(String.format(QUEUE, "interrupted")) == 0);
+    assertThat(semaphore.availablePermits()).isOne();
+    Thread.currentThread().interrupt();
+    assertThatThrownBy(semaphore::acquire)
+        .isInstanceOf(InterruptedException.class)
+        .hasMessageContaining("'interrupted'");
+    assertThat(semaphore.availablePermits()).isOne();
+    await().atMost(Duration.ofSeconds(10)).until(() -> warden.stats().subscriptions() == 0);
+    assertThat(warden.stats().acquisitions()).isZero();
+  }
+
+  // ---- mutual exclusion ----
+
+  @Test
+  void oneSemaphorePermitExcludesThreadsOfSeveralWardens(WardenFactory wardens) throws Exception {
+    List<DistributedSemaphore> semaphores = new ArrayList<>();
+    for (int w = 0; w < 3; w++) {
+      semaphores.add(wardens.create().semaphore("mutex"));
+    }
+    semaphores.get(0).trySetPermits(1);
+    CriticalSection section = new CriticalSection();
+    StartGate.run(
+        9,
+        60,
+        thread -> {
+          DistributedSemaphore semaphore = semaphores.get(thread % 3);
+          semaphore.acquire();
+          try {
+            section.enter(1);
+          } finally {
+            semaphore.release();
+          }
+        });
+    assertThat(section.counter()).isEqualTo(9 * 60);
+    assertThat(section.maxInside()).isOne();
+    assertThat(semaphores.get(0).availablePermits()).isOne();
+  }
+
+  @Test
+  void threadsHoldingSeveralPermitsNeverExceedTheTotal(WardenFactory wardens) throws Exception {
+    List<DistributedSemaphore> semaphores =
+        List.of(wardens.create().semaphore("pool"), wardens.create().semaphore("pool"));
+    semaphores.get(0).trySetPermits(4);
+    CriticalSection section = new CriticalSection();
+    StartGate.run(
+        8,
+        30,
+        thread -> {
+          int permits = 1 + thread % 3; // 1, 2 or 3 permits
+          DistributedSemaphore semaphore = semaphores.get(thread % 2);
+          semaphore.acquire(permits);
+          try {
+            section.enter(permits);
+          } finally {
+            semaphore.release(permits);
+          }
+        });
+    assertThat(section.maxInside()).isBetween(3, 4);
+    assertThat(semaphores.get(1).availablePermits()).isEqualTo(4);
+  }
+
+  @Test
+  void oneSemaphorePermitExcludesAnotherProcessAndThisOne(RedisServer redis, WardenFactory wardens)
+      throws Exception {
+    // the counter lives in Redis, incremented with a separate read and write under the permit
+    DistributedSemaphore semaphore = wardens.create().semaphore("processes");
+    semaphore.trySetPermits(1);
+    AtomicInteger overlaps = new AtomicInteger();
+    try (JvmProcess worker =
+        JvmProcess.start(SemaphoreWorkerMain.class, redis.uri(), "processes", "100")) {
+      worker.awaitLine("READY", Duration.ofSeconds(60));
+      redis.redis().lpush("gate:processes", "go");
+      List<CompletableFuture<Void>> local = new ArrayList<>();
+      for (int t = 0; t < 2; t++) {
+        local.add(
+            Blocking.run(
+                () -> {
+                  for (int i = 0; i < 50; i++) {
+                    overlaps.addAndGet(
+                        SemaphoreWorkerMain.countOnce(semaphore, redis.redis(), "processes"));
+                  }
+                },
+                threads));
+      }
+      assertThat(worker.awaitLine("DONE", Duration.ofSeconds(120))).isEqualTo("DONE overlaps=0");
+      CompletableFuture.allOf(local.toArray(new CompletableFuture<?>[0])).get(60, TimeUnit.SECONDS);
+    }
+    assertThat(overlaps.get()).isZero();
+    assertThat(redis.redis().get("counter:processes")).isEqualTo("200");
+    assertThat(semaphore.availablePermits()).isOne();
+  }
+
+  // ---- faults ----
+
+  @Test
+  void aWaiterWhoseProcessDiedHoldsUpTheQueueOnlyBriefly(RedisServer redis, WardenFactory wardens)
+      throws Exception {
+    DistributedSemaphore semaphore = wardens.create().semaphore("dead-waiter");
+    semaphore.trySetPermits(2);
+    try (JvmProcess waiter =
+        JvmProcess.start(SemaphoreWorkerMain.class, redis.uri(), "dead-waiter", "wait:5")) {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> redis.redis().zcard(String.format(QUEUE, "dead-waiter")) == 1);
+      assertThat(semaphore.tryAcquire()).as("reserved for the live waiter").isFalse();
+      waiter.kill();
+    }
+    long start = System.nanoTime();
+    assertThat(semaphore.tryAcquire(2, 20, TimeUnit.SECONDS)).isTrue();
+    // the entry lapses 2 s after the last refresh; the margin is for a busy machine
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(10_000L);
+  }
+
+  @Test
+  @WardenOptions(commandTimeoutMillis = 1_000)
+  void withRedisDownCallsFailNamingTheSemaphore(RedisServer redis, Warden warden) {
+    DistributedSemaphore semaphore = warden.semaphore("down");
+    semaphore.trySetPermits(1);
+    redis.kill();
+    assertThatThrownBy(semaphore::release)
+        .isInstanceOf(WardenException.class)
+        .hasMessageContaining("semaphore 'down'");
+    assertThatThrownBy(() -> semaphore.tryAcquire(300, TimeUnit.MILLISECONDS))
+        .isInstanceOf(WardenException.class)
+        .hasMessageContaining("semaphore 'down': acquire failed");
+    assertThatThrownBy(semaphore::availablePermits)
+        .isInstanceOf(WardenException.class)
+        .hasMessageContaining("semaphore 'down'");
+  }
+
+  @Test
+  void aKeyOfAnotherTypeIsReportedAndLeftAlone(RedisServer redis, Warden warden) {
+    redis.redis().hset("warden:{typed}:semaphore", "a", "b");
+    DistributedSemaphore semaphore = warden.semaphore("typed");
+    assertThatThrownBy(semaphore::tryAcquire)
+        .isInstanceOf(WardenException.class)
+        .hasMessageContaining("semaphore 'typed'")
+        .hasMessageContaining("not a Warden object");
+    assertThat(redis.redis().hget("warden:{typed}:semaphore", "a")).isEqualTo("b");
+  }
+
+  // ---- bad input ----
+
+  @Test
+  void badArgumentsAreRejectedNamingTheValueAndChangeNothing(Warden warden) {
+    DistributedSemaphore semaphore = warden.semaphore("args");
+    assertThatThrownBy(() -> semaphore.trySetPermits(-1))
+        .isExactlyInstanceOf(IllegalArgumentException.class)
+        .hasMessage("permits must not be negative: -1");
+    assertThatThrownBy(() -> semaphore.acquire(-2))
+        .isExactlyInstanceOf(IllegalArgumentException.class)
+        .hasMessage("permits must not be negative: -2");
+    assertThatThrownBy(() -> semaphore.tryAcquire(-3))
+        .hasMessage("permits must not be negative: -3");
+    assertThatThrownBy(() -> semaphore.tryAcquire(-4, 1, TimeUnit.SECONDS))
+        .hasMessage("permits must not be negative: -4");
+    assertThatThrownBy(() -> semaphore.release(-5)).hasMessage("permits must not be negative: -5");
+    assertThatThrownBy(() -> semaphore.tryAcquire(1, 1, null))
+        .isExactlyInstanceOf(IllegalArgumentException.class)
+        .hasMessage("unit must not be null");
+    assertThatThrownBy(() -> warden.semaphore(" "))
+        .hasMessage("name must not be null or blank: ' '");
+    semaphore.release(Integer.MAX_VALUE);
+    assertThatThrownBy(semaphore::release)
+        .isExactlyInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "permits would take the free permits of semaphore 'args' (now 2147483647)"
+                + " beyond the int range: 1");
+    assertThat(semaphore.availablePermits()).isEqualTo(Integer.MAX_VALUE);
+  }
+}
