@@ -177,10 +177,6 @@ public final class WardenRuntime {
     return new RedisCountDownLatch(this, SyncKeys.latch(name));
   }
 
-  static UnsupportedOperationException notYet(String what) {
-    return new UnsupportedOperationException(what + " are not available in this Warden version");
-  }
-
   /** Stops renewal, fails waiting acquisitions and closes the connections. Idempotent. */
   public void close() {
     synchronized (this) {
