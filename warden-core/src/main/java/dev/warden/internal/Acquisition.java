@@ -208,6 +208,18 @@ final class Acquisition<T> implements WakeUps.Waiter {
         });
   }
 
+  Claim<T> claim() {
+    return claim;
+  }
+
+  /**
+   * Completes the acquisition with a grant made for it elsewhere (a hold handed over by another
+   * thread of this client); a grant it can no longer use is given back.
+   */
+  void grant(T granted) {
+    granted(granted);
+  }
+
   private void granted(T granted) {
     if (!result.complete(granted)) {
       giveBack(granted); // cancelled or failed meanwhile: nobody will use this grant

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -27,6 +28,9 @@ import java.util.concurrent.locks.Condition;
  * script call carries the client's hold count so that a replayed call changes nothing.
  */
 final class RedisMutex implements DistributedLock {
+  /** How many hand-offs between this client's threads in a row before a real release. */
+  static final int HAND_OFFS_IN_A_ROW = 8;
+
   private final WardenRuntime runtime;
   private final LockDriver driver;
   private final HoldGuard guard;
@@ -243,6 +247,11 @@ final class RedisMutex implements DistributedLock {
       return driver.waiterId(owner);
     }
 
+    /** Whether a release of that lock may hand it straight to this claim. */
+    boolean takesHandOffOf(String holdKey) {
+      return heldBefore == 0 && willWait && driver.holdKey().equals(holdKey);
+    }
+
     @Override
     public void finished(boolean granted) {
       if (!granted && willWait) {
@@ -302,6 +311,11 @@ final class RedisMutex implements DistributedLock {
       throw leaseExpired(hold, "unlock");
     }
     int heldBefore = hold.count();
+    if (heldBefore == 1 && handOff(hold)) {
+      forget(hold);
+      hold.endRelease(true);
+      return;
+    }
     LockDriver.Release reply;
     try {
       reply = releaseWithRetries(hold, heldBefore);
@@ -325,6 +339,69 @@ final class RedisMutex implements DistributedLock {
     forget(hold);
     hold.endRelease(true);
     wakeLocal(reply.wake());
+  }
+
+  /**
+   * Hands the reentrant lock straight to a parked waiter of this client (lock-transfer.lua): one
+   * script call instead of a release and an acquisition, and FIFO among this client's threads.
+   * After {@link #HAND_OFFS_IN_A_ROW} such hand-offs in a row, one real release lets other clients'
+   * waiters compete. Returns whether it handed the lock over; if not, the caller releases as usual
+   * (and a waiter it took was woken to try for itself).
+   */
+  private boolean handOff(Hold hold) {
+    WakeUps.Topic topic = runtime.wakeUps().topic(driver.channel());
+    if (!(driver instanceof ReentrantDriver) || topic == null) {
+      return false;
+    }
+    WakeUps.Waiter taken = topic.claim(this::takesHandOff);
+    if (taken == null) {
+      return false;
+    }
+    @SuppressWarnings("unchecked")
+    Acquisition<Granted> next = (Acquisition<Granted>) taken;
+    if (!topic.nextHandOff(HAND_OFFS_IN_A_ROW)) {
+      next.wake();
+      return false;
+    }
+    Claim claim = (Claim) next.claim();
+    LockKeys keys = ((ReentrantDriver) driver).keys();
+    long sentAt = System.nanoTime();
+    List<Object> reply;
+    try {
+      reply =
+          runtime
+              .scripts()
+              .run(
+                  Scripts.LOCK_TRANSFER,
+                  new String[] {keys.lock(), keys.fence()},
+                  hold.owner,
+                  claim.owner,
+                  Long.toString(claim.leaseMillis),
+                  claim.id,
+                  runtime.fenceRetentionMillis())
+              .join();
+    } catch (CompletionException | CancellationException e) {
+      // it may have run: then the waiter's own attempt finds its hold, and the release below
+      // finds this owner's hold gone
+      hold.releaseInDoubt(true);
+      next.wake();
+      return false;
+    }
+    if (Scripts.number(reply, 0) != 1) {
+      next.wake();
+      return false;
+    }
+    next.grant(new Granted(Scripts.number(reply, 1), 1, 1, sentAt));
+    return true;
+  }
+
+  /** Whether a parked waiter can be handed this lock: a first acquisition of the same lock. */
+  private boolean takesHandOff(WakeUps.Waiter waiter) {
+    if (!(waiter instanceof Acquisition)) {
+      return false;
+    }
+    Acquisition.Claim<?> claim = ((Acquisition<?>) waiter).claim();
+    return claim instanceof Claim && ((Claim) claim).takesHandOffOf(driver.holdKey());
   }
 
   /** Hands the lock to a waiter of this client at once, without waiting for the message. */

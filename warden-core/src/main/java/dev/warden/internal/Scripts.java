@@ -25,6 +25,7 @@ final class Scripts {
   static final Script LOCK_FORCE_RELEASE = Script.load("lock-force-release");
   static final Script LOCK_INSPECT = Script.load("lock-inspect");
   static final Script LOCK_ACQUIRE_ALL = Script.load("lock-acquire-all");
+  static final Script LOCK_TRANSFER = Script.load("lock-transfer");
   static final Script FAIR_ACQUIRE = Script.load("fair-acquire");
   static final Script FAIR_RELEASE = Script.load("fair-release");
   static final Script FAIR_LEAVE = Script.load("fair-leave");

@@ -147,10 +147,10 @@ final class SyncCalls {
           (reply, failure) -> {
             if (failure != null) {
               log.warn(
-                  "{}: could not give back what an abandoned acquisition may have taken; {}",
+                  "{}: could not give back what an abandoned acquisition may have taken; {}: {}",
                   keys.describe(),
                   consequence,
-                  failure);
+                  Failures.unwrap(failure).toString());
             }
           });
     }

@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 
 /**
  * Wakes local waiters when Redis pub/sub reports that an object was released.
@@ -124,6 +125,11 @@ final class WakeUps {
     }
   }
 
+  /** The local waiters of a channel now, or null when none waits. */
+  Topic topic(String channel) {
+    return topics.get(channel);
+  }
+
   /** Returns the number of channels subscribed now (for tests and diagnostics). */
   int subscriptions() {
     return topics.size();
@@ -143,6 +149,7 @@ final class WakeUps {
     /** Ids woken while not parked (their attempt was in flight): they must not park next. */
     private final Set<String> missed = new LinkedHashSet<>(); // guarded by parked
     private int members; // guarded by WakeUps.this
+    private int handOffs; // guarded by parked
     private volatile CompletableFuture<Void> subscribed;
 
     Topic(String channel) {
@@ -234,6 +241,39 @@ final class WakeUps {
     boolean unpark(Waiter waiter) {
       synchronized (parked) {
         return parked.remove(waiter);
+      }
+    }
+
+    /**
+     * Counts one more hand-off in a row between this client's threads; after {@code max} of them
+     * returns false once (and starts counting again), so that a real release gives other clients'
+     * waiters their chance.
+     */
+    boolean nextHandOff(int max) {
+      synchronized (parked) {
+        if (handOffs < max) {
+          handOffs++;
+          return true;
+        }
+        handOffs = 0;
+        return false;
+      }
+    }
+
+    /**
+     * Takes the longest-parked waiter that {@code wanted} accepts off the topic and returns it
+     * (its wake-up is now the caller's to give), or null when none is parked.
+     */
+    Waiter claim(Predicate<Waiter> wanted) {
+      synchronized (parked) {
+        for (Iterator<Waiter> it = parked.iterator(); it.hasNext(); ) {
+          Waiter waiter = it.next();
+          if (wanted.test(waiter)) {
+            it.remove();
+            return waiter;
+          }
+        }
+        return null;
       }
     }
 
