@@ -4,6 +4,7 @@ import dev.warden.testkit.RedisServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -120,6 +121,7 @@ public final class Main {
       }
       out.println("Ceiling: redis-benchmark EVALSHA of a lock-shaped script, 1 and 16 clients ...");
       results.ceiling(Ceiling.measure(uri, stats, settings.quick()));
+      results.about().put("load_average_at_end", loadAverage());
       List<Targets.Verdict> verdicts = Targets.evaluate(results);
       Report.text(results, verdicts).forEach(out::println);
       List<Path> written = write(results, verdicts);
@@ -178,10 +180,17 @@ public final class Main {
     about.put("redis", throwaway ? "throwaway redis-server (testkit)" : uri);
     about.put("java_version", System.getProperty("java.version"));
     about.put("cores", Runtime.getRuntime().availableProcessors());
+    // Other work on the machine skews absolute numbers (ratios much less): worth recording.
+    about.put("load_average_at_start", loadAverage());
     about.put("window_s", settings.seconds());
     about.put("warm_up_s", settings.warmUp().toMillis() / 1000.0);
     about.put("ratio", "warden / redisson");
     return about;
+  }
+
+  /** Returns the system's one-minute load average, or NaN where the platform has none. */
+  private static double loadAverage() {
+    return Math.round(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage() * 100) / 100.0;
   }
 
   /** Returns a library's version from the pom.properties Maven packs into its jar. */
@@ -199,12 +208,12 @@ public final class Main {
     }
   }
 
-  /** Estimates the run's length: warm-up, window and about 3 s of client start and stop per run. */
+  /** Estimates the run's length: warm-up, window and about 2 s of setup and stop per run. */
   private static long estimateMinutes(Map<Workload, List<Point>> plan) {
     Duration total = Duration.ZERO;
     for (List<Point> points : plan.values()) {
       for (Point point : points) {
-        total = total.plus(point.warmUp().plus(point.window()).plusSeconds(3).multipliedBy(2));
+        total = total.plus(point.warmUp().plus(point.window()).plusSeconds(2).multipliedBy(2));
       }
     }
     return Math.max(1, Math.round(total.toSeconds() / 60.0));

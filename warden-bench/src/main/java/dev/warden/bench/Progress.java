@@ -19,6 +19,7 @@ final class Progress implements AutoCloseable {
   private final ScheduledExecutorService ticker;
   private int done;
   private String label = "";
+  private long beganNanos;
   private String phase = "";
   private long phaseStartNanos;
   private long phaseSeconds;
@@ -43,6 +44,7 @@ final class Progress implements AutoCloseable {
   synchronized void begin(String runLabel) {
     done++;
     label = String.format("[%2d/%d] %s", done, total, runLabel);
+    beganNanos = System.nanoTime();
     phase("setup", 0);
   }
 
@@ -59,7 +61,8 @@ final class Progress implements AutoCloseable {
     if (live) {
       out.print("\r\033[K");
     }
-    out.println(label + "  " + summary);
+    long seconds = Math.round((System.nanoTime() - beganNanos) / 1e9);
+    out.println(label + String.format(" %3d s  ", seconds) + summary);
     out.flush();
     label = "";
   }

@@ -59,7 +59,11 @@ final class Report {
             + about.get("java_version")
             + ", "
             + about.get("cores")
-            + " cores; "
+            + " cores (load average "
+            + about.get("load_average_at_start")
+            + " at the start, "
+            + about.get("load_average_at_end")
+            + " at the end); "
             + about.get("mode")
             + ". Ratio = Warden / Redisson.");
     lines.add("");

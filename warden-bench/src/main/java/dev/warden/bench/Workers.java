@@ -43,17 +43,14 @@ final class Workers implements Trial {
       return tally;
     }
 
-    /** Returns whether the trial goes on; a worker ends its loop when it does not. */
+    /** Returns whether the trial goes on (not stopped, no worker failed); loops end when not. */
     boolean running() {
-      return stop.getCount() > 0 && failure.get() == null;
+      return stop.getCount() > 0;
     }
 
-    /** Waits until the trial is stopped (or a worker failed). */
+    /** Waits until the trial is stopped or a worker failed, without waking up meanwhile. */
     void awaitStop() throws InterruptedException {
-      while (running()) {
-        // Woken at once by the stop; the bound only makes it notice another worker's failure.
-        stop.await(100, TimeUnit.MILLISECONDS);
-      }
+      stop.await();
     }
   }
 
@@ -114,6 +111,7 @@ final class Workers implements Trial {
   private void fail(Throwable e) {
     if (failure.compareAndSet(null, e)) {
       failed.countDown();
+      stop.countDown(); // the other workers end too
     }
   }
 
