@@ -105,7 +105,7 @@ public final class Main {
           plan.put(workload, workload.points(settings));
         }
       }
-      int runs = plan.values().stream().mapToInt(points -> 2 * points.size()).sum();
+      int runs = plan.values().stream().flatMap(List::stream).mapToInt(point -> 2 * point.rounds()).sum();
       out.printf(
           "%d runs (%s), about %d min; results go to %s%n",
           runs,
@@ -173,7 +173,11 @@ public final class Main {
   private Map<String, Object> about(String uri, boolean throwaway, RedisStats stats) {
     Map<String, Object> about = new LinkedHashMap<>();
     about.put("started_at", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
-    about.put("mode", settings.quick() ? "quick (smoke run)" : "full, " + settings.seconds() + " s windows");
+    about.put(
+        "mode",
+        settings.quick()
+            ? "quick (smoke run): one " + settings.seconds() + " s window per point and library"
+            : "full: " + settings.rounds() + " rounds of " + settings.window().toSeconds() + " s per point and library, A B B A");
     about.put("warden_version", mavenVersion("dev.warden", "warden-core"));
     about.put("redisson_version", mavenVersion("org.redisson", "redisson"));
     about.put("redis_version", stats.serverVersion());
@@ -182,7 +186,9 @@ public final class Main {
     about.put("cores", Runtime.getRuntime().availableProcessors());
     // Other work on the machine skews absolute numbers (ratios much less): worth recording.
     about.put("load_average_at_start", loadAverage());
-    about.put("window_s", settings.seconds());
+    about.put("measured_s_per_point_and_library", settings.seconds());
+    about.put("rounds", settings.rounds());
+    about.put("window_s", settings.window().toMillis() / 1000.0);
     about.put("warm_up_s", settings.warmUp().toMillis() / 1000.0);
     about.put("ratio", "warden / redisson");
     return about;
@@ -213,7 +219,7 @@ public final class Main {
     Duration total = Duration.ZERO;
     for (List<Point> points : plan.values()) {
       for (Point point : points) {
-        total = total.plus(point.warmUp().plus(point.window()).plusSeconds(2).multipliedBy(2));
+        total = total.plus(point.warmUp().plus(point.window()).plusSeconds(2).multipliedBy(2L * point.rounds()));
       }
     }
     return Math.max(1, Math.round(total.toSeconds() / 60.0));

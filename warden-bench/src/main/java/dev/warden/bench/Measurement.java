@@ -1,6 +1,7 @@
 package dev.warden.bench;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -15,6 +16,24 @@ import java.util.Map;
  */
 record Measurement(
     Point point, Tally tally, double seconds, RedisStats.Delta redis, long clientCpuNanos) {
+
+  /**
+   * Returns the measurements of several rounds of one point as one: tallies merged, windows,
+   * Redis work and CPU time added up.
+   */
+  static Measurement combine(List<Measurement> rounds) {
+    Tally tally = new Tally(new Window());
+    double seconds = 0;
+    RedisStats.Delta redis = RedisStats.Delta.NONE;
+    long cpu = 0;
+    for (Measurement round : rounds) {
+      tally.add(round.tally);
+      seconds += round.seconds;
+      redis = redis.plus(round.redis);
+      cpu += round.clientCpuNanos;
+    }
+    return new Measurement(rounds.get(0).point, tally, seconds, redis, cpu);
+  }
 
   /** Returns events per second of the window. */
   double perSecond(double events) {

@@ -16,7 +16,8 @@ import java.util.function.IntFunction;
  * @param parameters the point's settings for the results file, e.g. {@code threads=16}
  * @param watchdogTimeout the lock watchdog timeout both libraries get; empty for their defaults
  * @param warmUp how long the trial runs before the window opens
- * @param window how long the measured window lasts
+ * @param window how long the measured window of one round lasts
+ * @param rounds in how many rounds (trials with fresh clients) each library is measured
  * @param starter starts the trial on a library's client
  */
 record Point(
@@ -25,6 +26,7 @@ record Point(
     Optional<Duration> watchdogTimeout,
     Duration warmUp,
     Duration window,
+    int rounds,
     Starter starter) {
 
   /** Starts one library's trial of a point. */
@@ -62,6 +64,7 @@ record Point(
               Optional.empty(),
               settings.warmUp(),
               settings.window(),
+              settings.rounds(),
               starters.apply(threads)));
     }
     return points;

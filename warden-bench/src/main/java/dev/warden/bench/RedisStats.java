@@ -149,8 +149,23 @@ final class RedisStats implements AutoCloseable {
    */
   record Delta(
       long commands, long scripts, long roundTrips, double cpuSeconds, Map<String, Long> byCommand) {
+    /** Nothing done: the start of a sum. */
+    static final Delta NONE = new Delta(0, 0, 0, 0, Map.of());
+
     Delta {
       byCommand = java.util.Collections.unmodifiableMap(new TreeMap<>(byCommand));
+    }
+
+    /** Returns the work of this and {@code other} together. */
+    Delta plus(Delta other) {
+      Map<String, Long> calls = new TreeMap<>(byCommand);
+      other.byCommand.forEach((command, n) -> calls.merge(command, n, Long::sum));
+      return new Delta(
+          commands + other.commands,
+          scripts + other.scripts,
+          roundTrips + other.roundTrips,
+          cpuSeconds + other.cpuSeconds,
+          calls);
     }
   }
 }

@@ -106,6 +106,7 @@ final class Results {
         p.put("parameters", new java.util.TreeMap<>(point.point().parameters()));
         p.put("warm_up_s", point.point().warmUp().toMillis() / 1000.0);
         p.put("window_s", point.point().window().toMillis() / 1000.0);
+        p.put("rounds", point.point().rounds());
         for (Library library : Library.values()) {
           p.put(library.key(), point.sample(library).toJson());
         }

@@ -15,8 +15,8 @@ import java.util.Set;
  *
  * @param uri the Redis to use; empty to start a throwaway {@code redis-server}
  * @param only the workload ids to run (upper case), in the order given; empty for all
- * @param quick whether this is a smoke run: short windows and fewer churn cycles
- * @param seconds the measured window of each point
+ * @param quick whether this is a smoke run: one short round per library, fewer churn cycles
+ * @param seconds the measured time of each point and library, split over {@link #rounds()}
  * @param out the directory for results.json, summary.md and the charts
  */
 record Settings(Optional<String> uri, Set<String> only, boolean quick, int seconds, Path out) {
@@ -31,8 +31,10 @@ record Settings(Optional<String> uri, Set<String> only, boolean quick, int secon
 
         --uri URI      Redis to use (default: start a throwaway redis-server)
         --only W1,W3   run only these workloads (W1..W6)
-        --quick        a smoke run: 1 s windows, fewer churn cycles (about 2 minutes)
-        --seconds N    measured window per point, 1-%d (default 10; --quick: 1)
+        --quick        a smoke run: one 1 s window per point and library, fewer churn
+                       cycles (about 2 minutes)
+        --seconds N    measured seconds per point and library, 1-%d (default 10, in two
+                       rounds of 5 s run Warden, Redisson, Redisson, Warden; --quick: 1)
         --out DIR      where results go (default bench-results/)
         -h, --help     print this text
       """
@@ -42,14 +44,25 @@ record Settings(Optional<String> uri, Set<String> only, boolean quick, int secon
     only = Set.copyOf(only);
   }
 
-  /** Returns the warm-up before each window: a third of the window, from 1 s to 5 s. */
-  Duration warmUp() {
-    return Duration.ofMillis(Math.max(1_000, Math.min(5_000, seconds * 1_000L / 3)));
+  /**
+   * Returns how many rounds each point is measured in per library: 2 (in the order A, B, B, A,
+   * so that drift on a shared machine weighs on both alike), or 1 for a quick run.
+   */
+  int rounds() {
+    return quick ? 1 : 2;
   }
 
-  /** Returns the measured window. */
+  /** Returns the measured window of one round: the seconds split over the rounds, at least 1 s. */
   Duration window() {
-    return Duration.ofSeconds(seconds);
+    return Duration.ofMillis(Math.max(1_000, seconds * 1_000L / rounds()));
+  }
+
+  /**
+   * Returns the warm-up before each window, with fresh clients: 40 % of the window, from 1 s to
+   * 5 s (the JVM is warm after the first rounds; connections, scripts and pools are not).
+   */
+  Duration warmUp() {
+    return Duration.ofMillis(Math.max(1_000, Math.min(5_000, window().toMillis() * 2 / 5)));
   }
 
   /** Returns whether the workload with this id is to run. */

@@ -35,6 +35,7 @@ final class W4ReadWrite implements Workload {
             Optional.empty(),
             settings.warmUp(),
             settings.window(),
+            settings.rounds(),
             W4ReadWrite::start));
   }
 

@@ -44,8 +44,10 @@ final class W5LeaseKeeper implements Workload {
 
   @Override
   public List<Point> points(Settings settings) {
-    // At least one watchdog timeout per window, so every lock is renewed in it.
-    Duration window = settings.window().compareTo(WATCHDOG) < 0 ? WATCHDOG : settings.window();
+    // One round: the renewal passes counted in a window move in steps of one pass, so one long
+    // window (at least a watchdog timeout, so that every lock is renewed in it) beats two short.
+    Duration total = Duration.ofSeconds(settings.seconds());
+    Duration window = total.compareTo(WATCHDOG) < 0 ? WATCHDOG : total;
     Duration warmUp = settings.quick() ? Duration.ofSeconds(1) : WATCHDOG;
     int churnCycles = settings.quick() ? QUICK_CHURN_CYCLES : CHURN_CYCLES;
     List<Point> points = new ArrayList<>();
@@ -58,6 +60,7 @@ final class W5LeaseKeeper implements Workload {
                 Optional.of(WATCHDOG),
                 warmUp,
                 window,
+                1,
                 (contender, prefix) -> start(contender, prefix, locks, cycles)));
       }
     }

@@ -48,6 +48,7 @@ final class W6HandOff implements Workload {
             Optional.empty(),
             settings.warmUp(),
             settings.window(),
+            settings.rounds(),
             W6HandOff::start));
   }
 

@@ -14,14 +14,16 @@ class SettingsTest {
   private static final Path OUT = Path.of("bench-results");
 
   @Test
-  void defaultsToAThrowawayServerEveryWorkloadAndTenSecondWindows() {
+  void defaultsToAThrowawayServerEveryWorkloadAndTwoRoundsOfFiveSeconds() {
     Settings settings = Settings.parse(List.of(), OUT).orElseThrow();
 
     assertThat(settings.uri()).isEmpty();
     assertThat(settings.runs("W3")).isTrue();
     assertThat(settings.quick()).isFalse();
-    assertThat(settings.window()).isEqualTo(Duration.ofSeconds(10));
-    assertThat(settings.warmUp()).isEqualTo(Duration.ofMillis(3_333));
+    assertThat(settings.seconds()).isEqualTo(10);
+    assertThat(settings.rounds()).isEqualTo(2);
+    assertThat(settings.window()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(settings.warmUp()).isEqualTo(Duration.ofSeconds(2));
     assertThat(settings.out()).isEqualTo(OUT);
   }
 
@@ -40,9 +42,19 @@ class SettingsTest {
   }
 
   @Test
-  void quickMeansOneSecondWindowsUnlessSecondsAreGiven() {
-    assertThat(Settings.parse(List.of("--quick"), OUT).orElseThrow().seconds()).isEqualTo(1);
-    assertThat(Settings.parse(List.of("--quick"), OUT).orElseThrow().warmUp()).isEqualTo(Duration.ofSeconds(1));
+  void quickMeansOneRoundOfOneSecondUnlessSecondsAreGiven() {
+    Settings quick = Settings.parse(List.of("--quick"), OUT).orElseThrow();
+
+    assertThat(quick.rounds()).isEqualTo(1);
+    assertThat(quick.window()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(quick.warmUp()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(Settings.parse(List.of("--quick", "--seconds", "3"), OUT).orElseThrow().window())
+        .isEqualTo(Duration.ofSeconds(3));
+  }
+
+  @Test
+  void aRoundIsNeverShorterThanOneSecond() {
+    assertThat(Settings.parse(List.of("--seconds", "1"), OUT).orElseThrow().window()).isEqualTo(Duration.ofSeconds(1));
   }
 
   @Test
