@@ -75,7 +75,14 @@ final class SvgChart {
       double center = plotX + slot * (g + 0.5);
       bar(svg, center - barWidth - 2, barWidth, plotY, top, bars.warden(), WARDEN_COLOR, metric);
       bar(svg, center + 2, barWidth, plotY, top, bars.redisson(), REDISSON_COLOR, metric);
-      text(svg, (int) Math.round(center), plotY + PLOT_HEIGHT + 16, 11, "middle", "normal", bars.label());
+      // A label wider than its slot goes on two lines, split at its first space.
+      String label = bars.label();
+      int space = label.indexOf(' ');
+      boolean wrap = space > 0 && label.length() * 6.5 > slot;
+      text(svg, (int) Math.round(center), plotY + PLOT_HEIGHT + 16, 11, "middle", "normal", wrap ? label.substring(0, space) : label);
+      if (wrap) {
+        text(svg, (int) Math.round(center), plotY + PLOT_HEIGHT + 30, 11, "middle", "normal", label.substring(space + 1));
+      }
     }
     svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#6b7280\"/>%n", plotX, plotY + PLOT_HEIGHT, plotX + plotWidth, plotY + PLOT_HEIGHT));
   }
