@@ -24,6 +24,8 @@ public final class Main {
         inspect    Prints a lock's holders, time to live, fencing tokens and waiting clients.
                      NAME           the lock name
                      --uri URI      Redis to ask (default %s)
+        bench      Measures Warden against Redisson on one Redis (module warden-bench;
+                   ./warden bench --help lists its options).
         help       Prints this text.
 
       Exit status: 0 success or PASS, 1 failure or FAIL, 2 bad command line.

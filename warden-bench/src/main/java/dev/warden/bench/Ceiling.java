@@ -1,0 +1,116 @@
+package dev.warden.bench;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The ceiling: what Redis itself manages with a lock-shaped script ({@code ceiling-lock.lua}:
+ * EXISTS, HSET, PEXPIRE) when {@code redis-benchmark} calls it with EVALSHA from 1 and from 16
+ * clients on the same server. A lock()+unlock() pair is at least two such calls, so half of the
+ * 16-client rate bounds W1's pairs per second on this machine.
+ *
+ * @param clients number of redis-benchmark clients to script calls per second; empty when
+ *     redis-benchmark is missing or failed
+ * @param note why there is no number, or empty
+ */
+record Ceiling(Map<Integer, Double> clients, String note) {
+  static final List<Integer> CLIENTS = List.of(1, 16);
+  private static final Pattern REQUESTS_PER_SECOND = Pattern.compile("([0-9.]+) requests per second");
+  private static final long TIMEOUT_SECONDS = 120;
+
+  /** Runs redis-benchmark against the server at {@code uri}; never throws for a missing tool. */
+  static Ceiling measure(String uri, RedisStats stats, boolean quick) throws InterruptedException {
+    String sha = stats.commands().scriptLoad(script());
+    List<String> connection = connectionArguments(URI.create(uri));
+    Map<Integer, Double> rates = new LinkedHashMap<>();
+    for (int clients : CLIENTS) {
+      int requests = (quick ? 5_000 : 50_000) * (clients == 1 ? 1 : 4);
+      List<String> command = new ArrayList<>(List.of("redis-benchmark"));
+      command.addAll(connection);
+      command.addAll(
+          List.of(
+              "-c", Integer.toString(clients), "-n", Integer.toString(requests), "-r", "100000", "-q",
+              "EVALSHA", sha, "1", "warden-bench:ceiling:__rand_int__", "owner", "30000"));
+      Optional<Double> rate;
+      try {
+        rate = run(command);
+      } catch (IOException e) {
+        return new Ceiling(Map.of(), "redis-benchmark did not run (apt-get install redis-tools): " + e.getMessage());
+      }
+      if (rate.isEmpty()) {
+        return new Ceiling(Map.of(), "redis-benchmark printed no rate");
+      }
+      rates.put(clients, rate.get());
+    }
+    return new Ceiling(rates, "");
+  }
+
+  /** Returns redis-benchmark's host, port and credential options for a redis:// URI. */
+  static List<String> connectionArguments(URI uri) {
+    List<String> arguments = new ArrayList<>();
+    arguments.addAll(List.of("-h", uri.getHost(), "-p", Integer.toString(uri.getPort() < 0 ? 6379 : uri.getPort())));
+    String userInfo = uri.getUserInfo();
+    if (userInfo != null && !userInfo.isEmpty()) {
+      int colon = userInfo.indexOf(':');
+      String user = colon < 0 ? "" : userInfo.substring(0, colon);
+      String password = colon < 0 ? userInfo : userInfo.substring(colon + 1);
+      if (!user.isEmpty()) {
+        arguments.addAll(List.of("--user", user));
+      }
+      arguments.addAll(List.of("-a", password, "--no-auth-warning"));
+    }
+    return arguments;
+  }
+
+  private static Optional<Double> run(List<String> command) throws IOException, InterruptedException {
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    byte[] output = process.getInputStream().readAllBytes();
+    if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new IOException("timed out after " + TIMEOUT_SECONDS + " s");
+    }
+    // -q prints progress lines ending in \r and then one "...: N requests per second" line.
+    Matcher matcher = REQUESTS_PER_SECOND.matcher(new String(output, StandardCharsets.UTF_8));
+    Double rate = null;
+    while (matcher.find()) {
+      rate = Double.valueOf(matcher.group(1));
+    }
+    return Optional.ofNullable(rate);
+  }
+
+  private static String script() {
+    try (InputStream in = Ceiling.class.getResourceAsStream("ceiling-lock.lua")) {
+      if (in == null) {
+        throw new IllegalStateException("ceiling-lock.lua is missing from the classpath");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read ceiling-lock.lua", e);
+    }
+  }
+
+  /** Returns the script calls per second with {@code clients} clients, or NaN. */
+  double rate(int clients) {
+    return clients().getOrDefault(clients, Double.NaN);
+  }
+
+  Map<String, Object> toJson() {
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("script", "ceiling-lock.lua (EXISTS + HSET + PEXPIRE) via EVALSHA");
+    clients.forEach((n, rate) -> json.put("clients_" + n + "_calls_per_s", rate));
+    if (!note.isEmpty()) {
+      json.put("note", note);
+    }
+    return json;
+  }
+}

@@ -1,0 +1,53 @@
+package dev.warden.bench;
+
+import java.util.function.Function;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReadWriteLock;
+
+/**
+ * One library's client, connected for one point of one workload, seen through the {@code
+ * java.util.concurrent.locks} interfaces that both Warden's and Redisson's locks implement: the
+ * workloads are written once and run against either ({@link Library#connect} makes them).
+ *
+ * <p>Each call returns a new lock object; objects of the same name share the lock, as they do
+ * across processes. A primitive the library does not offer throws {@link
+ * UnsupportedOperationException}, which the benchmark reports as "not available in this build".
+ * Thread-safe. {@link #close()} shuts the client down (held locks expire with their lease).
+ */
+final class Contender implements AutoCloseable {
+  private final Function<String, Lock> locks;
+  private final Function<String, Lock> fairLocks;
+  private final Function<String, ReadWriteLock> readWriteLocks;
+  private final Runnable shutdown;
+
+  Contender(
+      Function<String, Lock> locks,
+      Function<String, Lock> fairLocks,
+      Function<String, ReadWriteLock> readWriteLocks,
+      Runnable shutdown) {
+    this.locks = locks;
+    this.fairLocks = fairLocks;
+    this.readWriteLocks = readWriteLocks;
+    this.shutdown = shutdown;
+  }
+
+  /** Returns the reentrant lock of that name; its holds are renewed by the library's watchdog. */
+  Lock lock(String name) {
+    return locks.apply(name);
+  }
+
+  /** Returns the fair (first come, first served) lock of that name. */
+  Lock fairLock(String name) {
+    return fairLocks.apply(name);
+  }
+
+  /** Returns the read-write lock of that name. */
+  ReadWriteLock readWriteLock(String name) {
+    return readWriteLocks.apply(name);
+  }
+
+  @Override
+  public void close() {
+    shutdown.run();
+  }
+}

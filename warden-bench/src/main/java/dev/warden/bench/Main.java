@@ -1,0 +1,235 @@
+package dev.warden.bench;
+
+import dev.warden.testkit.RedisServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+
+/**
+ * {@code warden bench}: measures Warden against Redisson on one Redis (a throwaway {@code
+ * redis-server} unless {@code --uri} is given), workload by workload, prints a line per run and
+ * the final ratios with the targets, and writes results.json, summary.md and SVG charts.
+ *
+ * <p>Exit status: 0 when the benchmark ran (targets missed included: they are for later), 1 when
+ * it could not run or Warden failed a correctness check or a run, 2 for a bad command line.
+ */
+public final class Main {
+  private static final List<Workload> WORKLOADS =
+      List.of(
+          new W1Uncontended(),
+          Contended.reentrant(),
+          Contended.fair(),
+          new W4ReadWrite(),
+          new W5LeaseKeeper(),
+          new W6HandOff());
+
+  private final Settings settings;
+  private final PrintStream out;
+
+  private Main(Settings settings, PrintStream out) {
+    this.settings = settings;
+    this.out = out;
+  }
+
+  /** Runs the benchmark and exits with its status. */
+  public static void main(String[] args) {
+    // Library chatter below WARN (Redisson logs its start at INFO) would break the progress lines.
+    if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    }
+    int status;
+    try {
+      status = run(Arrays.asList(args), System.out, System.err);
+    } catch (InterruptedException e) {
+      System.err.println("warden bench: interrupted");
+      status = 1;
+    } catch (RuntimeException | IOException e) {
+      e.printStackTrace();
+      status = 1;
+    }
+    System.out.flush();
+    System.exit(status); // client threads must not keep the JVM alive
+  }
+
+  static int run(List<String> args, PrintStream out, PrintStream err) throws InterruptedException, IOException {
+    Optional<Settings> parsed;
+    try {
+      parsed = Settings.parse(args, Path.of("bench-results"));
+    } catch (IllegalArgumentException e) {
+      err.println("warden bench: " + e.getMessage());
+      err.println("Run 'warden bench --help' for usage.");
+      return 2;
+    }
+    if (parsed.isEmpty()) {
+      out.print(Settings.USAGE);
+      return 0;
+    }
+    return new Main(parsed.get(), out).execute();
+  }
+
+  private int execute() throws InterruptedException, IOException {
+    RedisServer server = null;
+    String uri;
+    if (settings.uri().isPresent()) {
+      uri = settings.uri().get();
+    } else {
+      server = RedisServer.start();
+      uri = server.uri();
+    }
+    try (RedisStats stats = RedisStats.connect(uri)) {
+      Results results = new Results(about(uri, server != null, stats));
+      out.printf(
+          "Warden %s vs Redisson %s on Redis %s at %s%s%n",
+          results.about().get("warden_version"),
+          results.about().get("redisson_version"),
+          results.about().get("redis_version"),
+          uri,
+          server != null ? " (throwaway redis-server)" : "");
+      Map<Workload, List<Point>> plan = new LinkedHashMap<>();
+      for (Workload workload : WORKLOADS) {
+        if (settings.runs(workload.id())) {
+          plan.put(workload, workload.points(settings));
+        }
+      }
+      int runs = plan.values().stream().flatMap(List::stream).mapToInt(point -> 2 * point.rounds()).sum();
+      out.printf(
+          "%d runs (%s), about %d min; results go to %s%n",
+          runs,
+          results.about().get("mode"),
+          estimateMinutes(plan),
+          settings.out().toAbsolutePath().normalize());
+      String runId = Long.toString(System.currentTimeMillis(), 36);
+      try (Progress progress = new Progress(out, System.console() != null, runs)) {
+        Runner runner = new Runner(uri, stats, progress, runId);
+        for (Map.Entry<Workload, List<Point>> entry : plan.entrySet()) {
+          runner.run(entry.getKey(), entry.getValue(), results);
+        }
+      }
+      out.println("Ceiling: redis-benchmark EVALSHA of a lock-shaped script, 1 and 16 clients ...");
+      results.ceiling(Ceiling.measure(uri, stats, settings.quick()));
+      results.about().put("load_average_at_end", loadAverage());
+      List<Targets.Verdict> verdicts = Targets.evaluate(results);
+      Report.text(results, verdicts).forEach(out::println);
+      List<Path> written = write(results, verdicts);
+      out.println();
+      out.println("Wrote " + written.stream().map(Path::toString).reduce((a, b) -> a + ", " + b).orElse("nothing"));
+      return wardenFailed(results) ? 1 : 0;
+    } finally {
+      if (server != null) {
+        server.close();
+      }
+    }
+  }
+
+  /** Writes results.json, summary.md, a chart per workload and targets.svg; returns the files. */
+  private List<Path> write(Results results, List<Targets.Verdict> verdicts) throws IOException {
+    Path dir = settings.out();
+    Files.createDirectories(dir);
+    List<Path> written = new ArrayList<>();
+    List<String> charts = new ArrayList<>();
+    for (Results.WorkloadResult workload : results.workloads()) {
+      List<SvgChart.Panel> panels = new ArrayList<>();
+      for (Metric metric : workload.workload().headline().stream().filter(Metric::charted).toList()) {
+        List<SvgChart.Bars> bars = new ArrayList<>();
+        for (Results.PointResult point : workload.points()) {
+          bars.add(new SvgChart.Bars(point.point().label(), point.warden(metric.key()), point.redisson(metric.key())));
+        }
+        panels.add(new SvgChart.Panel(metric, bars));
+      }
+      String name = workload.workload().id() + ".svg";
+      written.add(writeFile(dir.resolve(name), SvgChart.bars(workload.workload().id() + " " + workload.workload().title(), panels)));
+      charts.add(name);
+    }
+    List<SvgChart.Ratio> ratios = new ArrayList<>();
+    for (Targets.Verdict verdict : verdicts) {
+      if (!Double.isNaN(verdict.ratioGoal())) {
+        ratios.add(new SvgChart.Ratio(verdict.workload() + " " + verdict.target(), verdict.value(), verdict.ratioGoal(), verdict.atLeast(), verdict.outcome()));
+      }
+    }
+    written.add(writeFile(dir.resolve("targets.svg"), SvgChart.ratios("Warden / Redisson against the targets of issue #5", ratios)));
+    written.add(writeFile(dir.resolve("summary.md"), Report.markdown(results, verdicts, charts)));
+    written.add(writeFile(dir.resolve("results.json"), Json.write(results.toJson(verdicts))));
+    return written;
+  }
+
+  private static Path writeFile(Path file, String content) throws IOException {
+    return Files.writeString(file, content, StandardCharsets.UTF_8);
+  }
+
+  private Map<String, Object> about(String uri, boolean throwaway, RedisStats stats) {
+    Map<String, Object> about = new LinkedHashMap<>();
+    about.put("started_at", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
+    about.put(
+        "mode",
+        settings.quick()
+            ? "quick (smoke run): one " + settings.seconds() + " s window per point and library"
+            : "full: " + settings.rounds() + " rounds of " + settings.window().toSeconds() + " s per point and library, A B B A");
+    about.put("warden_version", mavenVersion("dev.warden", "warden-core"));
+    about.put("redisson_version", mavenVersion("org.redisson", "redisson"));
+    about.put("redis_version", stats.serverVersion());
+    about.put("redis", throwaway ? "throwaway redis-server (testkit)" : uri);
+    about.put("java_version", System.getProperty("java.version"));
+    about.put("cores", Runtime.getRuntime().availableProcessors());
+    // Other work on the machine skews absolute numbers (ratios much less): worth recording.
+    about.put("load_average_at_start", loadAverage());
+    about.put("measured_s_per_point_and_library", settings.seconds());
+    about.put("rounds", settings.rounds());
+    about.put("window_s", settings.window().toMillis() / 1000.0);
+    about.put("warm_up_s", settings.warmUp().toMillis() / 1000.0);
+    about.put("ratio", "warden / redisson");
+    return about;
+  }
+
+  /** Returns the system's one-minute load average, or NaN where the platform has none. */
+  private static double loadAverage() {
+    return Math.round(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage() * 100) / 100.0;
+  }
+
+  /** Returns a library's version from the pom.properties Maven packs into its jar. */
+  private static String mavenVersion(String group, String artifact) {
+    String resource = "/META-INF/maven/" + group + "/" + artifact + "/pom.properties";
+    try (InputStream in = Main.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        return "unknown";
+      }
+      Properties properties = new Properties();
+      properties.load(in);
+      return properties.getProperty("version", "unknown");
+    } catch (IOException e) {
+      return "unknown";
+    }
+  }
+
+  /** Estimates the run's length: warm-up, window and about 2 s of setup and stop per run. */
+  private static long estimateMinutes(Map<Workload, List<Point>> plan) {
+    Duration total = Duration.ZERO;
+    for (List<Point> points : plan.values()) {
+      for (Point point : points) {
+        total = total.plus(point.warmUp().plus(point.window()).plusSeconds(2).multipliedBy(2L * point.rounds()));
+      }
+    }
+    return Math.max(1, Math.round(total.toSeconds() / 60.0));
+  }
+
+  /** Returns whether a Warden run failed or broke mutual exclusion. */
+  private static boolean wardenFailed(Results results) {
+    return results.workloads().stream()
+        .flatMap(w -> w.points().stream())
+        .map(p -> p.sample(Library.WARDEN))
+        .anyMatch(s -> s.status() == Sample.Status.FAILED || !s.problems().isEmpty());
+  }
+}

@@ -1,0 +1,166 @@
+package dev.warden.bench;
+
+import dev.warden.bench.Results.PointResult;
+import dev.warden.bench.Results.WorkloadResult;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns results and target verdicts into what people read: the console's final tables and
+ * summary.md. Both show, per workload, the headline metrics of Warden and Redisson and their
+ * ratio (Warden / Redisson), the redis-benchmark ceiling, every target with PASS or MISS, and
+ * whatever could not be measured or failed a correctness check.
+ */
+final class Report {
+  private Report() {}
+
+  /** Returns the console report's lines. */
+  static List<String> text(Results results, List<Targets.Verdict> verdicts) {
+    List<String> lines = new ArrayList<>();
+    lines.add("");
+    lines.add("Results (ratio = Warden / Redisson; for latencies and costs lower is better)");
+    for (WorkloadResult workload : results.workloads()) {
+      lines.add("");
+      lines.add(workload.workload().id() + " " + workload.workload().title());
+      lines.addAll(metricsTable(workload).text("  "));
+    }
+    lines.add("");
+    lines.add(ceilingLine(results.ceiling()));
+    lines.add("");
+    lines.add("Targets (issue #5)");
+    lines.addAll(targetTable(verdicts).text("  "));
+    lines.add("  " + tally(verdicts));
+    List<String> notes = notes(results);
+    if (!notes.isEmpty()) {
+      lines.add("");
+      lines.add("Notes");
+      notes.forEach(note -> lines.add("  - " + note));
+    }
+    return lines;
+  }
+
+  /** Returns summary.md: the targets first, then every workload's table, the charts, the notes. */
+  static String markdown(Results results, List<Targets.Verdict> verdicts, List<String> charts) {
+    List<String> lines = new ArrayList<>();
+    lines.add("# Warden vs Redisson");
+    lines.add("");
+    Map<String, Object> about = results.about();
+    lines.add(
+        "Run of "
+            + about.get("started_at")
+            + ": Warden "
+            + about.get("warden_version")
+            + ", Redisson "
+            + about.get("redisson_version")
+            + ", Redis "
+            + about.get("redis_version")
+            + ", Java "
+            + about.get("java_version")
+            + ", "
+            + about.get("cores")
+            + " cores (load average "
+            + about.get("load_average_at_start")
+            + " at the start, "
+            + about.get("load_average_at_end")
+            + " at the end); "
+            + about.get("mode")
+            + ". Ratio = Warden / Redisson.");
+    lines.add("");
+    lines.add("## Targets");
+    lines.add("");
+    lines.addAll(targetTable(verdicts).markdown());
+    lines.add("");
+    lines.add(tally(verdicts) + ". " + ceilingLine(results.ceiling()));
+    for (WorkloadResult workload : results.workloads()) {
+      lines.add("");
+      lines.add("## " + workload.workload().id() + " " + workload.workload().title());
+      lines.add("");
+      lines.addAll(metricsTable(workload).markdown());
+      String chart = workload.workload().id() + ".svg";
+      if (charts.contains(chart)) {
+        lines.add("");
+        lines.add("![" + workload.workload().id() + "](" + chart + ")");
+      }
+    }
+    List<String> notes = notes(results);
+    if (!notes.isEmpty()) {
+      lines.add("");
+      lines.add("## Notes");
+      lines.add("");
+      notes.forEach(note -> lines.add("- " + note));
+    }
+    return String.join("\n", lines) + "\n";
+  }
+
+  /** Returns a workload's headline metrics per point: Warden, Redisson, ratio. */
+  static Table metricsTable(WorkloadResult workload) {
+    Table table = new Table(2, "point", "metric", "Warden", "Redisson", "ratio");
+    for (PointResult point : workload.points()) {
+      String label = point.point().label();
+      for (Metric metric : workload.workload().headline()) {
+        table.row(
+            label,
+            metric.label(),
+            point.sample(Library.WARDEN).format(metric),
+            point.sample(Library.REDISSON).format(metric),
+            Format.ratio(point.ratio(metric.key())));
+        label = "";
+      }
+    }
+    return table;
+  }
+
+  static Table targetTable(List<Targets.Verdict> verdicts) {
+    Table table = new Table(3, "", "target", "goal", "Warden", "Redisson", "measured", "verdict");
+    for (Targets.Verdict verdict : verdicts) {
+      table.row(
+          verdict.workload(),
+          verdict.target(),
+          verdict.goal(),
+          verdict.warden(),
+          verdict.redisson(),
+          verdict.measured(),
+          verdict.outcome() == Targets.Outcome.NA ? "N/A" : verdict.outcome().name());
+    }
+    return table;
+  }
+
+  static String ceilingLine(Ceiling ceiling) {
+    if (ceiling.clients().isEmpty()) {
+      return "Ceiling (redis-benchmark): " + ceiling.note();
+    }
+    return "Ceiling (redis-benchmark, EVALSHA of a lock-shaped script on the same server): "
+        + Format.compact(ceiling.rate(1))
+        + " calls/s from 1 client, "
+        + Format.compact(ceiling.rate(16))
+        + " calls/s from 16, so at most about "
+        + Format.compact(ceiling.rate(16) / 2)
+        + " pairs/s for a lock()+unlock() of two script calls.";
+  }
+
+  private static String tally(List<Targets.Verdict> verdicts) {
+    long pass = verdicts.stream().filter(v -> v.outcome() == Targets.Outcome.PASS).count();
+    long miss = verdicts.stream().filter(v -> v.outcome() == Targets.Outcome.MISS).count();
+    long na = verdicts.size() - pass - miss;
+    return pass + " PASS, " + miss + " MISS, " + na + " N/A";
+  }
+
+  /** Returns what was not measured and why, and every correctness problem, of either library. */
+  private static List<String> notes(Results results) {
+    List<String> notes = new ArrayList<>();
+    for (WorkloadResult workload : results.workloads()) {
+      for (PointResult point : workload.points()) {
+        for (Library library : Library.values()) {
+          Sample sample = point.sample(library);
+          String where = workload.workload().id() + " " + point.point().label() + " " + library.displayName();
+          if (!sample.measured()) {
+            notes.add(where + ": " + (sample.status() == Sample.Status.UNAVAILABLE ? "not available in this build (" : "failed (") + sample.note() + ")");
+          }
+          sample.problems().forEach(problem -> notes.add(where + ": " + problem));
+        }
+      }
+    }
+    return notes;
+  }
+}

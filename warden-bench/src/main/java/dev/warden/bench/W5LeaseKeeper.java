@@ -1,0 +1,141 @@
+package dev.warden.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * W5: N locks (1,000 and 10,000) are taken without a lease, so the library's watchdog (3 s here)
+ * renews them, and held through the window while nothing else happens: what keeping leases alive
+ * costs Redis and the client. Each count is measured again after every lock went through some
+ * short lock/unlock cycles first ("churned"): a keeper that does not forget released locks shows
+ * up as more work there.
+ *
+ * <p>{@value #HOLDERS} threads take the locks (lock {@code i} by thread {@code i % 16}), wait for
+ * the end of the trial and release them; the setup and the release are outside the window.
+ */
+final class W5LeaseKeeper implements Workload {
+  static final Metric COMMANDS_PER_LOCK =
+      Metric.lower("cmds_per_lock_per_s", "cmds/lock/s", Metric.Unit.NUMBER);
+  static final Metric CLIENT_CPU =
+      Metric.lower("client_cpu_pct", "client CPU", Metric.Unit.PERCENT).inChart();
+  static final List<Integer> LOCKS = List.of(1_000, 10_000);
+  static final int HOLDERS = 16;
+  static final Duration WATCHDOG = Duration.ofSeconds(3);
+  static final int CHURN_CYCLES = 20;
+  static final int QUICK_CHURN_CYCLES = 2;
+  private static final Duration SETUP_LIMIT = Duration.ofMinutes(5);
+
+  @Override
+  public String id() {
+    return "W5";
+  }
+
+  @Override
+  public String title() {
+    return "lease keeper: N locks held without a lease (watchdog 3 s), fresh and after churn";
+  }
+
+  @Override
+  public List<Point> points(Settings settings) {
+    // One round: the renewal passes counted in a window move in steps of one pass, so one long
+    // window (at least a watchdog timeout, so that every lock is renewed in it) beats two short.
+    Duration total = Duration.ofSeconds(settings.seconds());
+    Duration window = total.compareTo(WATCHDOG) < 0 ? WATCHDOG : total;
+    Duration warmUp = settings.quick() ? Duration.ofSeconds(1) : WATCHDOG;
+    int churnCycles = settings.quick() ? QUICK_CHURN_CYCLES : CHURN_CYCLES;
+    List<Point> points = new ArrayList<>();
+    for (int cycles : List.of(0, churnCycles)) {
+      for (int locks : LOCKS) {
+        points.add(
+            new Point(
+                "N=" + Format.number(locks) + (cycles == 0 ? "" : " churned"),
+                Map.of("locks", locks, "churn_cycles", cycles, "watchdog_ms", WATCHDOG.toMillis()),
+                Optional.of(WATCHDOG),
+                warmUp,
+                window,
+                1,
+                (contender, prefix) -> start(contender, prefix, locks, cycles)));
+      }
+    }
+    return points;
+  }
+
+  private static Trial start(Contender contender, String prefix, int count, int churnCycles)
+      throws InterruptedException {
+    List<List<Lock>> shares = new ArrayList<>();
+    for (int holder = 0; holder < HOLDERS; holder++) {
+      shares.add(new ArrayList<>());
+    }
+    for (int i = 0; i < count; i++) {
+      shares.get(i % HOLDERS).add(contender.lock(prefix + ":" + i));
+    }
+    CountDownLatch held = new CountDownLatch(HOLDERS);
+    Workers workers =
+        Workers.start(
+            "w5",
+            HOLDERS,
+            index ->
+                worker -> {
+                  List<Lock> mine = shares.get(index);
+                  List<Lock> taken = new ArrayList<>();
+                  try {
+                    for (int cycle = 0; cycle < churnCycles; cycle++) {
+                      for (Lock lock : mine) {
+                        lock.lock();
+                        lock.unlock();
+                      }
+                    }
+                    for (Lock lock : mine) {
+                      lock.lock();
+                      taken.add(lock);
+                    }
+                  } finally {
+                    held.countDown();
+                  }
+                  worker.awaitStop();
+                  for (Lock lock : taken) {
+                    lock.unlock();
+                  }
+                });
+    if (!held.await(SETUP_LIMIT.toMillis(), TimeUnit.MILLISECONDS) || workers.failure() != null) {
+      workers.finish(Duration.ofSeconds(30)); // throws the failure
+      throw new BenchException("taking " + count + " locks took longer than " + SETUP_LIMIT);
+    }
+    return workers;
+  }
+
+  @Override
+  public Map<String, Double> metrics(Measurement measurement, List<String> problems) {
+    RedisStats.Delta redis = measurement.redis();
+    double locks = ((Number) measurement.point().parameters().get("locks")).doubleValue();
+    double seconds = measurement.seconds();
+    Map<String, Double> metrics = new LinkedHashMap<>();
+    metrics.put("cmds_per_s", redis.commands() / seconds);
+    metrics.put("scripts_per_s", redis.scripts() / seconds);
+    metrics.put("round_trips_per_s", redis.roundTrips() / seconds);
+    metrics.put("cmds_per_lock_per_s", redis.commands() / seconds / locks);
+    metrics.put("redis_cpu_pct", redis.cpuSeconds() / seconds * 100);
+    metrics.put("redis_cpu_us_per_lock_per_s", redis.cpuSeconds() * 1e6 / seconds / locks);
+    metrics.put("client_cpu_pct", measurement.clientCpuNanos() / 1e9 / seconds * 100);
+    metrics.put("client_cpu_us_per_lock_per_s", measurement.clientCpuNanos() / 1e3 / seconds / locks);
+    return metrics;
+  }
+
+  @Override
+  public List<Metric> headline() {
+    return List.of(
+        Metric.lower("cmds_per_s", "Redis cmds/s", Metric.Unit.RATE).inChart(),
+        Metric.lower("scripts_per_s", "scripts/s", Metric.Unit.RATE),
+        Metric.lower("round_trips_per_s", "round trips/s", Metric.Unit.RATE),
+        COMMANDS_PER_LOCK,
+        Metric.lower("redis_cpu_pct", "Redis CPU", Metric.Unit.PERCENT).inChart(),
+        CLIENT_CPU);
+  }
+}
