@@ -178,11 +178,16 @@ final class Acquisition<T> implements WakeUps.Waiter {
   private void attempt() {
     long generation;
     boolean othersWait;
+    WakeUps.Topic seen;
     synchronized (this) {
       if (result.isDone()) {
         return;
       }
-      generation = topic == null ? -1 : topic.generation();
+      // Before joining, a topic other waiters already subscribed counts wake-ups for this attempt
+      // too: if it is still the one joined after a refusal, no second attempt is needed.
+      WakeUps.Topic existing = topic != null ? topic : runtime.wakeUps().topic(claim.channel());
+      seen = existing != null && (topic != null || isSubscribed(existing)) ? existing : null;
+      generation = seen == null ? -1 : seen.generation();
       othersWait = runtime.wakeUps().othersWait(claim.channel(), topic);
     }
     long sentAt = System.nanoTime();
@@ -203,6 +208,7 @@ final class Acquisition<T> implements WakeUps.Waiter {
             heldByAnother(
                 outcome.retryAfterMillis(),
                 outcome.channel() != null ? outcome.channel() : claim.channel(),
+                seen,
                 generation);
           }
         });
@@ -240,10 +246,16 @@ final class Acquisition<T> implements WakeUps.Waiter {
             });
   }
 
-  private void heldByAnother(long retryAfterMillis, String channel, long generation) {
+  private static boolean isSubscribed(WakeUps.Topic topic) {
+    CompletableFuture<Void> subscribed = topic.subscribed();
+    return subscribed != null && subscribed.isDone() && !subscribed.isCompletedExceptionally();
+  }
+
+  private void heldByAnother(
+      long retryAfterMillis, String channel, WakeUps.Topic seen, long generation) {
     WakeUps.Topic joined = null;
     WakeUps.Topic left = null;
-    boolean parked;
+    boolean parked = false;
     synchronized (this) {
       if (result.isDone()) {
         return;
@@ -260,9 +272,13 @@ final class Acquisition<T> implements WakeUps.Waiter {
       }
       if (topic == null) {
         topic = runtime.wakeUps().join(channel);
-        joined = topic;
-        parked = false;
-      } else {
+        if (topic == seen) {
+          joined = null; // subscribed since before the attempt: park as if it had been joined
+        } else {
+          joined = topic;
+        }
+      }
+      if (joined == null) {
         parked = topic.park(this, generation);
         if (parked) {
           long waitNanos = runtime.recheckNanos();
