@@ -1,18 +1,23 @@
 package dev.warden.bench;
 
+import dev.warden.Warden;
 import dev.warden.testkit.RedisServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -93,8 +98,10 @@ public final class Main {
     try (RedisStats stats = RedisStats.connect(uri)) {
       Results results = new Results(about(uri, server != null, stats));
       out.printf(
-          "Warden %s vs Redisson %s on Redis %s at %s%s%n",
+          "Warden %s (commit %s, warden-core %s) vs Redisson %s on Redis %s at %s%s%n",
           results.about().get("warden_version"),
+          results.about().get("git_commit"),
+          results.about().get("warden_core_sha256"),
           results.about().get("redisson_version"),
           results.about().get("redis_version"),
           uri,
@@ -179,6 +186,9 @@ public final class Main {
             ? "quick (smoke run): one " + settings.seconds() + " s window per point and library"
             : "full: " + settings.rounds() + " rounds of " + settings.window().toSeconds() + " s per point and library, A B B A");
     about.put("warden_version", mavenVersion("dev.warden", "warden-core"));
+    // Which Warden was measured: the checkout's commit and the jar's digest tell builds apart.
+    about.put("git_commit", gitCommit());
+    about.put("warden_core_sha256", codeDigest(Warden.class));
     about.put("redisson_version", mavenVersion("org.redisson", "redisson"));
     about.put("redis_version", stats.serverVersion());
     about.put("redis", throwaway ? "throwaway redis-server (testkit)" : uri);
@@ -197,6 +207,42 @@ public final class Main {
   /** Returns the system's one-minute load average, or NaN where the platform has none. */
   private static double loadAverage() {
     return Math.round(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage() * 100) / 100.0;
+  }
+
+  /** Returns {@code git rev-parse --short HEAD} of the working directory, "-dirty" if it has changes. */
+  private static String gitCommit() {
+    try {
+      String commit = runGit("rev-parse", "--short", "HEAD");
+      String changes = runGit("status", "--porcelain", "--untracked-files=no");
+      return commit.isEmpty() ? "unknown" : commit + (changes.isEmpty() ? "" : "-dirty");
+    } catch (IOException e) {
+      return "unknown";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "unknown";
+    }
+  }
+
+  private static String runGit(String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of("git"));
+    command.addAll(List.of(args));
+    Process git = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(git.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    return git.waitFor() == 0 ? output : "";
+  }
+
+  /** Returns the first 12 hex digits of the SHA-256 of the jar a class was loaded from, or "classes". */
+  private static String codeDigest(Class<?> type) {
+    try {
+      Path source = Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
+      if (!Files.isRegularFile(source)) {
+        return "classes";
+      }
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(source));
+      return HexFormat.of().formatHex(digest).substring(0, 12);
+    } catch (IOException | URISyntaxException | NoSuchAlgorithmException | RuntimeException e) {
+      return "unknown";
+    }
   }
 
   /** Returns a library's version from the pom.properties Maven packs into its jar. */

@@ -51,6 +51,9 @@ final class Report {
             + about.get("started_at")
             + ": Warden "
             + about.get("warden_version")
+            + " (commit "
+            + about.get("git_commit")
+            + ")"
             + ", Redisson "
             + about.get("redisson_version")
             + ", Redis "

