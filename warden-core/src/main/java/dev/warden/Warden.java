@@ -24,7 +24,7 @@ import java.util.Objects;
  * }</pre>
  *
  * <p>A {@code Warden} is thread-safe and meant to live as long as the application: it owns one
- * command connection, one pub/sub connection (opened on first wait), one lease-keeper timer and one
+ * command connection, one pub/sub connection (for wake-ups), one lease-keeper timer and one
  * timer thread. Each instance is a distinct owner: the same thread holding a lock through two
  * instances is two owners.
  *
