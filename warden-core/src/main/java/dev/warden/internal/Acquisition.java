@@ -239,9 +239,9 @@ final class Acquisition<T> implements WakeUps.Waiter {
             (released, failure) -> {
               if (failure != null) {
                 log.warn(
-                    "{}: could not give back an abandoned acquisition; it expires with its lease",
+                    "{}: could not give back an abandoned acquisition; it expires with its lease: {}",
                     claim.describe(),
-                    failure);
+                    Failures.unwrap(failure).toString());
               }
             });
   }

@@ -3,18 +3,11 @@ package dev.warden.internal;
 import dev.warden.DistributedLock;
 import dev.warden.LeaseExpiredException;
 import dev.warden.LockHandle;
-import dev.warden.LockInfo;
 import dev.warden.LockTimeoutException;
-import dev.warden.WardenException;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 
@@ -28,8 +21,6 @@ import java.util.concurrent.locks.Condition;
  * script call carries the client's hold count so that a replayed call changes nothing.
  */
 final class RedisMutex implements DistributedLock {
-  /** How many hand-offs between this client's threads in a row before a real release. */
-  static final int HAND_OFFS_IN_A_ROW = 8;
 
   private final WardenRuntime runtime;
   private final LockDriver driver;
@@ -195,7 +186,7 @@ final class RedisMutex implements DistributedLock {
   }
 
   /** One owner's claim on this lock, for {@link Acquisition}. */
-  private final class Claim implements Acquisition.Claim<Granted> {
+  final class Claim implements Acquisition.Claim<Granted> {
     private final String owner;
     private final int heldBefore;
     private final long leaseMillis;
@@ -245,6 +236,18 @@ final class RedisMutex implements DistributedLock {
     @Override
     public String waiterId() {
       return driver.waiterId(owner);
+    }
+
+    String owner() {
+      return owner;
+    }
+
+    long leaseMillis() {
+      return leaseMillis;
+    }
+
+    String id() {
+      return id;
     }
 
     /** Whether a release of that lock may hand it straight to this claim. */
@@ -311,7 +314,9 @@ final class RedisMutex implements DistributedLock {
       throw leaseExpired(hold, "unlock");
     }
     int heldBefore = hold.count();
-    if (heldBefore == 1 && handOff(hold)) {
+    if (heldBefore == 1
+        && driver instanceof ReentrantDriver
+        && HandOff.handOff(runtime, (ReentrantDriver) driver, hold)) {
       forget(hold);
       hold.endRelease(true);
       return;
@@ -339,69 +344,6 @@ final class RedisMutex implements DistributedLock {
     forget(hold);
     hold.endRelease(true);
     wakeLocal(reply.wake());
-  }
-
-  /**
-   * Hands the reentrant lock straight to a parked waiter of this client (lock-transfer.lua): one
-   * script call instead of a release and an acquisition, and FIFO among this client's threads.
-   * After {@link #HAND_OFFS_IN_A_ROW} such hand-offs in a row, one real release lets other clients'
-   * waiters compete. Returns whether it handed the lock over; if not, the caller releases as usual
-   * (and a waiter it took was woken to try for itself).
-   */
-  private boolean handOff(Hold hold) {
-    WakeUps.Topic topic = runtime.wakeUps().topic(driver.channel());
-    if (!(driver instanceof ReentrantDriver) || topic == null) {
-      return false;
-    }
-    WakeUps.Waiter taken = topic.claim(this::takesHandOff);
-    if (taken == null) {
-      return false;
-    }
-    @SuppressWarnings("unchecked")
-    Acquisition<Granted> next = (Acquisition<Granted>) taken;
-    if (!topic.nextHandOff(HAND_OFFS_IN_A_ROW)) {
-      next.wake();
-      return false;
-    }
-    Claim claim = (Claim) next.claim();
-    LockKeys keys = ((ReentrantDriver) driver).keys();
-    long sentAt = System.nanoTime();
-    List<Object> reply;
-    try {
-      reply =
-          runtime
-              .scripts()
-              .run(
-                  Scripts.LOCK_TRANSFER,
-                  new String[] {keys.lock(), keys.fence()},
-                  hold.owner,
-                  claim.owner,
-                  Long.toString(claim.leaseMillis),
-                  claim.id,
-                  runtime.fenceRetentionMillis())
-              .join();
-    } catch (CompletionException | CancellationException e) {
-      // it may have run: then the waiter's own attempt finds its hold, and the release below
-      // finds this owner's hold gone
-      hold.releaseInDoubt(true);
-      next.wake();
-      return false;
-    }
-    if (Scripts.number(reply, 0) != 1) {
-      next.wake();
-      return false;
-    }
-    next.grant(new Granted(Scripts.number(reply, 1), 1, 1, sentAt));
-    return true;
-  }
-
-  /** Whether a parked waiter can be handed this lock: a first acquisition of the same lock. */
-  private boolean takesHandOff(WakeUps.Waiter waiter) {
-    if (!(waiter instanceof Acquisition)) {
-      return false;
-    }
-    Acquisition.Claim<?> claim = ((Acquisition<?>) waiter).claim();
-    return claim instanceof Claim && ((Claim) claim).takesHandOffOf(driver.holdKey());
   }
 
   /** Hands the lock to a waiter of this client at once, without waiting for the message. */
@@ -501,36 +443,6 @@ final class RedisMutex implements DistributedLock {
       throw notHeldByCurrentThread(owner, ": no fencing token");
     }
     return token;
-  }
-
-  static LockInfo inspect(WardenRuntime runtime, LockKeys keys) {
-    List<Object> reply =
-        Futures.awaitUninterruptibly(
-            runtime
-                .scripts()
-                .run(Scripts.LOCK_INSPECT, new String[] {keys.lock(), keys.fence()}),
-            keys.describe(),
-            "inspect");
-    long ttl = Scripts.number(reply, 0);
-    long lastToken = Scripts.number(reply, 1);
-    Map<String, Integer> holders = new LinkedHashMap<>();
-    long currentToken = -1;
-    for (int i = 2; i + 1 < reply.size(); i += 2) {
-      String field = String.valueOf(reply.get(i));
-      String value = String.valueOf(reply.get(i + 1));
-      if (field.equals("#t")) {
-        currentToken = Long.parseLong(value);
-      } else if (!field.startsWith("#")) {
-        holders.put(field, Integer.parseInt(value));
-      }
-    }
-    Long waiting =
-        Futures.awaitUninterruptibly(
-                runtime.redis().pubsubNumsub(keys.channel()).toCompletableFuture(),
-                keys.describe(),
-                "inspect")
-            .getOrDefault(keys.channel(), 0L);
-    return new LockInfo(keys.name(), keys.lock(), holders, ttl, currentToken, lastToken, waiting);
   }
 
   private <T> T query(CompletableFuture<T> reply, String operation) {

@@ -53,6 +53,22 @@ final class ReentrantDriver implements LockDriver {
         : Attempt.busy(Scripts.number(reply, 1));
   }
 
+  /**
+   * Hands the owner's last hold to another owner in one step (lock-transfer.lua); the reply is
+   * {1, token} when handed over, {0} when the owner held no hold, {2} when it held more than one.
+   */
+  CompletableFuture<List<Object>> transfer(
+      String from, String to, long toLeaseMillis, String toAcquisitionId) {
+    return scripts.run(
+        Scripts.LOCK_TRANSFER,
+        new String[] {keys.lock(), keys.fence()},
+        from,
+        to,
+        Long.toString(toLeaseMillis),
+        toAcquisitionId,
+        runtime.fenceRetentionMillis());
+  }
+
   @Override
   public CompletableFuture<Release> release(String owner, int heldBefore) {
     return scripts

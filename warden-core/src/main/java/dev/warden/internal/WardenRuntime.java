@@ -144,7 +144,7 @@ public final class WardenRuntime {
   }
 
   public LockInfo inspect(String name) {
-    return RedisMutex.inspect(this, LockKeys.of(name));
+    return LockInspector.inspect(this, LockKeys.of(name));
   }
 
   public WardenStats stats() {
