@@ -8,6 +8,12 @@ package dev.warden;
  * @param leaseKeeperRunning whether the lease keeper's timer is scheduled
  * @param subscriptions pub/sub channels subscribed to for waiting acquirers
  * @param acquisitions acquisitions in progress (waiting or about to complete)
+ * @param parkedWaiters of those, the ones parked until a release message or their next re-check
  */
 public record WardenStats(
-    int holds, int renewedHolds, boolean leaseKeeperRunning, int subscriptions, int acquisitions) {}
+    int holds,
+    int renewedHolds,
+    boolean leaseKeeperRunning,
+    int subscriptions,
+    int acquisitions,
+    int parkedWaiters) {}

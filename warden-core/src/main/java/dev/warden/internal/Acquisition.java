@@ -226,6 +226,20 @@ final class Acquisition<T> implements WakeUps.Waiter {
     granted(granted);
   }
 
+  /**
+   * Parks again on {@code on} after {@link WakeUps.Topic#claim} took this waiter for a hand-off
+   * that did not happen; returns false when it must be woken instead (a wake-up came meanwhile,
+   * its re-check timer already ran, or it is over).
+   */
+  boolean repark(WakeUps.Topic on, long claimedAtGeneration) {
+    synchronized (this) {
+      ScheduledFuture<?> timer = recheck;
+      return !result.isDone()
+          && topic == on
+          && on.restore(this, claimedAtGeneration, () -> timer != null && !timer.isDone());
+    }
+  }
+
   private void granted(T granted) {
     if (!result.complete(granted)) {
       giveBack(granted); // cancelled or failed meanwhile: nobody will use this grant

@@ -90,18 +90,54 @@ final class FairDriver implements LockDriver {
 
   @Override
   public CompletableFuture<Release> release(String owner, int heldBefore) {
+    return releaseTo(owner, heldBefore, null, 0, "").thenApply(FairDriver::release);
+  }
+
+  /**
+   * Gives back one hold; with the last one, hands the lock straight to {@code waiter} (a parked
+   * waiter of this client, or null for none) if it is the live head of the queue. The reply is
+   * {1, remaining, head or ''}, {1, 0, waiter, token} when handed over, or {0} when the owner
+   * held no hold.
+   */
+  CompletableFuture<List<Object>> releaseTo(
+      String owner, int heldBefore, String waiter, long waiterLeaseMillis, String waiterAcquisition) {
     return scripts
         .run(
             Scripts.FAIR_RELEASE,
-            new String[] {keys.lock(), keys.key("queue"), keys.key("beats")},
+            new String[] {keys.lock(), keys.key("queue"), keys.key("beats"), keys.fence()},
             owner,
             Integer.toString(heldBefore),
-            keys.channel())
-        .thenApply(
-            reply ->
-                Scripts.number(reply, 0) == 1
-                    ? new Release(true, (int) Scripts.number(reply, 1), String.valueOf(reply.get(2)))
-                    : new Release(false, 0, ""));
+            keys.channel(),
+            waiter == null ? "" : waiter,
+            Long.toString(waiterLeaseMillis),
+            waiterAcquisition,
+            runtime.fenceRetentionMillis());
+  }
+
+  /** Whether a {@link #releaseTo} reply says the lock went to the waiter named in the call. */
+  static boolean handedOver(List<Object> reply) {
+    return reply.size() > 3;
+  }
+
+  /** Parses a {@link #releaseTo} reply that did not hand the lock over. */
+  static Release release(List<Object> reply) {
+    return Scripts.number(reply, 0) == 1
+        ? new Release(true, (int) Scripts.number(reply, 1), String.valueOf(reply.get(2)))
+        : new Release(false, 0, "");
+  }
+
+  /** Forgets the ticket of a waiter that was handed the lock (see {@link #releaseTo}). */
+  void handedOver(String owner) {
+    tickets.remove(owner);
+  }
+
+  /**
+   * The ticket (place in the queue) a waiter of this client was given, or {@link Long#MAX_VALUE}
+   * when it has none yet.
+   */
+  long ticket(String owner) {
+    String ticket = tickets.get(owner);
+    return ticket == null ? Long.MAX_VALUE : Long.parseLong(ticket);
   }
 
   @Override

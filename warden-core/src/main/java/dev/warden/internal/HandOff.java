@@ -1,11 +1,16 @@
 package dev.warden.internal;
 
+import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 
 /**
- * Hands the reentrant lock straight from a thread giving back its last hold to a parked waiter
+ * Hands a lock straight from its holder to a parked waiter of the same client. The reentrant lock:
+ * see {@link #handOff}; the fair lock: see {@link #releaseToHead}.
+ *
+ * <p>Hands the reentrant lock straight from a thread giving back its last hold to a parked waiter
  * of the same client (lock-transfer.lua): one script call instead of a release and an
  * acquisition, and FIFO among the client's threads. After {@link #IN_A_ROW} hand-offs in a row,
  * one real release lets other clients' waiters compete.
@@ -57,6 +62,61 @@ final class HandOff {
     }
     next.grant(new RedisMutex.Granted(Scripts.number(reply, 1), 1, 1, sentAt));
     return true;
+  }
+
+  /**
+   * Gives back the fair lock's last hold (fair-release.lua), offering it to this client's parked
+   * waiter with the earliest ticket: if that waiter is the live head of the queue, the script
+   * gives it the lock and its acquisition completes here, without a message or a script call of
+   * its own. Otherwise the release tells the head as usual and the waiter stays parked.
+   *
+   * <p>Strictly FIFO either way: the script, not this client, decides who is first.
+   */
+  static CompletableFuture<LockDriver.Release> releaseToHead(
+      WardenRuntime runtime, FairDriver driver, String owner) {
+    WakeUps.Topic topic = runtime.wakeUps().topic(driver.channel());
+    if (topic == null) {
+      return driver.release(owner, 1);
+    }
+    long generation = topic.generation();
+    WakeUps.Waiter taken =
+        topic.claim(
+            waiter -> takesHandOff(waiter, driver.holdKey()),
+            // each lock object has its own driver, which knows the tickets of its waiters
+            Comparator.comparingLong(
+                waiter -> ((FairDriver) claimOf(waiter).driver()).ticket(claimOf(waiter).owner())));
+    if (taken == null) {
+      return driver.release(owner, 1);
+    }
+    @SuppressWarnings("unchecked")
+    Acquisition<RedisMutex.Granted> next = (Acquisition<RedisMutex.Granted>) taken;
+    RedisMutex.Claim claim = claimOf(taken);
+    long sentAt = System.nanoTime();
+    return driver
+        .releaseTo(owner, 1, claim.owner(), claim.leaseMillis(), claim.id())
+        .handle(
+            (reply, failure) -> {
+              if (failure != null) {
+                // it may have run: the waiter's own attempt then finds the hold it was given
+                next.wake();
+                throw failure instanceof CompletionException
+                    ? (CompletionException) failure
+                    : new CompletionException(failure);
+              }
+              if (FairDriver.handedOver(reply)) {
+                ((FairDriver) claim.driver()).handedOver(claim.owner());
+                next.grant(new RedisMutex.Granted(Scripts.number(reply, 3), 1, 1, sentAt));
+                return new LockDriver.Release(true, 0, LockDriver.WAKE_NONE);
+              }
+              if (!next.repark(topic, generation)) {
+                next.wake();
+              }
+              return FairDriver.release(reply);
+            });
+  }
+
+  private static RedisMutex.Claim claimOf(WakeUps.Waiter waiter) {
+    return (RedisMutex.Claim) ((Acquisition<?>) waiter).claim();
   }
 
   /** Whether a parked waiter can be handed the lock: a first acquisition of the same lock. */

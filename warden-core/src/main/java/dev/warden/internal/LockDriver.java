@@ -22,7 +22,8 @@ interface LockDriver {
 
   /**
    * The reply of one release: whether the owner held the lock, its holds afterwards, and whom of
-   * this client's waiters to wake: {@link #WAKE_ONE}, {@link #WAKE_ALL}, or a waiter id.
+   * this client's waiters to wake: {@link #WAKE_ONE}, {@link #WAKE_ALL}, {@link #WAKE_NONE}, or a
+   * waiter id.
    */
   record Release(boolean held, int remaining, String wake) {}
 
@@ -30,6 +31,8 @@ interface LockDriver {
   String WAKE_ONE = "";
   /** Wake every local waiter. */
   String WAKE_ALL = "all";
+  /** Wake nobody: the lock went straight to a waiter of this client. */
+  String WAKE_NONE = "none";
 
   /** The runtime whose connection and scripts the driver uses. */
   WardenRuntime runtime();

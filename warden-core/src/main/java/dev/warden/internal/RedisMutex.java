@@ -242,6 +242,10 @@ final class RedisMutex implements DistributedLock {
       return owner;
     }
 
+    LockDriver driver() {
+      return driver;
+    }
+
     long leaseMillis() {
       return leaseMillis;
     }
@@ -356,7 +360,10 @@ final class RedisMutex implements DistributedLock {
         runtime,
         driver.describe(),
         "unlock",
-        () -> driver.release(hold.owner, heldBefore),
+        () ->
+            heldBefore == 1 && driver instanceof FairDriver
+                ? HandOff.releaseToHead(runtime, (FairDriver) driver, hold.owner)
+                : driver.release(hold.owner, heldBefore),
         // it may have run: a later "not held" means it did
         () -> hold.releaseInDoubt(true));
   }

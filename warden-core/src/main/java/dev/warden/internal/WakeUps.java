@@ -3,6 +3,7 @@ package dev.warden.internal;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -11,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
 /**
@@ -95,11 +97,15 @@ final class WakeUps {
 
   /**
    * Wakes local waiters of the channel after a release by this client, as the release's message
-   * will: {@code wake} is {@link LockDriver#WAKE_ONE}, {@link LockDriver#WAKE_ALL} or a waiter id.
+   * will: {@code wake} is {@link LockDriver#WAKE_ONE}, {@link LockDriver#WAKE_ALL}, a waiter id,
+   * or {@link LockDriver#WAKE_NONE} when the lock went straight to a local waiter.
    */
   void releasedLocally(String channel, String wake) {
     Topic topic = topics.get(channel);
     if (topic == null) {
+      return;
+    }
+    if (LockDriver.WAKE_NONE.equals(wake)) {
       return;
     }
     if (wake == null || wake.equals(LockDriver.WAKE_ONE)) {
@@ -133,6 +139,17 @@ final class WakeUps {
   /** Returns the number of channels subscribed now (for tests and diagnostics). */
   int subscriptions() {
     return topics.size();
+  }
+
+  /** Returns the number of waiters parked now, over every channel. */
+  int parked() {
+    int parked = 0;
+    for (Topic topic : topics.values()) {
+      synchronized (topic.parked) {
+        parked += topic.parked.size();
+      }
+    }
+    return parked;
   }
 
   void close() {
@@ -265,15 +282,43 @@ final class WakeUps {
      * (its wake-up is now the caller's to give), or null when none is parked.
      */
     Waiter claim(Predicate<Waiter> wanted) {
+      return claim(wanted, (a, b) -> 0);
+    }
+
+    /**
+     * Takes the first in {@code order} of the parked waiters that {@code wanted} accepts (the
+     * longest-parked among equals) off the topic and returns it, or null when none is parked.
+     */
+    Waiter claim(Predicate<Waiter> wanted, Comparator<Waiter> order) {
       synchronized (parked) {
-        for (Iterator<Waiter> it = parked.iterator(); it.hasNext(); ) {
-          Waiter waiter = it.next();
-          if (wanted.test(waiter)) {
-            it.remove();
-            return waiter;
+        Waiter best = null;
+        for (Waiter waiter : parked) {
+          if (wanted.test(waiter) && (best == null || order.compare(waiter, best) < 0)) {
+            best = waiter;
           }
         }
-        return null;
+        if (best != null) {
+          parked.remove(best);
+        }
+        return best;
+      }
+    }
+
+    /**
+     * Parks a waiter that {@link #claim} took again, unless a wake-up it would have had arrived
+     * since {@code claimedAtGeneration} or named it meanwhile, or {@code stillDue} says its own
+     * timer is gone; returns whether it is parked (if not, the caller wakes it). {@code stillDue}
+     * is asked under the topic's lock, which the waiter's timer also takes to unpark it.
+     */
+    boolean restore(Waiter waiter, long claimedAtGeneration, BooleanSupplier stillDue) {
+      synchronized (parked) {
+        String id = waiter.waiterId();
+        boolean named = id != null && missed.remove(id);
+        if (named || generation.get() != claimedAtGeneration || !stillDue.getAsBoolean()) {
+          return false;
+        }
+        parked.add(waiter);
+        return true;
       }
     }
 

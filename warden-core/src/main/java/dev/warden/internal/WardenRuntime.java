@@ -150,7 +150,12 @@ public final class WardenRuntime {
   public WardenStats stats() {
     int renewed = leaseKeeper.size();
     return new WardenStats(
-        holds.size(), renewed, leaseKeeper.isRunning(), wakeUps.subscriptions(), acquisitions.size());
+        holds.size(),
+        renewed,
+        leaseKeeper.isRunning(),
+        wakeUps.subscriptions(),
+        acquisitions.size(),
+        wakeUps.parked());
   }
 
   public DistributedLock fairLock(String name) {

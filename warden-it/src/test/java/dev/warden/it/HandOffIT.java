@@ -11,7 +11,9 @@ import dev.warden.testkit.WardenFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
@@ -89,5 +91,102 @@ class HandOffIT {
     for (CompletableFuture<Integer> local : locals) {
       assertThat(local.get(20, TimeUnit.SECONDS)).isPositive();
     }
+  }
+
+  @Test
+  void aFairReleaseHandsTheLockToALocalHeadWithoutAMessage(RedisServer redis, Warden warden)
+      throws Exception {
+    DistributedLock lock = warden.fairLock("fair-hand-off");
+    lock.lock();
+    long before = lock.fencingToken();
+    CompletableFuture<Long> waiter =
+        inThread(
+            () -> {
+              lock.lock();
+              try {
+                return lock.fencingToken();
+              } finally {
+                lock.unlock();
+              }
+            });
+    awaitParked(warden, 1);
+    redis.redis().configResetstat();
+    lock.unlock();
+    assertThat(waiter.get(10, TimeUnit.SECONDS)).isGreaterThan(before);
+    // a release to a waiter of another client publishes 'w:<head>' for it; this one went straight
+    assertThat(redis.commandCalls().getOrDefault("publish", 0L)).isZero();
+    assertThat(lock.isLocked()).isFalse();
+    assertThat(redis.redis().exists("warden:{fair-hand-off}:fair:queue")).isZero();
+  }
+
+  @Test
+  void fairHandOffsFollowTheQueueAcrossClients(RedisServer redis, WardenFactory wardens)
+      throws Exception {
+    Warden local = wardens.create();
+    Warden other = wardens.create();
+    DistributedLock holder = local.fairLock("fair-mixed");
+    holder.lock();
+    // queue order: local, other, local, local; the second local waiter is offered the lock when
+    // the first releases, but the other client's waiter is ahead of it. The first waiter asks
+    // again at once: it was handed the lock, so it has no place left and goes to the back.
+    List<Warden> queue = List.of(local, other, local, local);
+    List<Integer> order = new CopyOnWriteArrayList<>();
+    List<Long> tokens = new CopyOnWriteArrayList<>();
+    List<CompletableFuture<Long>> waiters = new ArrayList<>();
+    for (int i = 0; i < queue.size(); i++) {
+      DistributedLock lock = queue.get(i).fairLock("fair-mixed");
+      int index = i;
+      waiters.add(
+          inThread(
+              () -> {
+                for (int round = index == 0 ? 2 : 1; round > 0; round--) {
+                  lock.lock();
+                  try {
+                    order.add(index);
+                    tokens.add(lock.fencingToken());
+                  } finally {
+                    lock.unlock();
+                  }
+                }
+                return 0L;
+              }));
+      long queued = i + 1;
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> redis.redis().zcard("warden:{fair-mixed}:fair:queue") == queued);
+    }
+    awaitParked(local, 3);
+    awaitParked(other, 1);
+    holder.unlock();
+    for (CompletableFuture<Long> waiter : waiters) {
+      waiter.get(20, TimeUnit.SECONDS);
+    }
+    assertThat(order).containsExactly(0, 1, 2, 3, 0);
+    assertThat(tokens).isSorted().doesNotHaveDuplicates();
+    assertThat(holder.isLocked()).isFalse();
+  }
+
+  private static void awaitParked(Warden warden, int waiters) {
+    await()
+        .pollInterval(Duration.ofMillis(5))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> warden.stats().parkedWaiters() == waiters);
+  }
+
+  /** Runs {@code body} in a thread of its own (the common pool may have a single thread). */
+  private static <T> CompletableFuture<T> inThread(Callable<T> body) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                result.complete(body.call());
+              } catch (Throwable e) {
+                result.completeExceptionally(e);
+              }
+            });
+    thread.setDaemon(true);
+    thread.start();
+    return result;
   }
 }
