@@ -57,6 +57,16 @@ final class Acquisition<T> implements WakeUps.Waiter {
     default void finished(boolean granted) {}
 
     /**
+     * Whether the object is known to be held by another owner of this client, whose release will
+     * wake this client's waiters (or hand the object to one): then the first attempt is skipped
+     * and the acquisition parks at once. Wake-ups that come meanwhile are not lost: the topic's
+     * generation is read before this is asked.
+     */
+    default boolean heldLocally() {
+      return false;
+    }
+
+    /**
      * The id by which a release message may name this acquisition to wake it (alone, as the fair
      * lock's head, or first, as a semaphore's; see {@link WakeUps.Topic#wake(String)}); null if
      * releases never name one.
@@ -178,17 +188,24 @@ final class Acquisition<T> implements WakeUps.Waiter {
   private void attempt() {
     long generation;
     boolean othersWait;
+    boolean first;
     WakeUps.Topic seen;
     synchronized (this) {
       if (result.isDone()) {
         return;
       }
+      first = topic == null;
       // Before joining, a topic other waiters already subscribed counts wake-ups for this attempt
       // too: if it is still the one joined after a refusal, no second attempt is needed.
       WakeUps.Topic existing = topic != null ? topic : runtime.wakeUps().topic(claim.channel());
       seen = existing != null && (topic != null || isSubscribed(existing)) ? existing : null;
       generation = seen == null ? -1 : seen.generation();
       othersWait = runtime.wakeUps().othersWait(claim.channel(), topic);
+    }
+    if (first && claim.heldLocally()) {
+      // read after the generation: a release since then makes the park fail, and we try
+      heldByAnother(0, claim.channel(), seen, generation);
+      return;
     }
     long sentAt = System.nanoTime();
     CompletableFuture<Outcome<T>> reply;

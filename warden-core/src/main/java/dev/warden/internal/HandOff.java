@@ -60,6 +60,8 @@ final class HandOff {
       next.wake();
       return false;
     }
+    // before the grant: the releasing thread, locking again, must find the lock held here
+    runtime.reentrantHolders().put(driver.holdKey(), claim.owner());
     next.grant(new RedisMutex.Granted(Scripts.number(reply, 1), 1, 1, sentAt));
     return true;
   }

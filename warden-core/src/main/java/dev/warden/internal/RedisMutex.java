@@ -228,6 +228,7 @@ final class RedisMutex implements DistributedLock {
 
     @Override
     public CompletableFuture<?> rollback(Granted granted) {
+      runtime.reentrantHolders().remove(driver.holdKey(), owner);
       return driver
           .release(owner, granted.redisCount())
           .thenAccept(released -> wakeLocal(released.wake()));
@@ -252,6 +253,24 @@ final class RedisMutex implements DistributedLock {
 
     String id() {
       return id;
+    }
+
+    /**
+     * Whether another owner of this client holds the lock now (the reentrant lock only): then an
+     * attempt would be refused, and that owner's release hands the lock over or wakes this
+     * client's waiters, so a first acquisition can wait without asking Redis.
+     */
+    @Override
+    public boolean heldLocally() {
+      if (heldBefore != 0 || !willWait) {
+        return false;
+      }
+      String holder = runtime.reentrantHolders().get(driver.holdKey());
+      if (holder == null || holder.equals(owner)) {
+        return false;
+      }
+      Hold hold = runtime.holds().get(holdKey(holder));
+      return hold == null || hold.state() != Hold.State.LOST; // null: handed over, not yet adopted
     }
 
     /** Whether a release of that lock may hand it straight to this claim. */
@@ -284,6 +303,9 @@ final class RedisMutex implements DistributedLock {
               lease,
               granted.sentAtNanos() + TimeUnit.MILLISECONDS.toNanos(Math.abs(lease)));
       runtime.holds().put(holdKey(owner), hold);
+      if (driver instanceof ReentrantDriver) {
+        runtime.reentrantHolders().put(driver.holdKey(), owner);
+      }
     } else {
       hold.count(granted.holdCount());
       hold.extendLeaseDeadline(
@@ -370,6 +392,7 @@ final class RedisMutex implements DistributedLock {
 
   private void forget(Hold hold) {
     runtime.holds().remove(holdKey(hold.owner), hold);
+    runtime.reentrantHolders().remove(driver.holdKey(), hold.owner);
     if (hold.renewed()) {
       runtime.leaseKeeper().remove(hold);
     }

@@ -77,7 +77,8 @@ final class ReentrantDriver implements LockDriver {
             new String[] {keys.lock()},
             owner,
             Integer.toString(heldBefore),
-            keys.channel())
+            keys.channel(),
+            runtime.wakeUps().ownReleaseMessage())
         .thenApply(
             reply ->
                 Scripts.number(reply, 0) == 1

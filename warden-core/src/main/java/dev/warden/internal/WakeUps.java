@@ -25,8 +25,10 @@ import java.util.function.Predicate;
  * the next release publishes again. {@code all} wakes every parked waiter (a writer left, a latch
  * reached zero); {@code w:<id>} wakes that waiter alone (the fair lock's head, a signalled
  * condition waiter); {@code <n> [<id>]} wakes the named waiter, if parked here, and up to {@code n}
- * others (permits were released). A confirmed (re)subscription wakes every parked waiter, because
- * messages may have been lost while the connection was down.
+ * others (permits were released). A lock release says {@code released <client id>}: the client
+ * that released ignores it, because it woke its own waiters when the release returned. A
+ * confirmed (re)subscription wakes every parked waiter, because messages may have been lost while
+ * the connection was down.
  *
  * <p>Each topic counts the wake-ups it has seen ({@link Topic#generation()}). A waiter reads the
  * count before each attempt and refuses to park if it changed meanwhile, or if a message named it
@@ -53,13 +55,19 @@ final class WakeUps {
 
   private final StatefulRedisPubSubConnection<String, String> connection;
   private final Map<String, Topic> topics = new ConcurrentHashMap<>();
+  private final String ownRelease;
 
-  WakeUps(StatefulRedisPubSubConnection<String, String> connection) {
+  /** {@code clientId}: this client's id, which its own lock releases publish. */
+  WakeUps(StatefulRedisPubSubConnection<String, String> connection, String clientId) {
     this.connection = connection;
+    this.ownRelease = "released " + clientId;
     connection.addListener(
         new RedisPubSubAdapter<>() {
           @Override
           public void message(String channel, String message) {
+            if (message.equals(ownRelease)) {
+              return; // this client's own release, which woke its waiters when it returned
+            }
             Topic topic = topics.get(channel);
             if (topic != null) {
               topic.wake(message);
@@ -74,6 +82,15 @@ final class WakeUps {
             }
           }
         });
+  }
+
+  /**
+   * The message this client's lock releases publish: other clients wake one waiter on it, this
+   * client ignores it, having woken its own waiters when the release returned ({@link
+   * #releasedLocally}).
+   */
+  String ownReleaseMessage() {
+    return ownRelease;
   }
 
   /** Joins the channel's topic, subscribing if this is its first member. */

@@ -57,6 +57,8 @@ public final class WardenRuntime {
   private final WakeUps wakeUps;
   private final LeaseKeeper leaseKeeper;
   private final Map<String, Hold> holds = new ConcurrentHashMap<>();
+  /** The owner of this client holding each reentrant lock, by hold key (one holder each). */
+  private final Map<String, String> reentrantHolders = new ConcurrentHashMap<>();
   private final Set<Acquisition> acquisitions = ConcurrentHashMap.newKeySet();
   private final long commandTimeoutNanos;
   private final long recheckNanos;
@@ -105,7 +107,7 @@ public final class WardenRuntime {
     this.timer = new ScheduledThreadPoolExecutor(1, this::newTimerThread);
     timer.setRemoveOnCancelPolicy(true);
     this.scripts = new Scripts(connection.async());
-    this.wakeUps = new WakeUps(pubSub);
+    this.wakeUps = new WakeUps(pubSub, id);
     this.leaseKeeper =
         new LeaseKeeper(scripts, timer, callbacks, watchdogTimeout.toMillis());
     client.addListener(
@@ -240,6 +242,16 @@ public final class WardenRuntime {
 
   LeaseKeeper leaseKeeper() {
     return leaseKeeper;
+  }
+
+  /**
+   * The owner of this client that holds each reentrant lock, by hold key: set when a hold is
+   * registered or handed over, removed when it ends or is given back. A thread that finds the
+   * lock held by another owner here can wait without asking Redis, because that owner's release
+   * hands the lock over or wakes this client's waiters.
+   */
+  Map<String, String> reentrantHolders() {
+    return reentrantHolders;
   }
 
   Map<String, Hold> holds() {

@@ -4,6 +4,8 @@
 -- ARGV[2]  the owner's hold count as the client knows it before this call; a replayed call
 --          finds the count already lowered and changes nothing
 -- ARGV[3]  release channel, published to when an acquirer waited
+-- ARGV[4]  the message: 'released <client id>' (the releasing client woke its own waiters
+--          already and ignores it; other clients wake one waiter)
 -- Returns  {1, remaining} when the owner held the lock (remaining: its holds afterwards);
 --          {0} when the owner holds no hold: the lease ran out, the lock was force-unlocked,
 --          or (for a replayed last release) it was released already; the client tells which.
@@ -21,6 +23,6 @@ if held > 1 then
 end
 redis.call('DEL', lock)
 if state[2] then
-  redis.call('PUBLISH', ARGV[3], 'released')
+  redis.call('PUBLISH', ARGV[3], ARGV[4])
 end
 return {1, 0}

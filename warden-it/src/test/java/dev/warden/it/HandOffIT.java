@@ -8,6 +8,7 @@ import dev.warden.Warden;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
+import dev.warden.testkit.WardenOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -164,6 +165,58 @@ class HandOffIT {
     assertThat(order).containsExactly(0, 1, 2, 3, 0);
     assertThat(tokens).isSorted().doesNotHaveDuplicates();
     assertThat(holder.isLocked()).isFalse();
+  }
+
+  @Test
+  @WardenOptions(recheckIntervalMillis = 60_000)
+  void aThreadFindingTheLockHeldByAnotherThreadOfItsClientWaitsWithoutAskingRedis(
+      RedisServer redis, Warden warden) throws Exception {
+    DistributedLock lock = warden.lock("held-here");
+    lock.lock();
+    long held = lock.fencingToken();
+    CompletableFuture<Long> first = inThread(() -> tokenAfterWaiting(lock));
+    awaitParked(warden, 1); // it asked Redis (twice: before and after subscribing)
+    redis.redis().configResetstat();
+    CompletableFuture<Long> second = inThread(() -> tokenAfterWaiting(lock));
+    awaitParked(warden, 2);
+    assertThat(redis.commandCalls().getOrDefault("evalsha", 0L)).isZero();
+    lock.unlock();
+    long firstToken = first.get(10, TimeUnit.SECONDS);
+    assertThat(second.get(10, TimeUnit.SECONDS)).isGreaterThan(firstToken);
+    assertThat(firstToken).isGreaterThan(held);
+    assertThat(lock.isLocked()).isFalse();
+  }
+
+  @Test
+  @WardenOptions(recheckIntervalMillis = 60_000)
+  void aReleaseMessageWakesTheWaitersOfOtherClients(RedisServer redis, WardenFactory wardens)
+      throws Exception {
+    // the releasing client ignores its own message; everybody else must not
+    Warden releasing = wardens.create();
+    Warden waiting = wardens.create();
+    DistributedLock holder = releasing.lock("told-elsewhere");
+    holder.lock();
+    DistributedLock local = releasing.lock("told-elsewhere");
+    CompletableFuture<Long> localWaiter = inThread(() -> tokenAfterWaiting(local));
+    awaitParked(releasing, 1);
+    DistributedLock remote = waiting.lock("told-elsewhere");
+    CompletableFuture<Long> remoteWaiter = inThread(() -> tokenAfterWaiting(remote));
+    awaitParked(waiting, 1);
+    redis.redis().configResetstat();
+    holder.unlock(); // hands over to the local waiter, whose release publishes
+    // with a one-minute re-check (and a 30 s lease), only the message gets them in quickly
+    assertThat(remoteWaiter.get(10, TimeUnit.SECONDS))
+        .isGreaterThan(localWaiter.get(10, TimeUnit.SECONDS));
+    assertThat(redis.commandCalls().get("publish")).isEqualTo(1L);
+  }
+
+  private static long tokenAfterWaiting(DistributedLock lock) {
+    lock.lock();
+    try {
+      return lock.fencingToken();
+    } finally {
+      lock.unlock();
+    }
   }
 
   private static void awaitParked(Warden warden, int waiters) {

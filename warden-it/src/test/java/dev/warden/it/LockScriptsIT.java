@@ -50,7 +50,13 @@ class LockScriptsIT {
   }
 
   private List<Object> release(String owner, int heldBefore) {
-    return run("lock-release", new String[] {LOCK}, owner, Integer.toString(heldBefore), CHANNEL);
+    return run(
+        "lock-release",
+        new String[] {LOCK},
+        owner,
+        Integer.toString(heldBefore),
+        CHANNEL,
+        "released client-1");
   }
 
   @Test
