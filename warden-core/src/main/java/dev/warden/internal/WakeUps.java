@@ -11,6 +11,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
@@ -19,7 +22,8 @@ import java.util.function.Predicate;
  * Wakes local waiters when Redis pub/sub reports that an object was released.
  *
  * <p>One pub/sub connection per Warden. All local waiters on one channel share one subscription,
- * taken when the first joins and dropped when the last leaves. What a message wakes depends on its
+ * taken when the first joins and dropped {@link #LINGER_MILLIS} after the last leaves (unless
+ * somebody joined again meanwhile). What a message wakes depends on its
  * payload (see {@link Topic#wake(String)}): by default one parked waiter (the one parked longest),
  * which is what a lock release means; a waiter that then fails to acquire re-marks the lock, so
  * the next release publishes again. {@code all} wakes every parked waiter (a writer left, a latch
@@ -50,17 +54,28 @@ final class WakeUps {
     }
   }
 
+  /** How long a subscription outlives its last waiter. */
+  static final long LINGER_MILLIS = 1_000;
+
   /** A message payload that wakes the waiter of the id that follows, and nobody else. */
   static final String WAKE_ID = "w:";
 
   private final StatefulRedisPubSubConnection<String, String> connection;
   private final Map<String, Topic> topics = new ConcurrentHashMap<>();
   private final String ownRelease;
+  private final ScheduledExecutorService timer;
 
-  /** {@code clientId}: this client's id, which its own lock releases publish. */
-  WakeUps(StatefulRedisPubSubConnection<String, String> connection, String clientId) {
+  /**
+   * {@code clientId}: this client's id, which its own lock releases publish; {@code timer} ends
+   * the subscriptions nobody rejoined within {@link #LINGER_MILLIS}.
+   */
+  WakeUps(
+      StatefulRedisPubSubConnection<String, String> connection,
+      String clientId,
+      ScheduledExecutorService timer) {
     this.connection = connection;
     this.ownRelease = "released " + clientId;
+    this.timer = timer;
     connection.addListener(
         new RedisPubSubAdapter<>() {
           @Override
@@ -93,10 +108,12 @@ final class WakeUps {
     return ownRelease;
   }
 
-  /** Joins the channel's topic, subscribing if this is its first member. */
+  /** Joins the channel's topic, subscribing unless it is subscribed already. */
   synchronized Topic join(String channel) {
     Topic topic = topics.computeIfAbsent(channel, Topic::new);
-    if (topic.members++ == 0) {
+    topic.members++;
+    CompletableFuture<Void> subscribed = topic.subscribed;
+    if (subscribed == null || subscribed.isCompletedExceptionally()) {
       // Sent under the lock so SUBSCRIBE and UNSUBSCRIBE of one channel reach Redis in order.
       topic.subscribed =
           connection.async().subscribe(channel).toCompletableFuture().thenApply(ignored -> null);
@@ -104,10 +121,23 @@ final class WakeUps {
     return topic;
   }
 
-  /** Leaves a topic, unsubscribing if this was its last member. */
+  /**
+   * Leaves a topic. The last member's leaving keeps the subscription for {@link #LINGER_MILLIS}
+   * more: a thread that waits again right away (a contended lock taken in a loop) then finds it
+   * in place instead of subscribing anew and trying twice.
+   */
   synchronized void leave(Topic topic) {
     if (--topic.members == 0) {
-      topics.remove(topic.channel, topic);
+      try {
+        timer.schedule(() -> unsubscribeIfIdle(topic), LINGER_MILLIS, TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException closing) {
+        topics.remove(topic.channel, topic); // the Warden is closing, and its connection with it
+      }
+    }
+  }
+
+  private synchronized void unsubscribeIfIdle(Topic topic) {
+    if (topic.members == 0 && topics.remove(topic.channel, topic)) {
       connection.async().unsubscribe(topic.channel);
     }
   }
@@ -153,9 +183,18 @@ final class WakeUps {
     return topics.get(channel);
   }
 
-  /** Returns the number of channels subscribed now (for tests and diagnostics). */
-  int subscriptions() {
-    return topics.size();
+  /**
+   * Returns the number of channels subscribed to for waiting acquirers now, without those kept a
+   * moment longer after their last waiter left (for tests and diagnostics).
+   */
+  synchronized int subscriptions() {
+    int waitedOn = 0;
+    for (Topic topic : topics.values()) {
+      if (topic.members > 0) {
+        waitedOn++;
+      }
+    }
+    return waitedOn;
   }
 
   /** Returns the number of waiters parked now, over every channel. */

@@ -107,7 +107,7 @@ public final class WardenRuntime {
     this.timer = new ScheduledThreadPoolExecutor(1, this::newTimerThread);
     timer.setRemoveOnCancelPolicy(true);
     this.scripts = new Scripts(connection.async());
-    this.wakeUps = new WakeUps(pubSub, id);
+    this.wakeUps = new WakeUps(pubSub, id, timer);
     this.leaseKeeper =
         new LeaseKeeper(scripts, timer, callbacks, watchdogTimeout.toMillis());
     client.addListener(

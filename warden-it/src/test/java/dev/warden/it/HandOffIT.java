@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -208,6 +209,39 @@ class HandOffIT {
     assertThat(remoteWaiter.get(10, TimeUnit.SECONDS))
         .isGreaterThan(localWaiter.get(10, TimeUnit.SECONDS));
     assertThat(redis.commandCalls().get("publish")).isEqualTo(1L);
+  }
+
+  @Test
+  void threadsWaitingTurnAfterTurnKeepOneSubscription(RedisServer redis, Warden warden)
+      throws Exception {
+    redis.redis().configResetstat();
+    AtomicInteger counter = new AtomicInteger();
+    List<CompletableFuture<Long>> workers = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      DistributedLock lock = warden.lock("turns");
+      workers.add(
+          inThread(
+              () -> {
+                for (int round = 0; round < 200; round++) {
+                  lock.lock();
+                  try {
+                    counter.incrementAndGet();
+                  } finally {
+                    lock.unlock();
+                  }
+                }
+                return 0L;
+              }));
+    }
+    for (CompletableFuture<Long> worker : workers) {
+      worker.get(30, TimeUnit.SECONDS);
+    }
+    assertThat(counter).hasValue(400);
+    // the subscription outlives each wait by a second, so every later wait finds it in place
+    assertThat(redis.commandCalls().getOrDefault("subscribe", 0L)).isLessThanOrEqualTo(1L);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> redis.redis().pubsubChannels("warden:*").isEmpty());
   }
 
   private static long tokenAfterWaiting(DistributedLock lock) {
