@@ -10,16 +10,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One attempt to take something (a lock, permits, ...), waiting if needed: an asynchronous state
- * machine driven by script
- * replies (Lettuce event loop), release messages ({@link WakeUps}) and timers (the Warden's timer
- * thread). Nothing in it blocks.
+ * machine driven by script replies (Lettuce event loop), release messages ({@link WakeUps}) and
+ * timers (the Warden's timer thread). Nothing in it blocks.
  *
- * <p>It tries once (through its {@link Claim}); if the object is not free, it joins its topic, tries again once the
- * subscription is confirmed (a release between the first try and the subscription would otherwise
- * go unseen), then parks until a release message, its re-check timer (the recheck interval, or the
- * holder's remaining lease if shorter) or the deadline. Transient Redis failures are retried until
- * they have lasted the command timeout. A timed acquisition also has a verdict timer at the
- * deadline plus a margin, so it completes on time even when Redis does not answer at all.
+ * <p>It tries once (through its {@link Claim}); if the object is not free, it joins its topic,
+ * tries again once the subscription is confirmed (a release between the first try and the
+ * subscription would otherwise go unseen), then parks until a release message, its re-check timer
+ * (the recheck interval, or the holder's remaining lease if shorter) or the deadline. Transient
+ * Redis failures are retried until they have lasted the command timeout. A timed acquisition also
+ * has a verdict timer at the deadline plus a margin, so it completes on time even when Redis does
+ * not answer at all.
  *
  * <p>{@link #result} completes with the grant, with {@code null} when the wait ran out, or
  * exceptionally. Whoever cancels it owns nothing; a grant that arrives after cancellation is
@@ -45,8 +45,8 @@ final class Acquisition<T> implements WakeUps.Waiter {
     String channel();
 
     /**
-     * Tries once. {@code othersWait}: other local acquirers wait on the channel, so a later
-     * release must publish. The reply's grant is null when the object is not free.
+     * Tries once. {@code othersWait}: other local acquirers wait on the channel, so a later release
+     * must publish. The reply's grant is null when the object is not free.
      */
     CompletableFuture<Outcome<T>> attempt(boolean othersWait);
 
@@ -58,8 +58,8 @@ final class Acquisition<T> implements WakeUps.Waiter {
 
     /**
      * Whether the object is known to be held by another owner of this client, whose release will
-     * wake this client's waiters (or hand the object to one): then the first attempt is skipped
-     * and the acquisition parks at once. Wake-ups that come meanwhile are not lost: the topic's
+     * wake this client's waiters (or hand the object to one): then the first attempt is skipped and
+     * the acquisition parks at once. Wake-ups that come meanwhile are not lost: the topic's
      * generation is read before this is asked.
      */
     default boolean heldLocally() {
@@ -136,8 +136,8 @@ final class Acquisition<T> implements WakeUps.Waiter {
   }
 
   /**
-   * Abandons the acquisition (the caller was interrupted or gave up): afterwards nothing is held.
-   * A grant that had already been made is given back.
+   * Abandons the acquisition (the caller was interrupted or gave up): afterwards nothing is held. A
+   * grant that had already been made is given back.
    */
   void abandonAndGiveBack() {
     if (result.cancel(false) || result.isCompletedExceptionally()) {
@@ -245,8 +245,8 @@ final class Acquisition<T> implements WakeUps.Waiter {
 
   /**
    * Parks again on {@code on} after {@link WakeUps.Topic#claim} took this waiter for a hand-off
-   * that did not happen; returns false when it must be woken instead (a wake-up came meanwhile,
-   * its re-check timer already ran, or it is over).
+   * that did not happen; returns false when it must be woken instead (a wake-up came meanwhile, its
+   * re-check timer already ran, or it is over).
    */
   boolean repark(WakeUps.Topic on, long claimedAtGeneration) {
     synchronized (this) {
@@ -270,7 +270,8 @@ final class Acquisition<T> implements WakeUps.Waiter {
             (released, failure) -> {
               if (failure != null) {
                 log.warn(
-                    "{}: could not give back an abandoned acquisition; it expires with its lease: {}",
+                    "{}: could not give back an abandoned acquisition; it expires with its lease:"
+                        + " {}",
                     claim.describe(),
                     Failures.unwrap(failure).toString());
               }
@@ -320,10 +321,7 @@ final class Acquisition<T> implements WakeUps.Waiter {
             waitNanos = Math.min(waitNanos, remaining);
           }
           WakeUps.Topic on = topic;
-          recheck =
-              runtime
-                  .timer()
-                  .schedule(() -> recheckDue(on), waitNanos, TimeUnit.NANOSECONDS);
+          recheck = runtime.timer().schedule(() -> recheckDue(on), waitNanos, TimeUnit.NANOSECONDS);
         }
       }
     }

@@ -6,25 +6,27 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The fair lock's data and scripts (fair-*.lua): the reentrant lock's hash plus a queue of
- * waiters ordered by the ticket Redis gave them when they first asked, and a heartbeat per waiter.
+ * The fair lock's data and scripts (fair-*.lua): the reentrant lock's hash plus a queue of waiters
+ * ordered by the ticket Redis gave them when they first asked, and a heartbeat per waiter.
  *
  * <p>Strict FIFO: the lock goes to the first live waiter; {@code tryLock()} without a wait never
  * queues and never overtakes one. A release publishes the head's id, so only the head's client
  * wakes only the head. Waiters refresh their heartbeat with every attempt, at least every {@link
  * #HEARTBEAT_MILLIS}; a waiter silent for {@link #HEARTBEAT_TIMEOUT_MILLIS} (its process died) is
- * dropped when it reaches the head, and one that gives up leaves at once. A live waiter dropped
- * for a late heartbeat (a long pause) rejoins at its old ticket, so it keeps its place.
+ * dropped when it reaches the head, and one that gives up leaves at once. A live waiter dropped for
+ * a late heartbeat (a long pause) rejoins at its old ticket, so it keeps its place.
  */
 final class FairDriver implements LockDriver {
   /** How long a waiter may stay silent before it counts as dead. */
   static final long HEARTBEAT_TIMEOUT_MILLIS = 3_000;
+
   /** A waiter asks again at least this often, which refreshes its heartbeat. */
   static final long HEARTBEAT_MILLIS = 1_000;
 
   private final WardenRuntime runtime;
   private final LockKeys keys;
   private final Scripts scripts;
+
   /** Tickets of this client's waiters, kept between their attempts. */
   private final Map<String, String> tickets = new ConcurrentHashMap<>();
 
@@ -95,23 +97,26 @@ final class FairDriver implements LockDriver {
 
   /**
    * Gives back one hold; with the last one, hands the lock straight to {@code waiter} (a parked
-   * waiter of this client, or null for none) if it is the live head of the queue. The reply is
-   * {1, remaining, head or ''}, {1, 0, waiter, token} when handed over, or {0} when the owner
-   * held no hold.
+   * waiter of this client, or null for none) if it is the live head of the queue. The reply is {1,
+   * remaining, head or ''}, {1, 0, waiter, token} when handed over, or {0} when the owner held no
+   * hold.
    */
   CompletableFuture<List<Object>> releaseTo(
-      String owner, int heldBefore, String waiter, long waiterLeaseMillis, String waiterAcquisition) {
-    return scripts
-        .run(
-            Scripts.FAIR_RELEASE,
-            new String[] {keys.lock(), keys.key("queue"), keys.key("beats"), keys.fence()},
-            owner,
-            Integer.toString(heldBefore),
-            keys.channel(),
-            waiter == null ? "" : waiter,
-            Long.toString(waiterLeaseMillis),
-            waiterAcquisition,
-            runtime.fenceRetentionMillis());
+      String owner,
+      int heldBefore,
+      String waiter,
+      long waiterLeaseMillis,
+      String waiterAcquisition) {
+    return scripts.run(
+        Scripts.FAIR_RELEASE,
+        new String[] {keys.lock(), keys.key("queue"), keys.key("beats"), keys.fence()},
+        owner,
+        Integer.toString(heldBefore),
+        keys.channel(),
+        waiter == null ? "" : waiter,
+        Long.toString(waiterLeaseMillis),
+        waiterAcquisition,
+        runtime.fenceRetentionMillis());
   }
 
   /** Whether a {@link #releaseTo} reply says the lock went to the waiter named in the call. */
@@ -159,5 +164,4 @@ final class FairDriver implements LockDriver {
             keys.channel())
         .thenApply(reply -> Scripts.number(reply, 0) == 1);
   }
-
 }

@@ -9,13 +9,13 @@ import java.util.concurrent.CompletionException;
  * see {@link #handOff}; the fair lock: see {@link #releaseToHead}.
  *
  * <p>Hands the reentrant lock straight from a thread giving back its last hold to a parked waiter
- * of the same client (lock-transfer.lua): one script call instead of a release and an
- * acquisition, and FIFO among the client's threads. After {@link #IN_A_ROW} hand-offs in a row,
- * one real release lets other clients' waiters compete.
+ * of the same client (lock-transfer.lua): one script call instead of a release and an acquisition,
+ * and FIFO among the client's threads. After {@link #IN_A_ROW} hand-offs in a row, one real release
+ * lets other clients' waiters compete.
  *
  * <p>Called on the releasing (caller) thread; the waiter is completed on the event loop. Only a
- * parked waiter is taken, atomically off its topic, so no attempt of its own is in flight; a
- * waiter that gave up meanwhile gives the hold back through its acquisition.
+ * parked waiter is taken, atomically off its topic, so no attempt of its own is in flight; a waiter
+ * that gave up meanwhile gives the hold back through its acquisition.
  */
 final class HandOff {
   /** How many hand-offs between this client's threads in a row before a real release. */
@@ -71,9 +71,9 @@ final class HandOff {
 
   /**
    * Gives back the fair lock's last hold (fair-release.lua), offering it to this client's parked
-   * waiter with the earliest ticket: if that waiter is the live head of the queue, the script
-   * gives it the lock and its acquisition completes here, without a message or a script call of
-   * its own. Otherwise the release tells the head as usual and the waiter stays parked.
+   * waiter with the earliest ticket: if that waiter is the live head of the queue, the script gives
+   * it the lock and its acquisition completes here, without a message or a script call of its own.
+   * Otherwise the release tells the head as usual and the waiter stays parked.
    *
    * <p>Strictly FIFO either way: the script, not this client, decides who is first.
    */

@@ -29,8 +29,10 @@ interface LockDriver {
 
   /** Wake the longest-parked local waiter. */
   String WAKE_ONE = "";
+
   /** Wake every local waiter. */
   String WAKE_ALL = "all";
+
   /** Wake nobody: the lock went straight to a waiter of this client. */
   String WAKE_NONE = "none";
 

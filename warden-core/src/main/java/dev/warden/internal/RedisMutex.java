@@ -14,11 +14,12 @@ import java.util.concurrent.locks.Condition;
 /**
  * The reentrant lock: a Redis hash of owner to hold count, changed only by the lock-*.lua scripts.
  *
- * <p>Owners: {@code <warden id>:<thread id>} for the thread-bound {@link java.util.concurrent.locks.Lock}
- * methods, {@code <warden id>:h<n>} for each {@link LockHandle}. This client keeps a {@link Hold}
- * per owner and lock (shared by every {@code RedisMutex} of the name), which knows the hold count
- * and token and whether the lease is known to be lost; Redis stays the authority, and every
- * script call carries the client's hold count so that a replayed call changes nothing.
+ * <p>Owners: {@code <warden id>:<thread id>} for the thread-bound {@link
+ * java.util.concurrent.locks.Lock} methods, {@code <warden id>:h<n>} for each {@link LockHandle}.
+ * This client keeps a {@link Hold} per owner and lock (shared by every {@code RedisMutex} of the
+ * name), which knows the hold count and token and whether the lease is known to be lost; Redis
+ * stays the authority, and every script call carries the client's hold count so that a replayed
+ * call changes nothing.
  */
 final class RedisMutex implements DistributedLock {
 
@@ -91,11 +92,9 @@ final class RedisMutex implements DistributedLock {
   }
 
   @Override
-  public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit)
-      throws InterruptedException {
+  public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
     long waitNanos = Args.waitNanos("waitTime", waitTime, unit);
-    return acquireForThreadInterruptibly(
-        Args.leaseMillis("leaseTime", leaseTime, unit), waitNanos);
+    return acquireForThreadInterruptibly(Args.leaseMillis("leaseTime", leaseTime, unit), waitNanos);
   }
 
   long watchdogLease() {
@@ -119,8 +118,8 @@ final class RedisMutex implements DistributedLock {
   }
 
   /**
-   * Acquires for the calling thread. {@code lease} is in ms, negative for a watchdog-renewed
-   * lease of that length; {@code waitNanos} negative waits forever.
+   * Acquires for the calling thread. {@code lease} is in ms, negative for a watchdog-renewed lease
+   * of that length; {@code waitNanos} negative waits forever.
    */
   boolean acquireForThread(long lease, long waitNanos, boolean interruptible)
       throws InterruptedException {
@@ -137,9 +136,9 @@ final class RedisMutex implements DistributedLock {
   }
 
   /**
-   * Returns the owner's hold before a new acquisition, after the checks every acquisition makes:
-   * an explicit lease that ran out as asked has ended; a hold known to be lost is reported; the
-   * lock type's guard may refuse (no upgrade of a read lock).
+   * Returns the owner's hold before a new acquisition, after the checks every acquisition makes: an
+   * explicit lease that ran out as asked has ended; a hold known to be lost is reported; the lock
+   * type's guard may refuse (no upgrade of a read lock).
    */
   Hold holdBeforeAcquiring(String owner) {
     Hold hold = runtime.holds().get(holdKey(owner));
@@ -257,8 +256,8 @@ final class RedisMutex implements DistributedLock {
 
     /**
      * Whether another owner of this client holds the lock now (the reentrant lock only): then an
-     * attempt would be refused, and that owner's release hands the lock over or wakes this
-     * client's waiters, so a first acquisition can wait without asking Redis.
+     * attempt would be refused, and that owner's release hands the lock over or wakes this client's
+     * waiters, so a first acquisition can wait without asking Redis.
      */
     @Override
     public boolean heldLocally() {
@@ -331,9 +330,9 @@ final class RedisMutex implements DistributedLock {
   }
 
   /**
-   * Gives back one hold: blocks for the script's reply, retrying transient failures for up to
-   * the command timeout. A release whose earlier attempt had an unknown outcome, and that now finds
-   * the hold gone, counts as done: that earlier attempt released it.
+   * Gives back one hold: blocks for the script's reply, retrying transient failures for up to the
+   * command timeout. A release whose earlier attempt had an unknown outcome, and that now finds the
+   * hold gone, counts as done: that earlier attempt released it.
    */
   void release(Hold hold) {
     if (!hold.beginRelease()) {
@@ -492,7 +491,11 @@ final class RedisMutex implements DistributedLock {
       throw new UnsupportedOperationException(driver.describe() + " has no conditions");
     }
     return new RedisCondition(
-        runtime, this, driver.holdKey(), driver.describe(), Args.named("conditionName", conditionName));
+        runtime,
+        this,
+        driver.holdKey(),
+        driver.describe(),
+        Args.named("conditionName", conditionName));
   }
 
   /** The calling thread's hold, or null. */
@@ -553,41 +556,41 @@ final class RedisMutex implements DistributedLock {
           }
         });
     acquisition.result.whenComplete(
-            (granted, failure) -> {
-              if (failure != null) {
-                Throwable cause = Failures.unwrap(failure);
-                if (!(cause instanceof CancellationException)) {
-                  runtime
-                      .callbacks()
-                      .execute(
-                          () ->
-                              handle.completeExceptionally(
-                                  Failures.forCaller(driver.describe(), "acquire", cause)));
-                }
-                return;
-              }
-              if (granted == null) {
-                runtime
-                    .callbacks()
-                    .execute(
-                        () ->
-                            handle.completeExceptionally(
-                                new LockTimeoutException(
-                                    driver.describe()
-                                        + ": still held by another owner after waiting "
-                                        + waitTime)));
-                return;
-              }
-              MutexHandle made = newHandle(owner, granted);
+        (granted, failure) -> {
+          if (failure != null) {
+            Throwable cause = Failures.unwrap(failure);
+            if (!(cause instanceof CancellationException)) {
               runtime
                   .callbacks()
                   .execute(
-                      () -> {
-                        if (!handle.complete(made)) {
-                          made.closeQuietly();
-                        }
-                      });
-            });
+                      () ->
+                          handle.completeExceptionally(
+                              Failures.forCaller(driver.describe(), "acquire", cause)));
+            }
+            return;
+          }
+          if (granted == null) {
+            runtime
+                .callbacks()
+                .execute(
+                    () ->
+                        handle.completeExceptionally(
+                            new LockTimeoutException(
+                                driver.describe()
+                                    + ": still held by another owner after waiting "
+                                    + waitTime)));
+            return;
+          }
+          MutexHandle made = newHandle(owner, granted);
+          runtime
+              .callbacks()
+              .execute(
+                  () -> {
+                    if (!handle.complete(made)) {
+                      made.closeQuietly();
+                    }
+                  });
+        });
     return handle;
   }
 

@@ -54,8 +54,8 @@ final class ReentrantDriver implements LockDriver {
   }
 
   /**
-   * Hands the owner's last hold to another owner in one step (lock-transfer.lua); the reply is
-   * {1, token} when handed over, {0} when the owner held no hold, {2} when it held more than one.
+   * Hands the owner's last hold to another owner in one step (lock-transfer.lua); the reply is {1,
+   * token} when handed over, {0} when the owner held no hold, {2} when it held more than one.
    */
   CompletableFuture<List<Object>> transfer(
       String from, String to, long toLeaseMillis, String toAcquisitionId) {
@@ -92,5 +92,4 @@ final class ReentrantDriver implements LockDriver {
         .run(Scripts.LOCK_FORCE_RELEASE, new String[] {keys.lock()}, keys.channel())
         .thenApply(reply -> Scripts.number(reply, 0) == 1);
   }
-
 }

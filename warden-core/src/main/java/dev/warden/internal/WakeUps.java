@@ -23,24 +23,24 @@ import java.util.function.Predicate;
  *
  * <p>One pub/sub connection per Warden. All local waiters on one channel share one subscription,
  * taken when the first joins and dropped {@link #LINGER_MILLIS} after the last leaves (unless
- * somebody joined again meanwhile). What a message wakes depends on its
- * payload (see {@link Topic#wake(String)}): by default one parked waiter (the one parked longest),
- * which is what a lock release means; a waiter that then fails to acquire re-marks the lock, so
- * the next release publishes again. {@code all} wakes every parked waiter (a writer left, a latch
- * reached zero); {@code w:<id>} wakes that waiter alone (the fair lock's head, a signalled
- * condition waiter); {@code <n> [<id>]} wakes the named waiter, if parked here, and up to {@code n}
- * others (permits were released). A lock release says {@code released <client id>}: the client
- * that released ignores it, because it woke its own waiters when the release returned. A
- * confirmed (re)subscription wakes every parked waiter, because messages may have been lost while
- * the connection was down.
+ * somebody joined again meanwhile). What a message wakes depends on its payload (see {@link
+ * Topic#wake(String)}): by default one parked waiter (the one parked longest), which is what a lock
+ * release means; a waiter that then fails to acquire re-marks the lock, so the next release
+ * publishes again. {@code all} wakes every parked waiter (a writer left, a latch reached zero);
+ * {@code w:<id>} wakes that waiter alone (the fair lock's head, a signalled condition waiter);
+ * {@code <n> [<id>]} wakes the named waiter, if parked here, and up to {@code n} others (permits
+ * were released). A lock release says {@code released <client id>}: the client that released
+ * ignores it, because it woke its own waiters when the release returned. A confirmed
+ * (re)subscription wakes every parked waiter, because messages may have been lost while the
+ * connection was down.
  *
  * <p>Each topic counts the wake-ups it has seen ({@link Topic#generation()}). A waiter reads the
  * count before each attempt and refuses to park if it changed meanwhile, or if a message named it
- * while it was not parked: a release message that arrives while the failed attempt's reply is
- * still on its way is therefore never lost.
+ * while it was not parked: a release message that arrives while the failed attempt's reply is still
+ * on its way is therefore never lost.
  *
- * <p>Thread-safety: callbacks run on a Lettuce event-loop thread and only take short locks and
- * hand work to {@link Waiter#wake()}, which must not block.
+ * <p>Thread-safety: callbacks run on a Lettuce event-loop thread and only take short locks and hand
+ * work to {@link Waiter#wake()}, which must not block.
  */
 final class WakeUps {
   /** Something parked on a topic until a release or its own timer. */
@@ -66,8 +66,8 @@ final class WakeUps {
   private final ScheduledExecutorService timer;
 
   /**
-   * {@code clientId}: this client's id, which its own lock releases publish; {@code timer} ends
-   * the subscriptions nobody rejoined within {@link #LINGER_MILLIS}.
+   * {@code clientId}: this client's id, which its own lock releases publish; {@code timer} ends the
+   * subscriptions nobody rejoined within {@link #LINGER_MILLIS}.
    */
   WakeUps(
       StatefulRedisPubSubConnection<String, String> connection,
@@ -123,8 +123,8 @@ final class WakeUps {
 
   /**
    * Leaves a topic. The last member's leaving keeps the subscription for {@link #LINGER_MILLIS}
-   * more: a thread that waits again right away (a contended lock taken in a loop) then finds it
-   * in place instead of subscribing anew and trying twice.
+   * more: a thread that waits again right away (a contended lock taken in a loop) then finds it in
+   * place instead of subscribing anew and trying twice.
    */
   synchronized void leave(Topic topic) {
     if (--topic.members == 0) {
@@ -144,8 +144,8 @@ final class WakeUps {
 
   /**
    * Wakes local waiters of the channel after a release by this client, as the release's message
-   * will: {@code wake} is {@link LockDriver#WAKE_ONE}, {@link LockDriver#WAKE_ALL}, a waiter id,
-   * or {@link LockDriver#WAKE_NONE} when the lock went straight to a local waiter.
+   * will: {@code wake} is {@link LockDriver#WAKE_ONE}, {@link LockDriver#WAKE_ALL}, a waiter id, or
+   * {@link LockDriver#WAKE_NONE} when the lock went straight to a local waiter.
    */
   void releasedLocally(String channel, String wake) {
     Topic topic = topics.get(channel);
@@ -219,8 +219,10 @@ final class WakeUps {
     private final String channel;
     private final AtomicLong generation = new AtomicLong();
     private final LinkedHashSet<Waiter> parked = new LinkedHashSet<>(); // guarded by itself
+
     /** Ids woken while not parked (their attempt was in flight): they must not park next. */
     private final Set<String> missed = new LinkedHashSet<>(); // guarded by parked
+
     private int members; // guarded by WakeUps.this
     private int handOffs; // guarded by parked
     private volatile CompletableFuture<Void> subscribed;
@@ -260,10 +262,10 @@ final class WakeUps {
     }
 
     /**
-     * Wakes as a message payload says: {@code all} every parked waiter; {@code
-     * w:<id>} that waiter alone; {@code <n>} up to {@code n} waiters, those parked longest; {@code
-     * <n> <id>} the waiter of that id first, if it is parked here, and then up to {@code n}
-     * others; anything else (a lock's {@code released}) one waiter.
+     * Wakes as a message payload says: {@code all} every parked waiter; {@code w:<id>} that waiter
+     * alone; {@code <n>} up to {@code n} waiters, those parked longest; {@code <n> <id>} the waiter
+     * of that id first, if it is parked here, and then up to {@code n} others; anything else (a
+     * lock's {@code released}) one waiter.
      */
     void wake(String message) {
       if (message.startsWith(WAKE_ID)) {
@@ -334,8 +336,8 @@ final class WakeUps {
     }
 
     /**
-     * Takes the longest-parked waiter that {@code wanted} accepts off the topic and returns it
-     * (its wake-up is now the caller's to give), or null when none is parked.
+     * Takes the longest-parked waiter that {@code wanted} accepts off the topic and returns it (its
+     * wake-up is now the caller's to give), or null when none is parked.
      */
     Waiter claim(Predicate<Waiter> wanted) {
       return claim(wanted, (a, b) -> 0);
@@ -386,7 +388,9 @@ final class WakeUps {
       wake(Integer.MAX_VALUE, null);
     }
 
-    /** Wakes the waiter of id {@code named} (if parked; null: none) and up to {@code count} more. */
+    /**
+     * Wakes the waiter of id {@code named} (if parked; null: none) and up to {@code count} more.
+     */
     void wake(int count, String named) {
       List<Waiter> woken = new ArrayList<>();
       synchronized (parked) {

@@ -3,6 +3,7 @@ package dev.warden.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.warden.DistributedLock;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -25,6 +26,33 @@ final class Blocking {
   /** A blocking call without a result. */
   interface Action {
     void run() throws Exception;
+  }
+
+  /** Runs the call on a thread of its own (the common pool may have a single thread). */
+  static <T> CompletableFuture<T> inThread(Call<T> call) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                result.complete(call.call());
+              } catch (Throwable e) {
+                result.completeExceptionally(e);
+              }
+            });
+    thread.setDaemon(true);
+    thread.start();
+    return result;
+  }
+
+  /** Takes the lock (waiting as long as it takes) and returns the fencing token it got. */
+  static long tokenAfterWaiting(DistributedLock lock) {
+    lock.lock();
+    try {
+      return lock.fencingToken();
+    } finally {
+      lock.unlock();
+    }
   }
 
   static <T> CompletableFuture<T> supply(Call<T> call, Executor threads) {

@@ -29,13 +29,14 @@ class FaultsIT {
 
   @Test
   @WardenOptions(watchdogTimeoutMillis = 1_500)
-  void aRestartWhileHeldTellsTheHolderAndLetsAWaiterIn(
-      RedisServer redis, WardenFactory wardens) throws Exception {
+  void aRestartWhileHeldTellsTheHolderAndLetsAWaiterIn(RedisServer redis, WardenFactory wardens)
+      throws Exception {
     Warden waiterWarden = wardens.create();
     DistributedLock holder = wardens.create().lock("restart");
     DistributedLock waiter = waiterWarden.lock("restart");
     LockHandle held = holder.acquire(Duration.ZERO);
-    CompletableFuture<Long> waited = CompletableFuture.supplyAsync(() -> tokenAfterWaiting(waiter));
+    CompletableFuture<Long> waited =
+        CompletableFuture.supplyAsync(() -> Blocking.tokenAfterWaiting(waiter));
     await().atMost(Duration.ofSeconds(5)).until(() -> waiterWarden.stats().subscriptions() == 1);
 
     redis.restart(); // no persistence: the lock is gone
@@ -56,7 +57,7 @@ class FaultsIT {
     List<CompletableFuture<Long>> waiters = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       DistributedLock waiter = waiterWarden.lock("pubsub-killed");
-      waiters.add(CompletableFuture.supplyAsync(() -> tokenAfterWaiting(waiter)));
+      waiters.add(CompletableFuture.supplyAsync(() -> Blocking.tokenAfterWaiting(waiter)));
     }
     await().atMost(Duration.ofSeconds(5)).until(() -> waiterWarden.stats().subscriptions() == 1);
 
@@ -161,30 +162,26 @@ class FaultsIT {
     List<CompletableFuture<Long>> waiters = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
       DistributedLock waiter = warden.lock("leaks");
-      waiters.add(CompletableFuture.supplyAsync(() -> tokenAfterWaiting(waiter)));
+      waiters.add(CompletableFuture.supplyAsync(() -> Blocking.tokenAfterWaiting(waiter)));
     }
-    CompletableFuture<LockHandle> timedOut = warden.lock("leaks").acquireAsync(Duration.ofMillis(100));
-    assertThatThrownBy(() -> timedOut.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(dev.warden.LockTimeoutException.class);
+    CompletableFuture<LockHandle> timedOut =
+        warden.lock("leaks").acquireAsync(Duration.ofMillis(100));
+    assertThatThrownBy(() -> timedOut.get(10, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(dev.warden.LockTimeoutException.class);
     holder.unlock();
     for (CompletableFuture<Long> waiter : waiters) {
       waiter.get(20, TimeUnit.SECONDS);
     }
     await()
         .atMost(Duration.ofSeconds(5))
-        .until(() -> warden.stats().subscriptions() == 0 && redis.redis().pubsubChannels("warden:*").isEmpty());
+        .until(
+            () ->
+                warden.stats().subscriptions() == 0
+                    && redis.redis().pubsubChannels("warden:*").isEmpty());
     assertThat(warden.stats().acquisitions()).isZero();
     assertThat(warden.stats().holds()).isZero();
     assertThat(warden.stats().renewedHolds()).isZero();
     assertThat(warden.stats().leaseKeeperRunning()).isFalse();
-  }
-
-  private static long tokenAfterWaiting(DistributedLock lock) {
-    lock.lock();
-    try {
-      return lock.fencingToken();
-    } finally {
-      lock.unlock();
-    }
   }
 
   private static long elapsedMillis(long startNanos) {

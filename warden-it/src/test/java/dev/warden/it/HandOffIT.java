@@ -12,7 +12,6 @@ import dev.warden.testkit.WardenOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -22,8 +21,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Hand-offs between threads of one client: a release with a thread of the same client waiting
- * hands the lock over in one script call, without starving other clients.
+ * Hand-offs between threads of one client: a release with a thread of the same client waiting hands
+ * the lock over in one script call, without starving other clients.
  */
 @ExtendWith(WardenExtension.class)
 class HandOffIT {
@@ -35,18 +34,11 @@ class HandOffIT {
     lock.lock();
     long before = lock.fencingToken();
     redis.redis().configResetstat();
-    CompletableFuture<Long> waiter =
-        CompletableFuture.supplyAsync(
-            () -> {
-              lock.lock();
-              try {
-                return lock.fencingToken();
-              } finally {
-                lock.unlock();
-              }
-            });
+    CompletableFuture<Long> waiter = Blocking.inThread(() -> Blocking.tokenAfterWaiting(lock));
     // the waiter's two refused attempts (before and after its subscription): then it parks
-    await().atMost(Duration.ofSeconds(5)).until(() -> redis.commandCalls().getOrDefault("evalsha", 0L) >= 2);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> redis.commandCalls().getOrDefault("evalsha", 0L) >= 2);
     redis.redis().configResetstat();
     lock.unlock();
     assertThat(waiter.get(10, TimeUnit.SECONDS)).isGreaterThan(before);
@@ -101,16 +93,7 @@ class HandOffIT {
     DistributedLock lock = warden.fairLock("fair-hand-off");
     lock.lock();
     long before = lock.fencingToken();
-    CompletableFuture<Long> waiter =
-        inThread(
-            () -> {
-              lock.lock();
-              try {
-                return lock.fencingToken();
-              } finally {
-                lock.unlock();
-              }
-            });
+    CompletableFuture<Long> waiter = Blocking.inThread(() -> Blocking.tokenAfterWaiting(lock));
     awaitParked(warden, 1);
     redis.redis().configResetstat();
     lock.unlock();
@@ -139,7 +122,7 @@ class HandOffIT {
       DistributedLock lock = queue.get(i).fairLock("fair-mixed");
       int index = i;
       waiters.add(
-          inThread(
+          Blocking.inThread(
               () -> {
                 for (int round = index == 0 ? 2 : 1; round > 0; round--) {
                   lock.lock();
@@ -175,10 +158,10 @@ class HandOffIT {
     DistributedLock lock = warden.lock("held-here");
     lock.lock();
     long held = lock.fencingToken();
-    CompletableFuture<Long> first = inThread(() -> tokenAfterWaiting(lock));
+    CompletableFuture<Long> first = Blocking.inThread(() -> Blocking.tokenAfterWaiting(lock));
     awaitParked(warden, 1); // it asked Redis (twice: before and after subscribing)
     redis.redis().configResetstat();
-    CompletableFuture<Long> second = inThread(() -> tokenAfterWaiting(lock));
+    CompletableFuture<Long> second = Blocking.inThread(() -> Blocking.tokenAfterWaiting(lock));
     awaitParked(warden, 2);
     assertThat(redis.commandCalls().getOrDefault("evalsha", 0L)).isZero();
     lock.unlock();
@@ -198,10 +181,12 @@ class HandOffIT {
     DistributedLock holder = releasing.lock("told-elsewhere");
     holder.lock();
     DistributedLock local = releasing.lock("told-elsewhere");
-    CompletableFuture<Long> localWaiter = inThread(() -> tokenAfterWaiting(local));
+    CompletableFuture<Long> localWaiter =
+        Blocking.inThread(() -> Blocking.tokenAfterWaiting(local));
     awaitParked(releasing, 1);
     DistributedLock remote = waiting.lock("told-elsewhere");
-    CompletableFuture<Long> remoteWaiter = inThread(() -> tokenAfterWaiting(remote));
+    CompletableFuture<Long> remoteWaiter =
+        Blocking.inThread(() -> Blocking.tokenAfterWaiting(remote));
     awaitParked(waiting, 1);
     redis.redis().configResetstat();
     holder.unlock(); // hands over to the local waiter, whose release publishes
@@ -220,7 +205,7 @@ class HandOffIT {
     for (int i = 0; i < 2; i++) {
       DistributedLock lock = warden.lock("turns");
       workers.add(
-          inThread(
+          Blocking.inThread(
               () -> {
                 for (int round = 0; round < 200; round++) {
                   lock.lock();
@@ -244,36 +229,10 @@ class HandOffIT {
         .until(() -> redis.redis().pubsubChannels("warden:*").isEmpty());
   }
 
-  private static long tokenAfterWaiting(DistributedLock lock) {
-    lock.lock();
-    try {
-      return lock.fencingToken();
-    } finally {
-      lock.unlock();
-    }
-  }
-
   private static void awaitParked(Warden warden, int waiters) {
     await()
         .pollInterval(Duration.ofMillis(5))
         .atMost(Duration.ofSeconds(5))
         .until(() -> warden.stats().parkedWaiters() == waiters);
-  }
-
-  /** Runs {@code body} in a thread of its own (the common pool may have a single thread). */
-  private static <T> CompletableFuture<T> inThread(Callable<T> body) {
-    CompletableFuture<T> result = new CompletableFuture<>();
-    Thread thread =
-        new Thread(
-            () -> {
-              try {
-                result.complete(body.call());
-              } catch (Throwable e) {
-                result.completeExceptionally(e);
-              }
-            });
-    thread.setDaemon(true);
-    thread.start();
-    return result;
   }
 }
