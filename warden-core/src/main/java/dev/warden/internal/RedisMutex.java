@@ -269,7 +269,12 @@ final class RedisMutex implements DistributedLock {
         return false;
       }
       Hold hold = runtime.holds().get(holdKey(holder));
-      return hold == null || hold.state() != Hold.State.LOST; // null: handed over, not yet adopted
+      if (hold == null) {
+        return true; // handed over, not yet adopted by its thread
+      }
+      // a lost hold, or an explicit lease that ran out, holds nothing in Redis
+      return hold.state() != Hold.State.LOST
+          && (hold.renewed() || System.nanoTime() - hold.leaseDeadlineNanos() < 0);
     }
 
     /** Whether a release of that lock may hand it straight to this claim. */

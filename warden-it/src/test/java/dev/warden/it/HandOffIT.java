@@ -173,6 +173,19 @@ class HandOffIT {
 
   @Test
   @WardenOptions(recheckIntervalMillis = 60_000)
+  void aLocalHoldWhoseExplicitLeaseRanOutDoesNotMakeOthersWait(Warden warden) throws Exception {
+    DistributedLock lock = warden.lock("throttle");
+    lock.lock(200, TimeUnit.MILLISECONDS); // never unlocked: it simply runs out
+    await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isLocked());
+    // another thread of the same client asks Redis at once instead of waiting for a re-check
+    // (a minute here) or a release that never comes
+    assertThat(
+            Blocking.inThread(() -> lock.tryLock(20, TimeUnit.SECONDS)).get(10, TimeUnit.SECONDS))
+        .isTrue();
+  }
+
+  @Test
+  @WardenOptions(recheckIntervalMillis = 60_000)
   void aReleaseMessageWakesTheWaitersOfOtherClients(RedisServer redis, WardenFactory wardens)
       throws Exception {
     // the releasing client ignores its own message; everybody else must not
