@@ -175,6 +175,12 @@ class HandOffIT {
   @WardenOptions(recheckIntervalMillis = 60_000)
   void aLocalHoldWhoseExplicitLeaseRanOutDoesNotMakeOthersWait(Warden warden) throws Exception {
     DistributedLock lock = warden.lock("throttle");
+    // a wait that just ended leaves the client subscribed (for a second)
+    lock.lock();
+    CompletableFuture<Long> waited = Blocking.inThread(() -> Blocking.tokenAfterWaiting(lock));
+    await().atMost(Duration.ofSeconds(5)).until(() -> warden.stats().parkedWaiters() == 1);
+    lock.unlock();
+    waited.get(10, TimeUnit.SECONDS);
     lock.lock(200, TimeUnit.MILLISECONDS); // never unlocked: it simply runs out
     await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isLocked());
     // another thread of the same client asks Redis at once instead of waiting for a re-check
