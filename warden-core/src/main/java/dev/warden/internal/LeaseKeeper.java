@@ -17,9 +17,12 @@ import org.slf4j.LoggerFactory;
  * The watchdog: renews every hold taken without an explicit lease, every third of the lease, in
  * batched script calls, and finds out which holds were lost.
  *
- * <p>One ticker per Warden, on the Warden's timer thread; it runs only while there is a hold to
- * renew (started by the first, cancelled the moment the last is removed). A tick only sends
- * asynchronous script calls; replies are handled on a Lettuce event-loop thread.
+ * <p>One ticker per Warden, on the Warden's timer thread, at a fixed rate of a third of the lease.
+ * The first hold added to an idle keeper starts it; a tick that finds no hold to renew stops it, so
+ * an idle Warden goes quiet within one period. Removing a hold only takes it out of the set: a
+ * thread that takes and releases a lock in a loop neither schedules nor cancels a timer task, and
+ * never wakes the timer thread. A tick only sends asynchronous script calls; replies are handled
+ * on a Lettuce event-loop thread.
  *
  * <p>A hold is lost when a renewal finds it gone or owned by another, or when no renewal succeeded
  * before its local lease deadline (the send time of its last successful renewal plus the lease,
@@ -36,6 +39,12 @@ final class LeaseKeeper {
   private final Executor callbacks;
   private final long leaseMillis;
   private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
+  /**
+   * Whether the ticker is scheduled, read without the monitor by {@link #add}; written under it.
+   * Together with the set it forms a handshake (see {@link #tick}): a hold is never added to a
+   * keeper whose ticker is about to stop without either the adder or the tick noticing.
+   */
+  private volatile boolean ticking;
   private ScheduledFuture<?> ticker; // guarded by this
   private boolean stopped; // guarded by this
 
@@ -54,25 +63,32 @@ final class LeaseKeeper {
     return leaseMillis;
   }
 
-  synchronized void add(Hold hold) {
+  /** Renews the hold from now on; starts the ticker if it was idle. */
+  void add(Hold hold) {
+    holds.add(hold);
+    if (!ticking) {
+      start();
+    }
+  }
+
+  private synchronized void start() {
     if (stopped) {
+      holds.clear(); // added while the Warden closed: nothing renews it any more
       return;
     }
-    holds.add(hold);
     if (ticker == null) {
       long period = Math.max(1, leaseMillis / 3);
-      ticker = timer.scheduleAtFixedRate(this::renewAll, period, period, TimeUnit.MILLISECONDS);
+      ticker = timer.scheduleAtFixedRate(this::tick, period, period, TimeUnit.MILLISECONDS);
     }
+    ticking = true;
   }
 
-  synchronized void remove(Hold hold) {
+  /** Stops renewing the hold. The ticker runs on until a tick finds no hold at all. */
+  void remove(Hold hold) {
     holds.remove(hold);
-    if (holds.isEmpty() && ticker != null) {
-      ticker.cancel(false);
-      ticker = null;
-    }
   }
 
+  /** Whether the ticker is scheduled: true while holds are renewed, and up to a period after. */
   synchronized boolean isRunning() {
     return ticker != null;
   }
@@ -93,11 +109,44 @@ final class LeaseKeeper {
 
   synchronized void stop() {
     stopped = true;
+    ticking = false; // an add() racing with the close takes the slow path, which drops the hold
     holds.clear();
     if (ticker != null) {
       ticker.cancel(false);
       ticker = null;
     }
+  }
+
+  private void tick() {
+    if (holds.isEmpty() && stopIfIdle()) {
+      return;
+    }
+    try {
+      renewAll();
+    } catch (RuntimeException e) {
+      // a periodic task that throws is never run again, and this one would still look scheduled
+      log.error("lease renewal round failed; trying again at the next tick", e);
+    }
+  }
+
+  /**
+   * Cancels the ticker unless a hold arrived meanwhile. {@code ticking} is cleared before the set
+   * is looked at again, while {@link #add} puts its hold in the set before it reads {@code
+   * ticking}: so either this sees the new hold, or the adder sees {@code false} and waits here for
+   * the monitor, then schedules a new ticker.
+   */
+  private synchronized boolean stopIfIdle() {
+    if (ticker == null) {
+      return true; // stopped meanwhile
+    }
+    ticking = false;
+    if (!holds.isEmpty()) {
+      ticking = true;
+      return false;
+    }
+    ticker.cancel(false);
+    ticker = null;
+    return true;
   }
 
   private void renewAll() {

@@ -48,7 +48,29 @@ class LeaseKeeperIT {
     assertThat(scriptCalls * 256).isGreaterThanOrEqualTo(renewed);
     assertThat(scriptCalls * 88).isLessThanOrEqualTo(renewed);
     assertThat(calls.getOrDefault("hexists", 0L)).isEqualTo(renewed);
-    assertThat(warden.stats().leaseKeeperRunning()).isFalse();
+    await().atMost(Duration.ofSeconds(5)).until(() -> !warden.stats().leaseKeeperRunning());
+  }
+
+  @Test
+  @WardenOptions(watchdogTimeoutMillis = 900)
+  void theTickerGoesQuietOnceNoHoldIsLeftAndStartsAgainForTheNextHold(
+      RedisServer redis, Warden warden) throws Exception {
+    DistributedLock lock = warden.lock("quiet");
+    lock.lock();
+    assertThat(warden.stats().leaseKeeperRunning()).isTrue();
+    lock.unlock();
+    // the first tick (every 300 ms) that finds no hold stops the ticker
+    await().atMost(Duration.ofSeconds(5)).until(() -> !warden.stats().leaseKeeperRunning());
+
+    LockHandle handle = lock.acquire(Duration.ZERO);
+    assertThat(warden.stats().leaseKeeperRunning()).isTrue();
+    redis.redis().configResetstat();
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> redis.commandCalls().getOrDefault("pexpire", 0L) >= 2L);
+    assertThat(handle.leaseLost().toCompletableFuture()).isNotDone();
+    handle.close();
+    await().atMost(Duration.ofSeconds(5)).until(() -> !warden.stats().leaseKeeperRunning());
   }
 
   @Test
