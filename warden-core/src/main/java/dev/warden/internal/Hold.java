@@ -1,5 +1,7 @@
 package dev.warden.internal;
 
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
@@ -31,6 +33,11 @@ final class Hold {
   private volatile long leaseDeadlineNanos;
   private volatile String lostReason;
   private volatile boolean releaseInDoubt;
+  // what a renewal sends for this hold, encoded by the lease keeper (timer thread) at its first
+  // renewal and reused by every later one; Lettuce's event loop reads the bytes only after the
+  // timer thread handed the command over
+  private byte[][] renewalKeys;
+  private byte[] renewalOwner;
 
   Hold(
       LockDriver driver,
@@ -73,6 +80,27 @@ final class Hold {
     if (deadlineNanos - leaseDeadlineNanos > 0) {
       leaseDeadlineNanos = deadlineNanos;
     }
+  }
+
+  /** The keys of this hold's renewal ({@link LockDriver#renewKeys()}), UTF-8 encoded once. */
+  byte[][] renewalKeys() {
+    if (renewalKeys == null) {
+      List<String> keys = driver.renewKeys();
+      byte[][] encoded = new byte[keys.size()][];
+      for (int i = 0; i < encoded.length; i++) {
+        encoded[i] = keys.get(i).getBytes(StandardCharsets.UTF_8);
+      }
+      renewalKeys = encoded;
+    }
+    return renewalKeys;
+  }
+
+  /** The owner as this hold's renewal sends it, UTF-8 encoded once. */
+  byte[] renewalOwner() {
+    if (renewalOwner == null) {
+      renewalOwner = owner.getBytes(StandardCharsets.UTF_8);
+    }
+    return renewalOwner;
   }
 
   State state() {

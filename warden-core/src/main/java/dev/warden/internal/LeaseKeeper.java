@@ -1,9 +1,9 @@
 package dev.warden.internal;
 
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.protocol.CommandArgs;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -24,6 +24,11 @@ import org.slf4j.LoggerFactory;
  * never wakes the timer thread. A tick only sends asynchronous script calls; replies are handled
  * on a Lettuce event-loop thread.
  *
+ * <p>Cost per round: one script call per {@link #BATCH} holds, two Redis commands per hold (the
+ * ownership check and the expiry). Each hold's keys and owner are encoded once, at its first
+ * renewal, and sent as those bytes from then on; the reply names only the holds not renewed
+ * (usually none). So a round encodes no string and parses no per-hold reply.
+ *
  * <p>A hold is lost when a renewal finds it gone or owned by another, or when no renewal succeeded
  * before its local lease deadline (the send time of its last successful renewal plus the lease,
  * on the monotonic clock: never later than Redis's own expiry). Then {@link Hold#lost()} completes
@@ -41,7 +46,7 @@ final class LeaseKeeper {
   private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
   /**
    * Whether the ticker is scheduled, read without the monitor by {@link #add}; written under it.
-   * Together with the set it forms a handshake (see {@link #tick}): a hold is never added to a
+   * With the set it forms a handshake (see {@link #stopIfIdle}): a hold is never added to a
    * keeper whose ticker is about to stop without either the adder or the tick noticing.
    */
   private volatile boolean ticking;
@@ -151,56 +156,85 @@ final class LeaseKeeper {
 
   private void renewAll() {
     long now = System.nanoTime();
-    // one batch list per renewal script (lock types differ in what a renewal touches)
-    Map<Scripts.Script, List<Hold>> batches = new HashMap<>();
+    // one batch being filled per renewal script (lock types differ in what a renewal touches)
+    List<Batch> filling = new ArrayList<>(2);
     for (Hold hold : holds) {
       if (now - hold.leaseDeadlineNanos() >= 0) {
         lose(hold, "no renewal succeeded before the lease's deadline");
         continue;
       }
-      List<Hold> batch = batches.computeIfAbsent(hold.driver.renewScript(), s -> new ArrayList<>());
-      batch.add(hold);
-      if (batch.size() == BATCH) {
-        renew(hold.driver.renewScript(), batch);
-        batches.remove(hold.driver.renewScript());
+      Batch batch = batchFor(filling, hold.driver.renewScript());
+      batch.holds[batch.size++] = hold;
+      if (batch.size == BATCH) {
+        filling.remove(batch);
+        renew(batch);
       }
     }
-    batches.forEach(this::renew);
+    for (Batch batch : filling) {
+      renew(batch);
+    }
   }
 
-  private void renew(Scripts.Script script, List<Hold> batch) {
+  private static Batch batchFor(List<Batch> filling, Scripts.Script script) {
+    for (Batch batch : filling) {
+      if (batch.script == script) {
+        return batch;
+      }
+    }
+    Batch batch = new Batch(script);
+    filling.add(batch);
+    return batch;
+  }
+
+  /**
+   * Sends one batch. Each hold's keys and owner go out as the bytes encoded at its first renewal,
+   * and the reply lists only the holds not renewed (usually none).
+   */
+  private void renew(Batch batch) {
     long sentAt = System.nanoTime();
-    long leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
-    List<String> keys = new ArrayList<>();
-    String[] args = new String[batch.size() + 1];
-    args[0] = Long.toString(leaseMillis);
-    for (int i = 0; i < batch.size(); i++) {
-      keys.addAll(batch.get(i).driver.renewKeys());
-      args[i + 1] = batch.get(i).owner;
+    CommandArgs<String, String> keysAndArgs = new CommandArgs<>(StringCodec.UTF8);
+    int keyCount = 0;
+    for (int i = 0; i < batch.size; i++) {
+      for (byte[] key : batch.holds[i].renewalKeys()) {
+        keysAndArgs.add(key);
+        keyCount++;
+      }
+    }
+    keysAndArgs.add(leaseMillis);
+    for (int i = 0; i < batch.size; i++) {
+      keysAndArgs.add(batch.holds[i].renewalOwner());
     }
     scripts
-        .run(script, keys.toArray(new String[0]), args)
+        .runEncoded(batch.script, keyCount, keysAndArgs)
         .whenComplete(
-            (reply, failure) -> {
+            (notRenewed, failure) -> {
               if (failure != null) {
                 renewalFailed(batch, failure);
-                return;
-              }
-              for (int i = 0; i < batch.size(); i++) {
-                Hold hold = batch.get(i);
-                if (Scripts.number(reply, i) == 1) {
-                  hold.extendLeaseDeadline(sentAt + leaseNanos);
-                } else {
-                  lose(hold, "the lock expired, was force-unlocked, or was lost with Redis data");
-                }
+              } else {
+                renewed(batch, notRenewed, sentAt + TimeUnit.MILLISECONDS.toNanos(leaseMillis));
               }
             });
   }
 
-  private void renewalFailed(List<Hold> batch, Throwable failure) {
+  /** Handles a batch's reply: the (1-based, ascending) indices of the holds not renewed. */
+  private void renewed(Batch batch, List<Long> notRenewed, long deadlineNanos) {
+    int next = 0;
+    for (int i = 0; i < batch.size; i++) {
+      Hold hold = batch.holds[i];
+      if (next < notRenewed.size() && notRenewed.get(next).longValue() == i + 1) {
+        next++;
+        lose(hold, "the lock expired, was force-unlocked, or was lost with Redis data");
+      } else {
+        hold.extendLeaseDeadline(deadlineNanos);
+      }
+    }
+  }
+
+  private void renewalFailed(Batch batch, Throwable failure) {
     long now = System.nanoTime();
     long earliest = Long.MAX_VALUE;
-    for (Hold hold : batch) {
+    for (int i = 0; i < batch.size; i++) {
+      Hold hold = batch.holds[i];
       long left = hold.leaseDeadlineNanos() - now;
       if (left <= 0) {
         lose(hold, "renewal impossible until the lease's deadline: " + Failures.unwrap(failure));
@@ -210,7 +244,7 @@ final class LeaseKeeper {
     }
     log.warn(
         "lease renewal of {} holds failed; retrying: {}",
-        batch.size(),
+        batch.size,
         Failures.unwrap(failure).toString());
     if (earliest != Long.MAX_VALUE) {
       // try once more at the earliest deadline, so a lost lease is reported on time
@@ -233,5 +267,16 @@ final class LeaseKeeper {
       remove(hold);
     }
     // a hold being released is left to its release, which knows better
+  }
+
+  /** Up to {@link #BATCH} holds renewed by one call of their script. */
+  private static final class Batch {
+    final Scripts.Script script;
+    final Hold[] holds = new Hold[BATCH];
+    int size;
+
+    Batch(Scripts.Script script) {
+      this.script = script;
+    }
   }
 }
