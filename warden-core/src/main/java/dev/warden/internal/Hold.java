@@ -33,9 +33,7 @@ final class Hold {
   private volatile long leaseDeadlineNanos;
   private volatile String lostReason;
   private volatile boolean releaseInDoubt;
-  // what a renewal sends for this hold, encoded by the lease keeper (timer thread) at its first
-  // renewal and reused by every later one; Lettuce's event loop reads the bytes only after the
-  // timer thread handed the command over
+  // what a renewal sends for this hold, encoded once when the lease keeper takes the hold
   private byte[][] renewalKeys;
   private byte[] renewalOwner;
 
@@ -82,24 +80,24 @@ final class Hold {
     }
   }
 
-  /** The keys of this hold's renewal ({@link LockDriver#renewKeys()}), UTF-8 encoded once. */
-  byte[][] renewalKeys() {
-    if (renewalKeys == null) {
-      List<String> keys = driver.renewKeys();
-      byte[][] encoded = new byte[keys.size()][];
-      for (int i = 0; i < encoded.length; i++) {
-        encoded[i] = keys.get(i).getBytes(StandardCharsets.UTF_8);
-      }
-      renewalKeys = encoded;
+  /** Encodes what a renewal sends for this hold; called by the lease keeper as it takes the hold. */
+  void encodeRenewal() {
+    List<String> keys = driver.renewKeys();
+    byte[][] encoded = new byte[keys.size()][];
+    for (int i = 0; i < encoded.length; i++) {
+      encoded[i] = keys.get(i).getBytes(StandardCharsets.UTF_8);
     }
+    renewalKeys = encoded;
+    renewalOwner = owner.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** The keys of this hold's renewal ({@link LockDriver#renewKeys()}), UTF-8 encoded. */
+  byte[][] renewalKeys() {
     return renewalKeys;
   }
 
-  /** The owner as this hold's renewal sends it, UTF-8 encoded once. */
+  /** The owner as this hold's renewal sends it, UTF-8 encoded. */
   byte[] renewalOwner() {
-    if (renewalOwner == null) {
-      renewalOwner = owner.getBytes(StandardCharsets.UTF_8);
-    }
     return renewalOwner;
   }
 

@@ -25,9 +25,11 @@ import org.slf4j.LoggerFactory;
  * on a Lettuce event-loop thread.
  *
  * <p>Cost per round: one script call per {@link #BATCH} holds, two Redis commands per hold (the
- * ownership check and the expiry). Each hold's keys and owner are encoded once, at its first
- * renewal, and sent as those bytes from then on; the reply names only the holds not renewed
- * (usually none). So a round encodes no string and parses no per-hold reply.
+ * ownership check and the expiry). Each hold's keys and owner are encoded once, when it is added
+ * (on the caller's thread, well under a microsecond), and sent as those bytes by every round; the
+ * reply names only the holds not renewed (usually none). So a round encodes no string and parses
+ * no per-hold reply, and its one loop over every hold stays small (it is also what the JIT must
+ * compile before a keeper with many holds runs at full speed).
  *
  * <p>A hold is lost when a renewal finds it gone or owned by another, or when no renewal succeeded
  * before its local lease deadline (the send time of its last successful renewal plus the lease,
@@ -70,6 +72,8 @@ final class LeaseKeeper {
 
   /** Renews the hold from now on; starts the ticker if it was idle. */
   void add(Hold hold) {
+    // encoded before the hold enters the set, which publishes the bytes to the timer thread
+    hold.encodeRenewal();
     holds.add(hold);
     if (!ticking) {
       start();
@@ -164,7 +168,7 @@ final class LeaseKeeper {
         continue;
       }
       Batch batch = batchFor(filling, hold.driver.renewScript());
-      batch.holds[batch.size++] = hold;
+      batch.add(hold);
       if (batch.size == BATCH) {
         filling.remove(batch);
         renew(batch);
@@ -187,25 +191,18 @@ final class LeaseKeeper {
   }
 
   /**
-   * Sends one batch. Each hold's keys and owner go out as the bytes encoded at its first renewal,
-   * and the reply lists only the holds not renewed (usually none).
+   * Sends one batch. Each hold's keys and owner go out as the bytes encoded when it was added, and
+   * the reply lists only the holds not renewed (usually none).
    */
   private void renew(Batch batch) {
     long sentAt = System.nanoTime();
-    CommandArgs<String, String> keysAndArgs = new CommandArgs<>(StringCodec.UTF8);
-    int keyCount = 0;
-    for (int i = 0; i < batch.size; i++) {
-      for (byte[] key : batch.holds[i].renewalKeys()) {
-        keysAndArgs.add(key);
-        keyCount++;
-      }
-    }
-    keysAndArgs.add(leaseMillis);
-    for (int i = 0; i < batch.size; i++) {
-      keysAndArgs.add(batch.holds[i].renewalOwner());
-    }
+    CommandArgs<String, String> keysAndArgs =
+        new CommandArgs<>(StringCodec.UTF8)
+            .addAll(batch.keys)
+            .add(leaseMillis)
+            .addAll(batch.owners);
     scripts
-        .runEncoded(batch.script, keyCount, keysAndArgs)
+        .runEncoded(batch.script, batch.keyCount, keysAndArgs)
         .whenComplete(
             (notRenewed, failure) -> {
               if (failure != null) {
@@ -269,14 +266,29 @@ final class LeaseKeeper {
     // a hold being released is left to its release, which knows better
   }
 
-  /** Up to {@link #BATCH} holds renewed by one call of their script. */
+  /**
+   * Up to {@link #BATCH} holds renewed by one call of their script, with their keys and owners as
+   * the script takes them.
+   */
   private static final class Batch {
     final Scripts.Script script;
     final Hold[] holds = new Hold[BATCH];
+    final CommandArgs<String, String> keys = new CommandArgs<>(StringCodec.UTF8);
+    final CommandArgs<String, String> owners = new CommandArgs<>(StringCodec.UTF8);
     int size;
+    int keyCount;
 
     Batch(Scripts.Script script) {
       this.script = script;
+    }
+
+    void add(Hold hold) {
+      holds[size++] = hold;
+      for (byte[] key : hold.renewalKeys()) {
+        keys.add(key);
+        keyCount++;
+      }
+      owners.add(hold.renewalOwner());
     }
   }
 }
