@@ -5,7 +5,8 @@ package dev.warden;
  *
  * @param holds holds this instance knows it has (thread-bound and handles)
  * @param renewedHolds holds the lease keeper renews
- * @param leaseKeeperRunning whether the lease keeper's timer is scheduled
+ * @param leaseKeeperRunning whether the lease keeper's ticker is scheduled: while it renews holds,
+ *     and for up to a third of the watchdog timeout after the last of them was released
  * @param subscriptions pub/sub channels subscribed to for waiting acquirers
  * @param acquisitions acquisitions in progress (waiting or about to complete)
  * @param parkedWaiters of those, the ones parked until a release message or their next re-check

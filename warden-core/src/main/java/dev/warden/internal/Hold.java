@@ -1,5 +1,7 @@
 package dev.warden.internal;
 
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
@@ -31,6 +33,9 @@ final class Hold {
   private volatile long leaseDeadlineNanos;
   private volatile String lostReason;
   private volatile boolean releaseInDoubt;
+  // what a renewal sends for this hold, encoded once when the lease keeper takes the hold
+  private byte[][] renewalKeys;
+  private byte[] renewalOwner;
 
   Hold(
       LockDriver driver,
@@ -73,6 +78,27 @@ final class Hold {
     if (deadlineNanos - leaseDeadlineNanos > 0) {
       leaseDeadlineNanos = deadlineNanos;
     }
+  }
+
+  /** Encodes what a renewal sends for this hold; called by the lease keeper as it takes the hold. */
+  void encodeRenewal() {
+    List<String> keys = driver.renewKeys();
+    byte[][] encoded = new byte[keys.size()][];
+    for (int i = 0; i < encoded.length; i++) {
+      encoded[i] = keys.get(i).getBytes(StandardCharsets.UTF_8);
+    }
+    renewalKeys = encoded;
+    renewalOwner = owner.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** The keys of this hold's renewal ({@link LockDriver#renewKeys()}), UTF-8 encoded. */
+  byte[][] renewalKeys() {
+    return renewalKeys;
+  }
+
+  /** The owner as this hold's renewal sends it, UTF-8 encoded. */
+  byte[] renewalOwner() {
+    return renewalOwner;
   }
 
   State state() {

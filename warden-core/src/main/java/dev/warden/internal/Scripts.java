@@ -3,6 +3,10 @@ package dev.warden.internal;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.IntegerListOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -73,6 +77,35 @@ final class Scripts {
           }
           return CompletableFuture.failedFuture(failure);
         });
+  }
+
+  /**
+   * Runs a script whose keys and arguments were encoded by the caller (e.g. with {@link
+   * CommandArgs#add(byte[])}, so that bytes sent again and again are encoded once), and whose
+   * reply is a list of integers. {@code keysAndArgs} holds the {@code keyCount} keys, then the
+   * arguments. The keys are not marked as keys for Lettuce, which routes nothing by them on a
+   * single Redis.
+   */
+  CompletableFuture<List<Long>> runEncoded(
+      Script script, int keyCount, CommandArgs<String, String> keysAndArgs) {
+    CompletableFuture<List<Long>> first =
+        dispatch(CommandType.EVALSHA, script.sha(), keyCount, keysAndArgs);
+    return first.exceptionallyCompose(
+        failure -> {
+          if (Failures.unwrap(failure) instanceof RedisNoScriptException) {
+            return dispatch(CommandType.EVAL, script.body(), keyCount, keysAndArgs);
+          }
+          return CompletableFuture.failedFuture(failure);
+        });
+  }
+
+  private CompletableFuture<List<Long>> dispatch(
+      CommandType type, String script, int keyCount, CommandArgs<String, String> keysAndArgs) {
+    CommandArgs<String, String> args =
+        new CommandArgs<>(StringCodec.UTF8).add(script).add(keyCount).addAll(keysAndArgs);
+    return redis
+        .dispatch(type, new IntegerListOutput<>(StringCodec.UTF8), args)
+        .toCompletableFuture();
   }
 
   /** Reads an integer from a script's list reply. */

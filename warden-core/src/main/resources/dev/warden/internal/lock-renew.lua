@@ -2,18 +2,17 @@
 -- KEYS[i]    lock hash of the i-th hold
 -- ARGV[1]    lease in milliseconds
 -- ARGV[i+1]  owner id of the i-th hold
--- Returns    a list with, for each hold, 1 when the owner still held it (its lease was reset)
---            and 0 when it did not (expired, force-unlocked, lost with a restart, or the key
---            now holds another type of value).
+-- Returns    the indices i, ascending, of the holds the owner no longer held (expired,
+--            force-unlocked, lost with a restart, or the key now holds another type of value);
+--            every other hold's lease was reset. Usually empty: the reply stays small however
+--            many holds the batch renews.
 local lease = ARGV[1]
-local renewed = {}
+local lost = {}
 for i, lock in ipairs(KEYS) do
-  local held = redis.pcall('HEXISTS', lock, ARGV[i + 1])
-  if held == 1 then
+  if redis.pcall('HEXISTS', lock, ARGV[i + 1]) == 1 then
     redis.call('PEXPIRE', lock, lease)
-    renewed[i] = 1
   else
-    renewed[i] = 0
+    lost[#lost + 1] = i
   end
 end
-return renewed
+return lost

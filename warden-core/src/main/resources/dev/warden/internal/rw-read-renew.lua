@@ -2,12 +2,12 @@
 -- KEYS[2i-1], KEYS[2i]  reads hash and readers of the i-th hold (see rw-write-acquire.lua)
 -- ARGV[1]    lease in ms
 -- ARGV[i+1]  owner id of the i-th hold
--- Returns    a list with, for each hold, 1 when the owner still held a live read hold (its lease
---            was reset) and 0 when not.
+-- Returns    the indices i, ascending, of the holds that were no longer live read holds of their
+--            owner; every other hold's lease was reset. Usually empty.
 local lease = tonumber(ARGV[1])
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-local renewed = {}
+local lost = {}
 for i = 1, #ARGV - 1 do
   local reads, readers, owner = KEYS[2 * i - 1], KEYS[2 * i], ARGV[i + 1]
   local deadline = tonumber(redis.pcall('ZSCORE', readers, owner))
@@ -15,9 +15,8 @@ for i = 1, #ARGV - 1 do
     redis.call('ZADD', readers, 'GT', now + lease, owner)
     redis.call('PEXPIRE', reads, lease, 'GT')
     redis.call('PEXPIRE', readers, lease, 'GT')
-    renewed[i] = 1
   else
-    renewed[i] = 0
+    lost[#lost + 1] = i
   end
 end
-return renewed
+return lost

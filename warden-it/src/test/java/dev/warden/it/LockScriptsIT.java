@@ -159,13 +159,68 @@ class LockScriptsIT {
   }
 
   @Test
-  void renewalResetsTheLeaseOfHeldLocksAndReportsTheOthers() {
+  void renewalResetsTheLeaseOfHeldLocksAndListsOnlyTheOthers() {
     acquire("a", 0, 1_000, false);
     redis.set("warden:{x}:lock", "not a hash");
+    run(
+        "lock-acquire",
+        new String[] {"warden:{z}:lock", "warden:{z}:lock:fence"},
+        "d",
+        "1000",
+        "0",
+        "0",
+        "3600000",
+        "acq-d");
     List<Object> reply =
-        run("lock-renew", new String[] {LOCK, "warden:{y}:lock", "warden:{x}:lock"}, "30000", "a", "b", "c");
-    assertThat(reply).containsExactly(1L, 0L, 0L);
+        run(
+            "lock-renew",
+            new String[] {LOCK, "warden:{y}:lock", "warden:{x}:lock", "warden:{z}:lock"},
+            "30000",
+            "a",
+            "b",
+            "c",
+            "d");
+    assertThat(reply).containsExactly(2L, 3L);
     assertThat(redis.pttl(LOCK)).isGreaterThan(20_000L);
+    assertThat(redis.pttl("warden:{z}:lock")).isGreaterThan(20_000L);
+    assertThat(redis.get("warden:{x}:lock")).isEqualTo("not a hash");
+  }
+
+  @Test
+  void aRenewalThatRenewsEveryHoldRepliesWithAnEmptyList() {
+    acquire("a", 0, 1_000, false);
+    assertThat(run("lock-renew", new String[] {LOCK}, "30000", "a")).isEmpty();
+    assertThat(redis.pttl(LOCK)).isGreaterThan(20_000L);
+  }
+
+  @Test
+  void readRenewalResetsLiveReadHoldsAndListsOnlyTheOthers() {
+    String[] first = rwKeys("r1");
+    String[] second = rwKeys("r2");
+    List<Object> taken = run("rw-read-acquire", first, "a", "1000", "0", "3600000", "acq-r");
+    assertThat(taken.get(0)).isEqualTo(1L);
+    List<Object> reply =
+        run(
+            "rw-read-renew",
+            new String[] {first[1], first[2], first[1], first[2], second[1], second[2]},
+            "30000",
+            "a",
+            "b",
+            "a");
+    assertThat(reply).containsExactly(2L, 3L);
+    assertThat(redis.pttl(first[1])).isGreaterThan(20_000L);
+    assertThat(redis.pttl(first[2])).isGreaterThan(20_000L);
+    assertThat(redis.zscore(first[2], "a")).isGreaterThan(serverMicros() / 1_000.0 + 20_000);
+    assertThat(run("rw-read-renew", new String[] {first[1], first[2]}, "30000", "a")).isEmpty();
+  }
+
+  /** The keys of a read-write lock as rw-*-acquire.lua takes them. */
+  private static String[] rwKeys(String name) {
+    String base = "warden:{" + name + "}:rw";
+    return new String[] {
+      base + ":write", base + ":reads", base + ":readers", base + ":writers", base + ":fence",
+      base + ":wanted"
+    };
   }
 
   @Test
