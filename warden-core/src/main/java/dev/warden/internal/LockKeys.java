@@ -3,13 +3,19 @@ package dev.warden.internal;
 /**
  * The Redis names of one lock: {@code warden:{NAME}:<type>} and keys derived from it. All share
  * the hash tag {@code {NAME}}, so that on Redis Cluster they live in one slot and one script can
- * touch them all.
+ * touch them all. The names used on every acquisition and release (and the description every
+ * blocking call passes along for its error messages) are built once, here: a string built anew
+ * costs an allocation, and its hash is computed anew by every map lookup.
  *
  * @param name the name the user gave
  * @param label how messages call the object, e.g. {@code fair lock}
  * @param lock the lock's main key
+ * @param fence the counter of the last fencing token issued
+ * @param channel the channel releases are published on
+ * @param description how messages name the object, see {@link #describe()}
  */
-record LockKeys(String name, String label, String lock) {
+record LockKeys(
+    String name, String label, String lock, String fence, String channel, String description) {
 
   /** The reentrant lock's names: {@code warden:{NAME}:lock}. */
   static LockKeys of(String name) {
@@ -18,7 +24,9 @@ record LockKeys(String name, String label, String lock) {
 
   /** The names of a lock of a type: {@code warden:{NAME}:<type>}. */
   static LockKeys of(String name, String type, String label) {
-    return new LockKeys(name, label, "warden:{" + Args.name(name) + "}:" + type);
+    String lock = "warden:{" + Args.name(name) + "}:" + type;
+    return new LockKeys(
+        name, label, lock, lock + ":fence", lock + ":released", label + " '" + name + "'");
   }
 
   /** A key of this lock: the main key plus {@code :suffix}. */
@@ -26,18 +34,8 @@ record LockKeys(String name, String label, String lock) {
     return lock + ":" + suffix;
   }
 
-  /** The counter of the last fencing token issued. */
-  String fence() {
-    return key("fence");
-  }
-
-  /** The channel releases are published on. */
-  String channel() {
-    return key("released");
-  }
-
   /** Describes the object for messages: {@code lock 'orders'}. */
   String describe() {
-    return label + " '" + name + "'";
+    return description;
   }
 }

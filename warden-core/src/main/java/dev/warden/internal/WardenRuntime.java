@@ -43,6 +43,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class WardenRuntime {
   /** How long the fence counter outlives its last reset; see lock-acquire.lua. */
   private static final long FENCE_RETENTION_MILLIS = TimeUnit.HOURS.toMillis(1);
+  /** The same, as every acquisition script takes it. */
+  private static final String FENCE_RETENTION_ARGUMENT = Long.toString(FENCE_RETENTION_MILLIS);
 
   private static final AtomicInteger timerThreads = new AtomicInteger();
 
@@ -233,7 +235,7 @@ public final class WardenRuntime {
 
   /** How long a fence counter outlives its last reset, as a script argument. */
   String fenceRetentionMillis() {
-    return Long.toString(FENCE_RETENTION_MILLIS);
+    return FENCE_RETENTION_ARGUMENT;
   }
 
   WakeUps wakeUps() {
