@@ -47,8 +47,25 @@ class BoundedBufferIT {
         JvmProcess b =
             JvmProcess.start(
                 BufferProducerMain.class, redis.uri(), "b", "" + PER_PRODUCER, "" + CAPACITY)) {
-      a.awaitLine("PRODUCED", Duration.ofSeconds(120));
-      b.awaitLine("PRODUCED", Duration.ofSeconds(120));
+      // a consumer that fails leaves the producers waiting on a full buffer: report its failure
+      // at once instead of the producers' silence two minutes later
+      CompletableFuture<Void> produced =
+          Blocking.inThread(
+              () -> {
+                a.awaitLine("PRODUCED", Duration.ofSeconds(120));
+                b.awaitLine("PRODUCED", Duration.ofSeconds(120));
+                return null;
+              });
+      CompletableFuture<Object> consumerFailed = new CompletableFuture<>();
+      for (CompletableFuture<Void> consumer : consumers) {
+        consumer.whenComplete(
+            (ignored, failure) -> {
+              if (failure != null) {
+                consumerFailed.completeExceptionally(failure);
+              }
+            });
+      }
+      CompletableFuture.anyOf(produced, consumerFailed).get(250, TimeUnit.SECONDS);
     }
     for (CompletableFuture<Void> consumer : consumers) {
       consumer.get(120, TimeUnit.SECONDS);
