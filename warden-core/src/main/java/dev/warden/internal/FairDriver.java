@@ -92,7 +92,7 @@ final class FairDriver implements LockDriver {
 
   @Override
   public CompletableFuture<Release> release(String owner, int heldBefore) {
-    return releaseTo(owner, heldBefore, null, 0, "").thenApply(FairDriver::release);
+    return releaseTo(owner, heldBefore, null, 0, "").thenApply(FairDriver::parseRelease);
   }
 
   /**
@@ -125,7 +125,7 @@ final class FairDriver implements LockDriver {
   }
 
   /** Parses a {@link #releaseTo} reply that did not hand the lock over. */
-  static Release release(List<Object> reply) {
+  static Release parseRelease(List<Object> reply) {
     return Scripts.number(reply, 0) == 1
         ? new Release(true, (int) Scripts.number(reply, 1), String.valueOf(reply.get(2)))
         : new Release(false, 0, "");

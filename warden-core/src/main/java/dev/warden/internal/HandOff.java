@@ -116,7 +116,7 @@ final class HandOff {
               if (!next.repark(topic, generation)) {
                 next.wake();
               }
-              return FairDriver.release(reply);
+              return FairDriver.parseRelease(reply);
             });
   }
 

@@ -73,6 +73,11 @@ final class Hold {
     return leaseDeadlineNanos;
   }
 
+  /** Whether this is an explicit (not renewed) lease that has run out as asked. */
+  boolean explicitLeaseRanOut() {
+    return !renewed() && System.nanoTime() - leaseDeadlineNanos() >= 0;
+  }
+
   /** Moves the local lease deadline forward (never back) after a successful renewal. */
   void extendLeaseDeadline(long deadlineNanos) {
     if (deadlineNanos - leaseDeadlineNanos > 0) {

@@ -142,7 +142,7 @@ final class RedisMutex implements DistributedLock {
    */
   Hold holdBeforeAcquiring(String owner) {
     Hold hold = runtime.holds().get(holdKey(owner));
-    if (hold != null && !hold.renewed() && System.nanoTime() - hold.leaseDeadlineNanos() >= 0) {
+    if (hold != null && hold.explicitLeaseRanOut()) {
       // an explicit lease that ran out as asked (e.g. a lock used as a throttle): it ended
       forget(hold);
       hold = null;
@@ -273,8 +273,7 @@ final class RedisMutex implements DistributedLock {
         return true; // handed over, not yet adopted by its thread
       }
       // a lost hold, or an explicit lease that ran out, holds nothing in Redis
-      return hold.state() != Hold.State.LOST
-          && (hold.renewed() || System.nanoTime() - hold.leaseDeadlineNanos() < 0);
+      return hold.state() != Hold.State.LOST && !hold.explicitLeaseRanOut();
     }
 
     /** Whether a release of that lock may hand it straight to this claim. */
