@@ -1,10 +1,11 @@
 package dev.warden.internal;
 
 import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.output.IntegerListOutput;
+import io.lettuce.core.output.NestedMultiOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import java.io.IOException;
@@ -63,49 +64,69 @@ final class Scripts {
     this.redis = redis;
   }
 
-  /** Runs a script whose reply is a list (integers and strings). */
+  /**
+   * Runs a script whose reply is a list (integers and strings). The keys and arguments are encoded
+   * to UTF-8 here, on the caller's thread: given as strings, Lettuce would encode each one on its
+   * event loop through a pooled scratch buffer, and that one thread serves every caller. As in
+   * {@link #runEncoded}, the keys are not marked as keys.
+   */
   CompletableFuture<List<Object>> run(Script script, String[] keys, String... args) {
+    CommandArgs<String, String> keysAndArgs = new CommandArgs<>(StringCodec.UTF8);
+    for (String key : keys) {
+      keysAndArgs.add(key.getBytes(StandardCharsets.UTF_8));
+    }
+    for (String arg : args) {
+      keysAndArgs.add(arg.getBytes(StandardCharsets.UTF_8));
+    }
     CompletableFuture<List<Object>> first =
-        redis.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args)
-            .toCompletableFuture();
+        dispatch(CommandType.EVALSHA, script.sha(), keys.length, keysAndArgs, listOutput());
     return first.exceptionallyCompose(
         failure -> {
           if (Failures.unwrap(failure) instanceof RedisNoScriptException) {
-            return redis
-                .<List<Object>>eval(script.body(), ScriptOutputType.MULTI, keys, args)
-                .toCompletableFuture();
+            return dispatch(
+                CommandType.EVAL, script.body(), keys.length, keysAndArgs, listOutput());
           }
           return CompletableFuture.failedFuture(failure);
         });
+  }
+
+  private static CommandOutput<String, String, List<Object>> listOutput() {
+    return new NestedMultiOutput<>(StringCodec.UTF8);
   }
 
   /**
    * Runs a script whose keys and arguments were encoded by the caller (e.g. with {@link
-   * CommandArgs#add(byte[])}, so that bytes sent again and again are encoded once), and whose
-   * reply is a list of integers. {@code keysAndArgs} holds the {@code keyCount} keys, then the
-   * arguments. The keys are not marked as keys for Lettuce, which routes nothing by them on a
-   * single Redis.
+   * CommandArgs#add(byte[])}, so that bytes sent again and again are encoded once), and whose reply
+   * is a list of integers. {@code keysAndArgs} holds the {@code keyCount} keys, then the arguments.
+   * The keys are not marked as keys for Lettuce, which routes nothing by them on a single Redis.
    */
   CompletableFuture<List<Long>> runEncoded(
       Script script, int keyCount, CommandArgs<String, String> keysAndArgs) {
     CompletableFuture<List<Long>> first =
-        dispatch(CommandType.EVALSHA, script.sha(), keyCount, keysAndArgs);
+        dispatch(CommandType.EVALSHA, script.sha(), keyCount, keysAndArgs, integersOutput());
     return first.exceptionallyCompose(
         failure -> {
           if (Failures.unwrap(failure) instanceof RedisNoScriptException) {
-            return dispatch(CommandType.EVAL, script.body(), keyCount, keysAndArgs);
+            return dispatch(
+                CommandType.EVAL, script.body(), keyCount, keysAndArgs, integersOutput());
           }
           return CompletableFuture.failedFuture(failure);
         });
   }
 
-  private CompletableFuture<List<Long>> dispatch(
-      CommandType type, String script, int keyCount, CommandArgs<String, String> keysAndArgs) {
+  private static CommandOutput<String, String, List<Long>> integersOutput() {
+    return new IntegerListOutput<>(StringCodec.UTF8);
+  }
+
+  private <T> CompletableFuture<T> dispatch(
+      CommandType type,
+      String script,
+      int keyCount,
+      CommandArgs<String, String> keysAndArgs,
+      CommandOutput<String, String, T> output) {
     CommandArgs<String, String> args =
         new CommandArgs<>(StringCodec.UTF8).add(script).add(keyCount).addAll(keysAndArgs);
-    return redis
-        .dispatch(type, new IntegerListOutput<>(StringCodec.UTF8), args)
-        .toCompletableFuture();
+    return redis.dispatch(type, output, args).toCompletableFuture();
   }
 
   /** Reads an integer from a script's list reply. */
@@ -138,7 +159,8 @@ final class Scripts {
             MessageDigest.getInstance("SHA-1").digest(body.getBytes(StandardCharsets.UTF_8));
         StringBuilder hex = new StringBuilder(40);
         for (byte b : digest) {
-          hex.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
+          hex.append(Character.forDigit((b >> 4) & 0xf, 16))
+              .append(Character.forDigit(b & 0xf, 16));
         }
         return hex.toString();
       } catch (NoSuchAlgorithmException e) {
