@@ -10,8 +10,10 @@ import java.util.concurrent.CompletionException;
  *
  * <p>Hands the reentrant lock straight from a thread giving back its last hold to a parked waiter
  * of the same client (lock-transfer.lua): one script call instead of a release and an acquisition,
- * and FIFO among the client's threads. After {@link #IN_A_ROW} hand-offs in a row, one real release
- * lets other clients' waiters compete.
+ * and FIFO among the client's threads. While nobody else waits, every release of a thread with a
+ * parked local waiter is a hand-off. Once the lock records that a waiter a hand-off cannot reach
+ * waits too (another client's, or this client's multi-lock), a real release follows at most {@link
+ * #IN_A_ROW} hand-offs in a row, so that it gets its chance.
  *
  * <p>Called on the releasing (caller) thread; the waiter is completed on the event loop. Only a
  * parked waiter is taken, atomically off its topic, so no attempt of its own is in flight; a waiter
@@ -29,7 +31,7 @@ final class HandOff {
    */
   static boolean handOff(WardenRuntime runtime, ReentrantDriver driver, Hold hold) {
     WakeUps.Topic topic = runtime.wakeUps().topic(driver.channel());
-    if (topic == null) {
+    if (topic == null || !topic.mayHandOff(IN_A_ROW)) {
       return false;
     }
     WakeUps.Waiter taken = topic.claim(waiter -> takesHandOff(waiter, driver.holdKey()));
@@ -38,10 +40,6 @@ final class HandOff {
     }
     @SuppressWarnings("unchecked")
     Acquisition<RedisMutex.Granted> next = (Acquisition<RedisMutex.Granted>) taken;
-    if (!topic.nextHandOff(IN_A_ROW)) {
-      next.wake();
-      return false;
-    }
     RedisMutex.Claim claim = (RedisMutex.Claim) next.claim();
     long sentAt = System.nanoTime();
     // the waiter is completed on the event loop as soon as the reply is in, not after this
@@ -61,6 +59,7 @@ final class HandOff {
                 next.wake();
                 return false;
               }
+              topic.handedOff(Scripts.number(reply, 2) == 1);
               // before the grant: the releasing thread, locking again, must find it held here
               runtime.reentrantHolders().put(driver.holdKey(), claim.owner());
               next.grant(new RedisMutex.Granted(Scripts.number(reply, 1), 1, 1, sentAt));

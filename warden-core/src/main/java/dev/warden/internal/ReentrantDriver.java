@@ -42,7 +42,9 @@ final class ReentrantDriver implements LockDriver {
             Integer.toString(heldBefore),
             othersWait ? "1" : "0",
             runtime.fenceRetentionMillis(),
-            acquisitionId)
+            acquisitionId,
+            runtime.ownerPrefix(),
+            willWait ? "1" : "0")
         .thenApply(ReentrantDriver::attempt);
   }
 
@@ -55,7 +57,8 @@ final class ReentrantDriver implements LockDriver {
 
   /**
    * Hands the owner's last hold to another owner in one step (lock-transfer.lua); the reply is {1,
-   * token} when handed over, {0} when the owner held no hold, {2} when it held more than one.
+   * token, othersWait} when handed over, {0} when the owner held no hold, {2} when it held more
+   * than one.
    */
   CompletableFuture<List<Object>> transfer(
       String from, String to, long toLeaseMillis, String toAcquisitionId) {

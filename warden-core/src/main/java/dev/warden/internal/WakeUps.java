@@ -224,7 +224,8 @@ final class WakeUps {
     private final Set<String> missed = new LinkedHashSet<>(); // guarded by parked
 
     private int members; // guarded by WakeUps.this
-    private int handOffs; // guarded by parked
+    private int handOffs; // guarded by parked; hand-offs in a row while others wait
+    private boolean othersWait; // guarded by parked; as the last hand-off found
     private volatile CompletableFuture<Void> subscribed;
 
     Topic(String channel) {
@@ -320,18 +321,29 @@ final class WakeUps {
     }
 
     /**
-     * Counts one more hand-off in a row between this client's threads; after {@code max} of them
-     * returns false once (and starts counting again), so that a real release gives other clients'
-     * waiters their chance.
+     * Whether a release may hand the lock to a waiter of this client: always, unless the last
+     * hand-off found waiters of other clients (or of other kinds) and {@code max} hand-offs were
+     * made in a row since; then returns false once and starts a new row, so that a real release
+     * gives them their chance.
      */
-    boolean nextHandOff(int max) {
+    boolean mayHandOff(int max) {
       synchronized (parked) {
-        if (handOffs < max) {
-          handOffs++;
+        if (!othersWait || handOffs < max) {
           return true;
         }
         handOffs = 0;
         return false;
+      }
+    }
+
+    /**
+     * Records a hand-off made, and whether Redis said that others (which a hand-off cannot reach)
+     * wait for the lock: only then do hand-offs in a row count.
+     */
+    void handedOff(boolean othersWait) {
+      synchronized (parked) {
+        this.othersWait = othersWait;
+        handOffs = othersWait ? handOffs + 1 : 0;
       }
     }
 

@@ -43,6 +43,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class WardenRuntime {
   /** How long the fence counter outlives its last reset; see lock-acquire.lua. */
   private static final long FENCE_RETENTION_MILLIS = TimeUnit.HOURS.toMillis(1);
+
   /** The same, as every acquisition script takes it. */
   private static final String FENCE_RETENTION_ARGUMENT = Long.toString(FENCE_RETENTION_MILLIS);
 
@@ -59,8 +60,10 @@ public final class WardenRuntime {
   private final WakeUps wakeUps;
   private final LeaseKeeper leaseKeeper;
   private final Map<String, Hold> holds = new ConcurrentHashMap<>();
+
   /** The owner of this client holding each reentrant lock, by hold key (one holder each). */
   private final Map<String, String> reentrantHolders = new ConcurrentHashMap<>();
+
   private final Set<Acquisition> acquisitions = ConcurrentHashMap.newKeySet();
   private final long commandTimeoutNanos;
   private final long recheckNanos;
@@ -110,8 +113,7 @@ public final class WardenRuntime {
     timer.setRemoveOnCancelPolicy(true);
     this.scripts = new Scripts(connection.async());
     this.wakeUps = new WakeUps(pubSub, id, timer);
-    this.leaseKeeper =
-        new LeaseKeeper(scripts, timer, callbacks, watchdogTimeout.toMillis());
+    this.leaseKeeper = new LeaseKeeper(scripts, timer, callbacks, watchdogTimeout.toMillis());
     client.addListener(
         new RedisConnectionStateListener() {
           @Override
@@ -211,6 +213,11 @@ public final class WardenRuntime {
     return id;
   }
 
+  /** What every owner id of this client begins with: {@code <client id>:}. */
+  String ownerPrefix() {
+    return id + ":";
+  }
+
   /** Returns a new acquisition id, unique within this client (see {@link LockDriver#acquire}). */
   String newAcquisitionId() {
     return Long.toString(acquisitionIds.incrementAndGet(), 36);
@@ -248,9 +255,9 @@ public final class WardenRuntime {
 
   /**
    * The owner of this client that holds each reentrant lock, by hold key: set when a hold is
-   * registered or handed over, removed when it ends or is given back. A thread that finds the
-   * lock held by another owner here can wait without asking Redis, because that owner's release
-   * hands the lock over or wakes this client's waiters.
+   * registered or handed over, removed when it ends or is given back. A thread that finds the lock
+   * held by another owner here can wait without asking Redis, because that owner's release hands
+   * the lock over or wakes this client's waiters.
    */
   Map<String, String> reentrantHolders() {
     return reentrantHolders;

@@ -8,13 +8,15 @@
 -- ARGV[4+i]  the owner's hold count of the i-th lock as the client knows it
 -- Returns    {1, token1, count1, token2, count2, ...} when the owner holds every lock afterwards;
 --            {0, i, pttl} when the i-th lock is held by another owner: nothing was taken, and
---            that lock is marked so that its release publishes.
+--            that lock is marked so that its release publishes and its hand-offs give way
+--            ('#w', '#o': see lock-acquire.lua).
 local owner, lease, id = ARGV[1], tonumber(ARGV[2]), ARGV[4]
 local n = #KEYS / 2
 for i = 1, n do
   local lock = KEYS[2 * i - 1]
   if redis.call('EXISTS', lock) == 1 and not redis.call('HGET', lock, owner) then
-    redis.call('HSET', lock, '#w', 1)
+    -- a multi-lock waiter is never handed a part: the holder must release now and then
+    redis.call('HSET', lock, '#w', 1, '#o', 1)
     return {0, i, redis.call('PTTL', lock)}
   end
 end

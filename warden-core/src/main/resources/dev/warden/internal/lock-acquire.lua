@@ -1,7 +1,11 @@
 -- lock-acquire: takes or re-enters the reentrant lock for one owner, in one step.
 -- KEYS[1]  lock hash: owner id -> hold count; '#t' -> fencing token of the current hold;
 --          '#w' -> present when some acquirer waited (its release must publish);
---          '#a' -> id of the acquisition that last raised the count
+--          '#a' -> id of the acquisition that last raised the count;
+--          '#c' -> the holder's client, as its owner prefix '<client id>:';
+--          '#o' -> present when an acquirer waited that the holder's client cannot hand the
+--          lock to (another client's, or a multi-lock's): hand-offs then give way to a real
+--          release now and then (see lock-transfer.lua)
 -- KEYS[2]  fence counter: the last fencing token issued for this lock name
 -- ARGV[1]  owner id
 -- ARGV[2]  lease in milliseconds
@@ -11,6 +15,9 @@
 --          acquisition of the same owner (given back later) is not mistaken for it
 -- ARGV[4]  '1' when other acquirers of the same client wait, so the release must publish
 -- ARGV[5]  how long the fence counter outlives its last reset, in milliseconds
+-- ARGV[7]  the owner's client, as its owner prefix '<client id>:'
+-- ARGV[8]  '1' when the owner waits if refused (then a refusal by another client's holder marks
+--          '#o'), '0' when it does not
 -- Returns  {1, token, holdCount} when the owner holds the lock afterwards;
 --          {0, pttl} when another owner holds it (pttl: its remaining lease in ms, -1 if none).
 local lock, fence = KEYS[1], KEYS[2]
@@ -26,17 +33,26 @@ if redis.call('EXISTS', lock) == 0 then
     redis.call('SET', fence, string.format('%.0f', token), 'PX', ARGV[5])
   end
   if ARGV[4] == '1' then
-    redis.call('HSET', lock, owner, 1, '#t', string.format('%.0f', token), '#a', ARGV[6], '#w', 1)
+    redis.call('HSET', lock, owner, 1, '#t', string.format('%.0f', token), '#a', ARGV[6],
+      '#c', ARGV[7], '#w', 1)
   else
-    redis.call('HSET', lock, owner, 1, '#t', string.format('%.0f', token), '#a', ARGV[6])
+    redis.call('HSET', lock, owner, 1, '#t', string.format('%.0f', token), '#a', ARGV[6],
+      '#c', ARGV[7])
   end
   redis.call('PEXPIRE', lock, lease)
   return {1, token, 1}
 end
 
-local held = redis.call('HGET', lock, owner)
+local state = redis.call('HMGET', lock, owner, '#c')
+local held = state[1]
 if not held then
-  redis.call('HSET', lock, '#w', 1)
+  -- a holder of another client (or of a multi-lock, which records none) cannot hand the lock
+  -- to this waiter
+  if ARGV[8] == '1' and state[2] ~= ARGV[7] then
+    redis.call('HSET', lock, '#w', 1, '#o', 1)
+  else
+    redis.call('HSET', lock, '#w', 1)
+  end
   return {0, redis.call('PTTL', lock)}
 end
 

@@ -9,11 +9,14 @@
 -- ARGV[4]  the waiter's acquisition id: if the waiter tries again itself, it finds the hold it
 --          was given (see lock-acquire.lua) instead of counting twice
 -- ARGV[5]  fence counter retention in ms
--- Returns  {1, token} when the waiter holds the lock now (with a new, higher token);
+-- Returns  {1, token, othersWait} when the waiter holds the lock now (with a new, higher token);
+--          othersWait is 1 when the lock records a waiter that a hand-off cannot reach ('#o',
+--          see lock-acquire.lua), 0 otherwise;
 --          {0} when the giving owner held no hold (its lease ran out, or a retried transfer ran);
 --          {2} when the giving owner holds more than one hold in Redis: nothing was handed over.
 local lock, fence = KEYS[1], KEYS[2]
-local held = tonumber(redis.call('HGET', lock, ARGV[1]))
+local state = redis.call('HMGET', lock, ARGV[1], '#o')
+local held = tonumber(state[1])
 if not held then
   return {0}
 end
@@ -29,4 +32,4 @@ end
 redis.call('HDEL', lock, ARGV[1])
 redis.call('HSET', lock, ARGV[2], 1, '#t', string.format('%.0f', token), '#a', ARGV[4])
 redis.call('PEXPIRE', lock, ARGV[3])
-return {1, token}
+return {1, token, state[2] and 1 or 0}

@@ -38,6 +38,17 @@ class LockScriptsIT {
 
   private List<Object> acquire(
       String owner, String acquisitionId, int heldBefore, long lease, boolean othersWait) {
+    return acquire(owner, acquisitionId, heldBefore, lease, othersWait, false);
+  }
+
+  /** {@code waits}: whether the acquirer waits if refused. */
+  private List<Object> acquire(
+      String owner,
+      String acquisitionId,
+      int heldBefore,
+      long lease,
+      boolean othersWait,
+      boolean waits) {
     return run(
         "lock-acquire",
         new String[] {LOCK, FENCE},
@@ -46,7 +57,24 @@ class LockScriptsIT {
         Integer.toString(heldBefore),
         othersWait ? "1" : "0",
         "3600000",
-        acquisitionId);
+        acquisitionId,
+        owner.substring(0, owner.indexOf(':') + 1), // the client: 'c1:' of 'c1:7'
+        waits ? "1" : "0");
+  }
+
+  private List<Object> refused(String owner, boolean waits) {
+    return acquire(owner, "acq-" + ++acquisitions, 0, 10_000, false, waits);
+  }
+
+  private List<Object> transfer(String from, String to) {
+    return run(
+        "lock-transfer",
+        new String[] {LOCK, FENCE},
+        from,
+        to,
+        "10000",
+        "acq-" + ++acquisitions,
+        "3600000");
   }
 
   private List<Object> release(String owner, int heldBefore) {
@@ -67,7 +95,9 @@ class LockScriptsIT {
     long serverMicros = serverMicros();
     assertThat(token).isBetween(serverMicros - 60_000_000L, serverMicros);
     assertThat(reply.get(2)).isEqualTo(1L);
-    assertThat(redis.hgetall(LOCK)).containsEntry("a", "1").containsEntry("#t", Long.toString(token));
+    assertThat(redis.hgetall(LOCK))
+        .containsEntry("a", "1")
+        .containsEntry("#t", Long.toString(token));
     assertThat(redis.pttl(LOCK)).isBetween(9_000L, 10_000L);
     assertThat(redis.pttl(FENCE)).as("the counter expires: no key per name forever").isPositive();
   }
@@ -94,6 +124,45 @@ class LockScriptsIT {
     assertThat((Long) refused.get(1)).isBetween(9_000L, 10_000L);
     assertThat(redis.hexists(LOCK, "#w")).isTrue();
     assertThat(redis.hexists(LOCK, "b")).isFalse();
+  }
+
+  @Test
+  void onlyAWaiterOfAnotherClientMarksTheLockAsWaitedForBeyondHandOffs() {
+    acquire("c1:1", 0, 10_000, false);
+    assertThat(redis.hget(LOCK, "#c")).as("the holder's client").isEqualTo("c1:");
+    assertThat(refused("c1:2", true).get(0)).isEqualTo(0L);
+    assertThat(refused("c2:1", false).get(0)).isEqualTo(0L);
+    assertThat(redis.hexists(LOCK, "#o"))
+        .as("a thread of the holder's client can be handed the lock; a try without wait leaves")
+        .isFalse();
+    assertThat(redis.hexists(LOCK, "#w")).isTrue();
+
+    assertThat(refused("c2:1", true).get(0)).isEqualTo(0L);
+    assertThat(redis.hexists(LOCK, "#o")).isTrue();
+    release("c1:1", 1);
+    assertThat(redis.exists(LOCK)).as("the mark ends with the lock").isZero();
+  }
+
+  @Test
+  void aTransferHandsTheLastHoldOverWithAHigherTokenAndSaysWhetherOthersWait() {
+    long first = (Long) acquire("c1:1", 0, 10_000, false).get(1);
+    List<Object> handedOver = transfer("c1:1", "c1:2");
+    assertThat(handedOver).containsExactly(1L, first + 1, 0L);
+    assertThat(redis.hgetall(LOCK))
+        .containsEntry("c1:2", "1")
+        .containsEntry("#t", Long.toString(first + 1))
+        .containsEntry("#c", "c1:")
+        .doesNotContainKey("c1:1");
+
+    refused("c2:1", true);
+    assertThat(transfer("c1:2", "c1:3")).containsExactly(1L, first + 2, 1L);
+
+    assertThat(transfer("c1:2", "c1:4")).as("the giver holds nothing now").containsExactly(0L);
+    acquire("c1:3", 1, 10_000, false);
+    assertThat(transfer("c1:3", "c1:4"))
+        .as("a reentrant hold is not handed over")
+        .containsExactly(2L);
+    assertThat(redis.hget(LOCK, "c1:3")).isEqualTo("2");
   }
 
   @Test
@@ -170,7 +239,9 @@ class LockScriptsIT {
         "0",
         "0",
         "3600000",
-        "acq-d");
+        "acq-d",
+        "",
+        "0");
     List<Object> reply =
         run(
             "lock-renew",
@@ -218,7 +289,11 @@ class LockScriptsIT {
   private static String[] rwKeys(String name) {
     String base = "warden:{" + name + "}:rw";
     return new String[] {
-      base + ":write", base + ":reads", base + ":readers", base + ":writers", base + ":fence",
+      base + ":write",
+      base + ":reads",
+      base + ":readers",
+      base + ":writers",
+      base + ":fence",
       base + ":wanted"
     };
   }
