@@ -16,8 +16,8 @@
 -- ARGV[9]  this acquisition's id (see lock-acquire.lua: a retry of it changes nothing)
 -- Returns  {1, token, holdCount} when the owner holds the lock afterwards;
 --          {0, retryAfterMs, ticket} when refused (ticket -1 when not queued).
--- Cost: independent of the queue's length (only its head is looked at; at most 10 dead heads are
--- dropped per call).
+-- Cost: independent of the queue's length (only its head is looked at, and only when the lock is
+-- free; at most 10 dead heads are dropped per call).
 local lock, fence, queue, beats, tickets = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local owner, lease = ARGV[1], tonumber(ARGV[2])
 local timeout = tonumber(ARGV[6])
@@ -37,41 +37,45 @@ if held then
   return {1, tonumber(redis.call('HGET', lock, '#t')), held}
 end
 
--- the first live waiter; dead ones in front of it leave the queue
-local head, headDeadline, cleaned = nil, nil, false
-for _ = 1, 10 do
-  local first = redis.call('ZRANGE', queue, 0, 0)
-  if #first == 0 then
-    break
+-- PTTL: -2 when the lock is free; while another owner holds it, its queue needs no look
+local pttl = redis.call('PTTL', lock)
+local free = pttl == -2
+local head, headDeadline, crowded = nil, nil, false
+if free then
+  -- the first live waiter; dead ones in front of it leave the queue
+  local cleaned = false
+  for _ = 1, 10 do
+    local first = redis.call('ZRANGE', queue, 0, 0)
+    if #first == 0 then
+      break
+    end
+    local deadline = tonumber(redis.call('ZSCORE', beats, first[1]))
+    if deadline and deadline > now then
+      head, headDeadline = first[1], deadline
+      break
+    end
+    redis.call('ZREM', queue, first[1])
+    redis.call('ZREM', beats, first[1])
+    cleaned = true
   end
-  local deadline = tonumber(redis.call('ZSCORE', beats, first[1]))
-  if deadline and deadline > now then
-    head, headDeadline = first[1], deadline
-    break
+  crowded = head == nil and redis.call('ZCARD', queue) > 0 -- more dead heads than we drop
+  if not crowded and (head == nil or head == owner) then
+    local token = redis.call('INCR', fence)
+    if token == 1 then
+      local micros = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
+      token = micros
+      redis.call('SET', fence, string.format('%.0f', token), 'PX', ARGV[4])
+    end
+    redis.call('HSET', lock, owner, 1, '#t', string.format('%.0f', token), '#a', ARGV[9])
+    redis.call('PEXPIRE', lock, lease)
+    redis.call('ZREM', queue, owner)
+    redis.call('ZREM', beats, owner)
+    return {1, token, 1}
   end
-  redis.call('ZREM', queue, first[1])
-  redis.call('ZREM', beats, first[1])
-  cleaned = true
-end
-local crowded = head == nil and redis.call('ZCARD', queue) > 0 -- more dead heads than we drop
-
-local free = redis.call('EXISTS', lock) == 0
-if free and not crowded and (head == nil or head == owner) then
-  local token = redis.call('INCR', fence)
-  if token == 1 then
-    local micros = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
-    token = micros
-    redis.call('SET', fence, string.format('%.0f', token), 'PX', ARGV[4])
+  if cleaned and head and head ~= owner then
+    -- the lock is free and the new head may not know it yet
+    redis.call('PUBLISH', ARGV[8], 'w:' .. head)
   end
-  redis.call('HSET', lock, owner, 1, '#t', string.format('%.0f', token), '#a', ARGV[9])
-  redis.call('PEXPIRE', lock, lease)
-  redis.call('ZREM', queue, owner)
-  redis.call('ZREM', beats, owner)
-  return {1, token, 1}
-end
-if free and cleaned and head and head ~= owner then
-  -- the lock is free and the new head may not know it yet
-  redis.call('PUBLISH', ARGV[8], 'w:' .. head)
 end
 
 local ticket = -1
@@ -93,10 +97,8 @@ if ARGV[5] == '1' then
   redis.call('PEXPIRE', tickets, timeout * 4)
 end
 
-local retry
+local retry = pttl
 if free then
   retry = crowded and 1 or (headDeadline - now) -- the head takes it, or is dropped as dead
-else
-  retry = redis.call('PTTL', lock)
 end
 return {0, retry, ticket}
