@@ -33,6 +33,9 @@ import java.util.Properties;
  * it could not run or Warden failed a correctness check or a run, 2 for a bad command line.
  */
 public final class Main {
+  /** How long each library runs before a full run's first measurement. */
+  private static final Duration JVM_WARM_UP = Duration.ofSeconds(5);
+
   private static final List<Workload> WORKLOADS =
       List.of(
           new W1Uncontended(),
@@ -112,7 +115,10 @@ public final class Main {
           plan.put(workload, workload.points(settings));
         }
       }
-      int runs = plan.values().stream().flatMap(List::stream).mapToInt(point -> 2 * point.rounds()).sum();
+      // Before a full run, each library runs W1 at 4 threads unmeasured, so that neither meets a cold
+      // JIT in the first measured point (a quick run is a smoke test and skips it).
+      Optional<Point> jvmWarmUp = settings.quick() ? Optional.empty() : Optional.of(new W1Uncontended().points(settings).get(1));
+      int runs = plan.values().stream().flatMap(List::stream).mapToInt(point -> 2 * point.rounds()).sum() + (jvmWarmUp.isPresent() ? 2 : 0);
       out.printf(
           "%d runs (%s), about %d min; results go to %s%n",
           runs,
@@ -122,6 +128,9 @@ public final class Main {
       String runId = Long.toString(System.currentTimeMillis(), 36);
       try (Progress progress = new Progress(out, System.console() != null, runs)) {
         Runner runner = new Runner(uri, stats, progress, runId);
+        if (jvmWarmUp.isPresent()) {
+          runner.warmUpJvm(jvmWarmUp.get(), JVM_WARM_UP);
+        }
         for (Map.Entry<Workload, List<Point>> entry : plan.entrySet()) {
           runner.run(entry.getKey(), entry.getValue(), results);
         }
@@ -184,7 +193,8 @@ public final class Main {
         "mode",
         settings.quick()
             ? "quick (smoke run): one " + settings.seconds() + " s window per point and library"
-            : "full: " + settings.rounds() + " rounds of " + settings.window().toSeconds() + " s per point and library, A B B A");
+            : "full: " + settings.rounds() + " rounds of " + settings.window().toSeconds() + " s per point and library, A B B A, after "
+                + JVM_WARM_UP.toSeconds() + " s of unmeasured W1 T=4 per library to warm the JIT");
     about.put("warden_version", mavenVersion("dev.warden", "warden-core"));
     // Which Warden was measured: the checkout's commit and the jar's digest tell builds apart.
     about.put("git_commit", gitCommit());

@@ -69,6 +69,31 @@ final class Runner {
     }
   }
 
+  /**
+   * Runs {@code point} once per library for {@code each}, unmeasured, before anything is measured:
+   * the library measured first would otherwise meet a JIT that has compiled none of its code yet.
+   * A failure here is only shown: the measured runs report it again.
+   */
+  void warmUpJvm(Point point, Duration each) throws InterruptedException {
+    for (Library library : Library.values()) {
+      progress.begin(String.format(Locale.ROOT, "JVM warm-up %-8s", library.displayName()));
+      String prefix = String.join(":", "warden-bench", runId, "jvm-warm-up", library.key());
+      String outcome = "done";
+      try (Contender contender = library.connect(uri, point.watchdogTimeout())) {
+        Trial trial = point.starter().start(contender, prefix);
+        try {
+          progress.phase("warm-up", each.toSeconds());
+          trial.await(each);
+        } finally {
+          trial.finish(STOP_GRACE);
+        }
+      } catch (RuntimeException e) {
+        outcome = "FAILED: " + e;
+      }
+      progress.end(outcome);
+    }
+  }
+
   /** Returns the sample of a library's rounds of one point, all measured. */
   private static Sample sample(Workload workload, List<Measurement> rounds) {
     Measurement combined = Measurement.combine(rounds);
