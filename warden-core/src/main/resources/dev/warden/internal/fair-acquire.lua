@@ -80,21 +80,27 @@ end
 
 local ticket = -1
 if ARGV[5] == '1' then
+  local fresh = false -- a key made just now, without an expiry yet
   ticket = redis.call('ZSCORE', queue, owner)
   if not ticket then
     if ARGV[7] ~= '' then
       ticket = ARGV[7]
     else
       ticket = redis.call('INCR', tickets)
+      fresh = ticket == 1
     end
     redis.call('ZADD', queue, ticket, owner)
   end
   ticket = tonumber(ticket)
   redis.call('ZADD', beats, now + timeout, owner)
-  -- the queue's keys live while some waiter is alive
-  redis.call('PEXPIRE', queue, timeout * 4)
-  redis.call('PEXPIRE', beats, timeout * 4)
-  redis.call('PEXPIRE', tickets, timeout * 4)
+  -- The queue's keys live while some waiter is alive: they are given 4 heartbeat timeouts
+  -- whenever fewer than 3 are left (the three always expire together; a key made just now has
+  -- none), so they outlive a waiter's last heartbeat by at least 2 timeouts.
+  if fresh or redis.call('PTTL', queue) < timeout * 3 then
+    redis.call('PEXPIRE', queue, timeout * 4)
+    redis.call('PEXPIRE', beats, timeout * 4)
+    redis.call('PEXPIRE', tickets, timeout * 4)
+  end
 end
 
 local retry = pttl

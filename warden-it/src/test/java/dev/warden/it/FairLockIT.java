@@ -46,8 +46,8 @@ class FairLockIT {
   }
 
   @Test
-  void waitersAcquireInTheOrderTheyFirstAskedAcrossWardens(
-      RedisServer redis, WardenFactory wardens) throws Exception {
+  void waitersAcquireInTheOrderTheyFirstAskedAcrossWardens(RedisServer redis, WardenFactory wardens)
+      throws Exception {
     List<Warden> clients = List.of(wardens.create(), wardens.create(), wardens.create());
     DistributedLock holder = wardens.create().fairLock("fifo");
     holder.lock();
@@ -56,7 +56,9 @@ class FairLockIT {
     for (int i = 0; i < 9; i++) {
       waiters.add(waitThenRecord(clients.get(i % 3).fairLock("fifo"), i, order));
       long queued = i + 1;
-      await().atMost(Duration.ofSeconds(5)).until(() -> redis.redis().zcard(queueKey("fifo")) == queued);
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> redis.redis().zcard(queueKey("fifo")) == queued);
     }
     holder.unlock();
     for (CompletableFuture<Void> waiter : waiters) {
@@ -75,7 +77,9 @@ class FairLockIT {
     for (int i = 0; i < 4; i++) {
       waiters.add(waitThenRecord(wardens.create().fairLock("head-only"), i, order));
       long queued = i + 1;
-      await().atMost(Duration.ofSeconds(5)).until(() -> redis.redis().zcard(queueKey("head-only")) == queued);
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> redis.redis().zcard(queueKey("head-only")) == queued);
     }
     String head = redis.redis().zrange(queueKey("head-only"), 0, 0).get(0);
     BlockingQueue<String> messages = new LinkedBlockingQueue<>();
@@ -101,14 +105,16 @@ class FairLockIT {
   }
 
   @Test
-  void tryLockWithoutWaitingNeverQueuesNorOvertakesAWaiter(
-      RedisServer redis, WardenFactory wardens) throws Exception {
+  void tryLockWithoutWaitingNeverQueuesNorOvertakesAWaiter(RedisServer redis, WardenFactory wardens)
+      throws Exception {
     DistributedLock holder = wardens.create().fairLock("no-barging");
     DistributedLock waiter = wardens.create().fairLock("no-barging");
     DistributedLock impatient = wardens.create().fairLock("no-barging");
     holder.lock();
     CompletableFuture<Void> waiting = waitThenRecord(waiter, 0, new CopyOnWriteArrayList<>());
-    await().atMost(Duration.ofSeconds(5)).until(() -> redis.redis().zcard(queueKey("no-barging")) == 1);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> redis.redis().zcard(queueKey("no-barging")) == 1);
     assertThat(impatient.tryLock()).isFalse();
     assertThat(redis.redis().zcard(queueKey("no-barging"))).isEqualTo(1);
     holder.unlock();
@@ -124,7 +130,9 @@ class FairLockIT {
     DistributedLock quitter = wardens.create().fairLock("give-up");
     holder.lock();
     assertThat(quitter.tryLock(300, TimeUnit.MILLISECONDS)).isFalse();
-    await().atMost(Duration.ofSeconds(2)).until(() -> redis.redis().zcard(queueKey("give-up")) == 0);
+    await()
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> redis.redis().zcard(queueKey("give-up")) == 0);
 
     Thread interrupted =
         new Thread(
@@ -136,10 +144,14 @@ class FairLockIT {
               }
             });
     interrupted.start();
-    await().atMost(Duration.ofSeconds(5)).until(() -> redis.redis().zcard(queueKey("give-up")) == 1);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> redis.redis().zcard(queueKey("give-up")) == 1);
     interrupted.interrupt();
     interrupted.join(10_000);
-    await().atMost(Duration.ofSeconds(2)).until(() -> redis.redis().zcard(queueKey("give-up")) == 0);
+    await()
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> redis.redis().zcard(queueKey("give-up")) == 0);
     holder.unlock();
     assertThat(holder.isLocked()).isFalse();
   }
@@ -153,9 +165,13 @@ class FairLockIT {
     try (JvmProcess doomed =
         JvmProcess.start(HolderMain.class, redis.uri(), "dead-waiter", "30000", "fair")) {
       doomed.awaitLine("STARTED", Duration.ofSeconds(30));
-      await().atMost(Duration.ofSeconds(20)).until(() -> redis.redis().zcard(queueKey("dead-waiter")) == 1);
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> redis.redis().zcard(queueKey("dead-waiter")) == 1);
       CompletableFuture<Void> next = waitThenRecord(behind, 0, new CopyOnWriteArrayList<>());
-      await().atMost(Duration.ofSeconds(5)).until(() -> redis.redis().zcard(queueKey("dead-waiter")) == 2);
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> redis.redis().zcard(queueKey("dead-waiter")) == 2);
       doomed.kill();
       holder.unlock(); // hands the lock to the dead head first
       long start = System.nanoTime();
@@ -164,10 +180,44 @@ class FairLockIT {
       // the dead head's heartbeat runs out within 3 s of its last attempt
       assertThat(tookMillis).isLessThan(FAIR_HEARTBEAT_TIMEOUT_MILLIS + 2_000);
     }
-    await().atMost(Duration.ofSeconds(2)).until(() -> redis.redis().zcard(queueKey("dead-waiter")) == 0);
+    await()
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> redis.redis().zcard(queueKey("dead-waiter")) == 0);
   }
 
   private static final long FAIR_HEARTBEAT_TIMEOUT_MILLIS = 3_000;
+
+  @Test
+  void theQueuesKeysExpireButOutliveEveryLiveWaiter(RedisServer redis, WardenFactory wardens)
+      throws Exception {
+    DistributedLock holder = wardens.create().fairLock("queue-expiry");
+    holder.lock();
+    CompletableFuture<Void> waiting =
+        waitThenRecord(wardens.create().fairLock("queue-expiry"), 0, new CopyOnWriteArrayList<>());
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> redis.redis().zcard(queueKey("queue-expiry")) == 1);
+    List<String> keys =
+        List.of("queue", "beats", "tickets").stream()
+            .map(suffix -> "warden:{queue-expiry}:fair:" + suffix)
+            .toList();
+    // while the waiter asks again (every second), each key has an expiry, and it never comes
+    // within two heartbeat timeouts (a waiter counts as dead after one); watched for longer than
+    // keys given 4 timeouts once would take to come that close
+    await()
+        .during(Duration.ofMillis(2 * FAIR_HEARTBEAT_TIMEOUT_MILLIS + 1_000))
+        .atMost(Duration.ofSeconds(15))
+        .until(
+            () ->
+                keys.stream()
+                    .map(key -> redis.redis().pttl(key))
+                    .allMatch(
+                        ttl ->
+                            ttl > 2 * FAIR_HEARTBEAT_TIMEOUT_MILLIS
+                                && ttl <= 4 * FAIR_HEARTBEAT_TIMEOUT_MILLIS));
+    holder.unlock();
+    waiting.get(10, TimeUnit.SECONDS);
+  }
 
   @Test
   void aLiveWaiterIsKeptHoweverLongItWaitsAndNobodyOvertakesIt(
@@ -175,15 +225,20 @@ class FairLockIT {
     DistributedLock holder = wardens.create().fairLock("patient");
     holder.lock();
     List<Integer> order = new CopyOnWriteArrayList<>();
-    CompletableFuture<Void> patient = waitThenRecord(wardens.create().fairLock("patient"), 0, order);
-    await().atMost(Duration.ofSeconds(5)).until(() -> redis.redis().zcard(queueKey("patient")) == 1);
+    CompletableFuture<Void> patient =
+        waitThenRecord(wardens.create().fairLock("patient"), 0, order);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> redis.redis().zcard(queueKey("patient")) == 1);
     // more than two heartbeat timeouts: a live waiter's own attempts keep it queued
     await()
         .during(Duration.ofMillis(2 * FAIR_HEARTBEAT_TIMEOUT_MILLIS + 500))
         .atMost(Duration.ofSeconds(10))
         .until(() -> redis.redis().zcard(queueKey("patient")) == 1);
     CompletableFuture<Void> later = waitThenRecord(wardens.create().fairLock("patient"), 1, order);
-    await().atMost(Duration.ofSeconds(5)).until(() -> redis.redis().zcard(queueKey("patient")) == 2);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> redis.redis().zcard(queueKey("patient")) == 2);
     holder.unlock();
     patient.get(10, TimeUnit.SECONDS);
     later.get(10, TimeUnit.SECONDS);
@@ -195,7 +250,8 @@ class FairLockIT {
       RedisServer redis, WardenFactory wardens) throws Exception {
     double few = commandsPerAcquisition(redis, wardens, "cost-2", 2);
     double many = commandsPerAcquisition(redis, wardens, "cost-32", 32);
-    System.out.printf("fair lock: %.1f Redis commands per acquisition at 2 waiters, %.1f at 32%n", few, many);
+    System.out.printf(
+        "fair lock: %.1f Redis commands per acquisition at 2 waiters, %.1f at 32%n", few, many);
     assertThat(many).isLessThan(few * 1.5);
   }
 
