@@ -115,10 +115,11 @@ public final class Main {
           plan.put(workload, workload.points(settings));
         }
       }
-      // Before a full run, each library runs W1 at 4 threads unmeasured, so that neither meets a cold
-      // JIT in the first measured point (a quick run is a smoke test and skips it).
-      Optional<Point> jvmWarmUp = settings.quick() ? Optional.empty() : Optional.of(new W1Uncontended().points(settings).get(1));
-      int runs = plan.values().stream().flatMap(List::stream).mapToInt(point -> 2 * point.rounds()).sum() + (jvmWarmUp.isPresent() ? 2 : 0);
+      // Before a full run, each library runs W1 at 4 threads and W5 with 1,000 locks unmeasured, so
+      // that neither meets a cold JIT in a measured point: taking and holding many locks at once
+      // runs code that W1 does not (a quick run is a smoke test and skips it).
+      List<Point> jvmWarmUp = settings.quick() ? List.of() : List.of(new W1Uncontended().points(settings).get(1), new W5LeaseKeeper().points(settings).get(0));
+      int runs = plan.values().stream().flatMap(List::stream).mapToInt(point -> 2 * point.rounds()).sum() + 2 * jvmWarmUp.size();
       out.printf(
           "%d runs (%s), about %d min; results go to %s%n",
           runs,
@@ -128,8 +129,8 @@ public final class Main {
       String runId = Long.toString(System.currentTimeMillis(), 36);
       try (Progress progress = new Progress(out, System.console() != null, runs)) {
         Runner runner = new Runner(uri, stats, progress, runId);
-        if (jvmWarmUp.isPresent()) {
-          runner.warmUpJvm(jvmWarmUp.get(), JVM_WARM_UP);
+        for (Point point : jvmWarmUp) {
+          runner.warmUpJvm(point, JVM_WARM_UP);
         }
         for (Map.Entry<Workload, List<Point>> entry : plan.entrySet()) {
           runner.run(entry.getKey(), entry.getValue(), results);
@@ -194,7 +195,7 @@ public final class Main {
         settings.quick()
             ? "quick (smoke run): one " + settings.seconds() + " s window per point and library"
             : "full: " + settings.rounds() + " rounds of " + settings.window().toSeconds() + " s per point and library, A B B A, after "
-                + JVM_WARM_UP.toSeconds() + " s of unmeasured W1 T=4 per library to warm the JIT");
+                + JVM_WARM_UP.toSeconds() + " s each of unmeasured W1 T=4 and W5 N=1,000 per library to warm the JIT");
     about.put("warden_version", mavenVersion("dev.warden", "warden-core"));
     // Which Warden was measured: the checkout's commit and the jar's digest tell builds apart.
     about.put("git_commit", gitCommit());

@@ -76,8 +76,8 @@ final class Runner {
    */
   void warmUpJvm(Point point, Duration each) throws InterruptedException {
     for (Library library : Library.values()) {
-      progress.begin(String.format(Locale.ROOT, "JVM warm-up %-8s", library.displayName()));
-      String prefix = String.join(":", "warden-bench", runId, "jvm-warm-up", library.key());
+      progress.begin(String.format(Locale.ROOT, "JVM warm-up %-9s %-8s", point.label(), library.displayName()));
+      String prefix = String.join(":", "warden-bench", runId, "jvm-warm-up", point.slug(), library.key());
       String outcome = "done";
       try (Contender contender = library.connect(uri, point.watchdogTimeout())) {
         Trial trial = point.starter().start(contender, prefix);
