@@ -32,9 +32,15 @@ local function free()
   return tonumber(redis.call('GET', permits) or '0')
 end
 
+-- The server clock, read once: the script runs as one instant, so an entry's arrival and its
+-- deadline are taken from the same reading.
+local clock
 local function serverMicros()
-  local time = redis.call('TIME')
-  return tonumber(time[1]) * 1000000 + tonumber(time[2])
+  if not clock then
+    local time = redis.call('TIME')
+    clock = tonumber(time[1]) * 1000000 + tonumber(time[2])
+  end
+  return clock
 end
 
 local function serverMillis()
