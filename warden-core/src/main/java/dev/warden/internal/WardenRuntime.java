@@ -50,6 +50,7 @@ public final class WardenRuntime {
   private static final AtomicInteger timerThreads = new AtomicInteger();
 
   private final String id;
+  private final String ownerPrefix;
   private final String address;
   private final ClientResources resources;
   private final RedisClient client;
@@ -74,6 +75,7 @@ public final class WardenRuntime {
   private WardenRuntime(
       RedisURI uri, Duration watchdogTimeout, Duration commandTimeout, Duration recheckInterval) {
     this.id = newId();
+    this.ownerPrefix = id + ":";
     this.address = uri.toString();
     this.commandTimeoutNanos = commandTimeout.toNanos();
     this.recheckNanos = recheckInterval.toNanos();
@@ -215,7 +217,7 @@ public final class WardenRuntime {
 
   /** What every owner id of this client begins with: {@code <client id>:}. */
   String ownerPrefix() {
-    return id + ":";
+    return ownerPrefix;
   }
 
   /** Returns a new acquisition id, unique within this client (see {@link LockDriver#acquire}). */
