@@ -28,7 +28,7 @@ final class FairDriver implements LockDriver {
   private final Scripts scripts;
 
   /** Tickets of this client's waiters, kept between their attempts. */
-  private final Map<String, String> tickets = new ConcurrentHashMap<>();
+  private final Map<String, Long> tickets = new ConcurrentHashMap<>();
 
   FairDriver(WardenRuntime runtime, String name) {
     this.runtime = runtime;
@@ -72,7 +72,7 @@ final class FairDriver implements LockDriver {
             runtime.fenceRetentionMillis(),
             willWait ? "1" : "0",
             Long.toString(HEARTBEAT_TIMEOUT_MILLIS),
-            tickets.getOrDefault(owner, ""),
+            ticketArgument(owner),
             keys.channel(),
             acquisitionId)
         .thenApply(
@@ -83,7 +83,7 @@ final class FairDriver implements LockDriver {
               }
               long ticket = Scripts.number(reply, 2);
               if (ticket >= 0) {
-                tickets.put(owner, Long.toString(ticket));
+                tickets.put(owner, ticket);
               }
               long retry = Scripts.number(reply, 1);
               return Attempt.busy(retry > 0 ? Math.min(retry, HEARTBEAT_MILLIS) : HEARTBEAT_MILLIS);
@@ -141,8 +141,13 @@ final class FairDriver implements LockDriver {
    * when it has none yet.
    */
   long ticket(String owner) {
-    String ticket = tickets.get(owner);
-    return ticket == null ? Long.MAX_VALUE : Long.parseLong(ticket);
+    return tickets.getOrDefault(owner, Long.MAX_VALUE);
+  }
+
+  /** The ticket as fair-acquire.lua takes it: '' when the waiter has none yet. */
+  private String ticketArgument(String owner) {
+    Long ticket = tickets.get(owner);
+    return ticket == null ? "" : Long.toString(ticket);
   }
 
   @Override
