@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongPredicate;
 
 /**
  * Starts blocking calls (acquire, await, ...) on test threads, as futures: a checked exception the
@@ -53,6 +54,28 @@ final class Blocking {
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * On a thread of its own, takes and releases the lock turn after turn; {@code inside} runs while
+   * the lock is held, gets the turn's number (from 1) and says whether to take another. Completes
+   * with the number of turns taken.
+   */
+  static CompletableFuture<Long> takingTurns(DistributedLock lock, LongPredicate inside) {
+    return inThread(
+        () -> {
+          long turns = 0;
+          boolean more = true;
+          while (more) {
+            lock.lock();
+            try {
+              more = inside.test(++turns);
+            } finally {
+              lock.unlock();
+            }
+          }
+          return turns;
+        });
   }
 
   static <T> CompletableFuture<T> supply(Call<T> call, Executor threads) {

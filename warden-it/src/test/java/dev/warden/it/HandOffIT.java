@@ -61,22 +61,7 @@ class HandOffIT {
     List<CompletableFuture<Long>> workers = new ArrayList<>();
     for (int i = 0; i < threads; i++) {
       DistributedLock lock = warden.lock("turns-here");
-      workers.add(
-          Blocking.inThread(
-              () -> {
-                long rounds = 0;
-                boolean more = true;
-                while (more) {
-                  lock.lock();
-                  try {
-                    more = taken.incrementAndGet() < acquisitions;
-                    rounds++;
-                  } finally {
-                    lock.unlock();
-                  }
-                }
-                return rounds;
-              }));
+      workers.add(Blocking.takingTurns(lock, turn -> taken.incrementAndGet() < acquisitions));
     }
     awaitParked(warden, threads);
     redis.redis().configResetstat();
@@ -103,23 +88,9 @@ class HandOffIT {
       throws Exception {
     Warden busy = wardens.create();
     AtomicBoolean stop = new AtomicBoolean();
-    List<CompletableFuture<Integer>> locals = new ArrayList<>();
+    List<CompletableFuture<Long>> locals = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
-      DistributedLock lock = busy.lock("shared-fairly");
-      locals.add(
-          CompletableFuture.supplyAsync(
-              () -> {
-                int rounds = 0;
-                while (!stop.get()) {
-                  lock.lock();
-                  try {
-                    rounds++;
-                  } finally {
-                    lock.unlock();
-                  }
-                }
-                return rounds;
-              }));
+      locals.add(Blocking.takingTurns(busy.lock("shared-fairly"), turn -> !stop.get()));
     }
     await().atMost(Duration.ofSeconds(5)).until(() -> busy.stats().subscriptions() == 1);
     DistributedLock outsider = wardens.create().lock("shared-fairly");
@@ -131,7 +102,7 @@ class HandOffIT {
     }
     assertThat(got).isTrue();
     outsider.unlock();
-    for (CompletableFuture<Integer> local : locals) {
+    for (CompletableFuture<Long> local : locals) {
       assertThat(local.get(20, TimeUnit.SECONDS)).isPositive();
     }
   }
@@ -273,17 +244,11 @@ class HandOffIT {
     for (int i = 0; i < 2; i++) {
       DistributedLock lock = warden.lock("turns");
       workers.add(
-          Blocking.inThread(
-              () -> {
-                for (int round = 0; round < 200; round++) {
-                  lock.lock();
-                  try {
-                    counter.incrementAndGet();
-                  } finally {
-                    lock.unlock();
-                  }
-                }
-                return 0L;
+          Blocking.takingTurns(
+              lock,
+              turn -> {
+                counter.incrementAndGet();
+                return turn < 200;
               }));
     }
     for (CompletableFuture<Long> worker : workers) {
