@@ -1,4 +1,6 @@
 /** Warden: distributed locks and synchronizers on Redis. Only {@code dev.warden} is API. */
+// lettuce-core ships no module-info, only an Automatic-Module-Name: requiring it is unavoidable.
+@SuppressWarnings("requires-automatic")
 module dev.warden {
   requires lettuce.core;
   requires org.slf4j;

@@ -65,7 +65,7 @@ public final class WardenRuntime {
   /** The owner of this client holding each reentrant lock, by hold key (one holder each). */
   private final Map<String, String> reentrantHolders = new ConcurrentHashMap<>();
 
-  private final Set<Acquisition> acquisitions = ConcurrentHashMap.newKeySet();
+  private final Set<Acquisition<?>> acquisitions = ConcurrentHashMap.newKeySet();
   private final long commandTimeoutNanos;
   private final long recheckNanos;
   private final AtomicLong handles = new AtomicLong();
@@ -199,7 +199,7 @@ public final class WardenRuntime {
       closed = true;
     }
     leaseKeeper.stop();
-    for (Acquisition acquisition : acquisitions) {
+    for (Acquisition<?> acquisition : acquisitions) {
       acquisition.fail(new WardenException("the Warden was closed while this call waited"));
     }
     wakeUps.close();
@@ -299,14 +299,14 @@ public final class WardenRuntime {
     return Math.min(commandTimeoutNanos, TimeUnit.MILLISECONDS.toNanos(500));
   }
 
-  void register(Acquisition acquisition) {
+  void register(Acquisition<?> acquisition) {
     acquisitions.add(acquisition);
     if (closed) {
       acquisition.fail(new WardenException("the Warden is closed"));
     }
   }
 
-  void unregister(Acquisition acquisition) {
+  void unregister(Acquisition<?> acquisition) {
     acquisitions.remove(acquisition);
   }
 
