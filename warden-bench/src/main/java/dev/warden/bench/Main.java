@@ -89,6 +89,8 @@ public final class Main {
     return new Main(parsed.get(), out).execute();
   }
 
+  // SystemConsoleNull: only whether to redraw progress; isTerminal() is JDK 22+
+  @SuppressWarnings("SystemConsoleNull")
   private int execute() throws InterruptedException, IOException {
     RedisServer server = null;
     String uri;

@@ -24,6 +24,8 @@ final class Progress implements AutoCloseable {
   private long phaseStartNanos;
   private long phaseSeconds;
 
+  // FutureReturnValueIgnored: the ticker runs until close(); its future would only say it was cancelled
+  @SuppressWarnings("FutureReturnValueIgnored")
   Progress(PrintStream out, boolean live, int total) {
     this.out = out;
     this.live = live;

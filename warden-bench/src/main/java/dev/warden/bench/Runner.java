@@ -115,7 +115,7 @@ final class Runner {
 
   /** Runs one trial with a fresh client. */
   private Outcome measure(Workload workload, Point point, Library library) throws InterruptedException {
-    String prefix = String.join(":", "warden-bench", runId, workload.id().toLowerCase(Locale.ROOT), point.slug(), library.key() + (++trials));
+    String prefix = String.join(":", "warden-bench", runId, workload.id().toLowerCase(Locale.ROOT), point.slug(), library.key() + ++trials);
     System.gc(); // the previous trial's garbage is not this one's to collect
     Contender contender;
     try {

@@ -96,7 +96,7 @@ record Settings(Optional<String> uri, Set<String> only, boolean quick, int secon
         case "--out" -> out = Path.of(value(name, arg, equals, rest));
         case "--seconds" -> seconds = wholeNumber(name, value(name, arg, equals, rest));
         case "--only" -> {
-          for (String id : value(name, arg, equals, rest).split(",")) {
+          for (String id : value(name, arg, equals, rest).split(",", -1)) {
             String workload = id.strip().toUpperCase(Locale.ROOT);
             if (!workload.matches("W[1-6]")) {
               throw new IllegalArgumentException("--only takes workloads W1 to W6: " + id.strip());

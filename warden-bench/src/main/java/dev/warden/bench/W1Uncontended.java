@@ -31,6 +31,8 @@ final class W1Uncontended implements Workload {
         THREADS, Map.of(), settings, threads -> (contender, prefix) -> start(contender, prefix, threads));
   }
 
+  // LockNotBeforeTry: the measured pair: unlock() follows lock() at once, and a failure ends the trial
+  @SuppressWarnings("LockNotBeforeTry")
   private static Trial start(Contender contender, String prefix, int threads) {
     List<Lock> locks = new ArrayList<>();
     for (int i = 0; i < threads; i++) {

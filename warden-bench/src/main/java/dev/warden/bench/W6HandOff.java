@@ -58,6 +58,8 @@ final class W6HandOff implements Workload {
     final Semaphore mayAsk = new Semaphore(0);
   }
 
+  // LockNotBeforeTry: the hold spans the hand-off protocol below; a failure ends the trial
+  @SuppressWarnings("LockNotBeforeTry")
   private static Trial start(Contender contender, String prefix) {
     Lock[] locks = {contender.lock(prefix), contender.lock(prefix)};
     Mailbox[] mailboxes = {new Mailbox(), new Mailbox()};

@@ -10,10 +10,12 @@ class RedisStatsTest {
   @Test
   void parsesCommandCallsFromCommandstats() {
     String info =
-        "# Commandstats\r\n"
-            + "cmdstat_evalsha:calls=12,usec=300,usec_per_call=25.00,rejected_calls=0,failed_calls=0\r\n"
-            + "cmdstat_config|get:calls=2,usec=10,usec_per_call=5.00,rejected_calls=0,failed_calls=0\r\n"
-            + "cmdstat_HSET:calls=6,usec=12,usec_per_call=2.00,rejected_calls=0,failed_calls=0\r\n";
+        """
+        # Commandstats\r
+        cmdstat_evalsha:calls=12,usec=300,usec_per_call=25.00,rejected_calls=0,failed_calls=0\r
+        cmdstat_config|get:calls=2,usec=10,usec_per_call=5.00,rejected_calls=0,failed_calls=0\r
+        cmdstat_HSET:calls=6,usec=12,usec_per_call=2.00,rejected_calls=0,failed_calls=0\r
+        """;
 
     assertThat(RedisStats.parseCommandCalls(info))
         .isEqualTo(Map.of("evalsha", 12L, "config|get", 2L, "hset", 6L));

@@ -54,6 +54,8 @@ final class Demo {
   }
 
   /** Runs the {@code demo} command; returns the exit status: 0 pass, 1 fail. */
+  // SystemConsoleNull: only whether the output is live; isTerminal() is JDK 22+
+  @SuppressWarnings("SystemConsoleNull")
   static int run(List<String> args, PrintStream out, PrintStream err) throws InterruptedException {
     Options options =
         Options.parse(

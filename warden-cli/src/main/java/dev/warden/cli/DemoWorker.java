@@ -133,9 +133,10 @@ final class DemoWorker {
     try {
       while (failure.get() == null && System.nanoTime() - deadline < 0) {
         long start = System.nanoTime();
+        long waited;
         lock.lock();
-        long waited = System.nanoTime() - start;
         try {
+          waited = System.nanoTime() - start;
           keys.incrementUnsafely();
           keys.recordToken(lock.fencingToken());
         } finally {

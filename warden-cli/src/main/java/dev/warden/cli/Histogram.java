@@ -158,7 +158,7 @@ final class Histogram {
       return index;
     }
     int shift = (index - EXACT) / SUB_BUCKETS + 1;
-    long top = (index - EXACT) % SUB_BUCKETS + SUB_BUCKETS;
+    long top = (index - EXACT) % SUB_BUCKETS + (long) SUB_BUCKETS;
     return ((top + 1) << shift) - 1;
   }
 }

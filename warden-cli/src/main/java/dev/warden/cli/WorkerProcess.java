@@ -170,7 +170,7 @@ final class WorkerProcess {
   private static Result parseDone(String fields) {
     // <acquisitions> <p50> <p99> <max> <histogram>; the summary is for people reading the stream,
     // the histogram is what adds up across workers.
-    String[] parts = fields.strip().split(" ");
+    String[] parts = fields.strip().split(" ", -1);
     long acquisitions = Long.parseLong(parts[0]);
     Histogram waits = Histogram.decode(parts[parts.length - 1]);
     if (waits.count() != acquisitions) {

@@ -116,6 +116,8 @@ final class Acquisition<T> implements WakeUps.Waiter {
     this.deadline = System.nanoTime() + (timed ? Math.min(waitNanos, Long.MAX_VALUE / 4) : 0);
   }
 
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns has nothing more to tell
+  @SuppressWarnings("FutureReturnValueIgnored")
   Acquisition<T> start() {
     runtime.register(this);
     result.whenComplete((granted, failure) -> cleanUp(granted != null && failure == null));
@@ -185,6 +187,8 @@ final class Acquisition<T> implements WakeUps.Waiter {
     attempt();
   }
 
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns has nothing more to tell
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void attempt() {
     long generation;
     boolean othersWait;
@@ -263,6 +267,8 @@ final class Acquisition<T> implements WakeUps.Waiter {
     }
   }
 
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns has nothing more to tell
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void giveBack(T granted) {
     claim
         .rollback(granted)
@@ -283,6 +289,8 @@ final class Acquisition<T> implements WakeUps.Waiter {
     return subscribed != null && subscribed.isDone() && !subscribed.isCompletedExceptionally();
   }
 
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns has nothing more to tell
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void heldByAnother(
       long retryAfterMillis, String channel, WakeUps.Topic seen, long generation) {
     WakeUps.Topic joined = null;
@@ -350,6 +358,8 @@ final class Acquisition<T> implements WakeUps.Waiter {
     }
   }
 
+  // FutureReturnValueIgnored: the timer's future is not needed: attempt() completes this acquisition's result itself
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void retryOrFail(Throwable failure, long sentAt) {
     if (result.isDone()) {
       return;

@@ -50,10 +50,10 @@ final class Failures {
    */
   static RuntimeException forCaller(String object, String operation, Throwable failure) {
     Throwable t = unwrap(failure);
-    if (t instanceof RuntimeException
+    if (t instanceof RuntimeException runtime
         && !(t instanceof RedisException)
         && !(t instanceof CancellationException)) {
-      return (RuntimeException) t;
+      return runtime;
     }
     return wrap(object, operation, t);
   }
@@ -61,8 +61,8 @@ final class Failures {
   /** Wraps a failure of an operation on an object, with a message a user can act on. */
   static WardenException wrap(String object, String operation, Throwable failure) {
     Throwable t = unwrap(failure);
-    if (t instanceof WardenException) {
-      return (WardenException) t;
+    if (t instanceof WardenException warden) {
+      return warden;
     }
     String message = String.valueOf(t.getMessage());
     if (message.contains("WRONGTYPE")) {

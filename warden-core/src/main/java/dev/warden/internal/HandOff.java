@@ -103,8 +103,8 @@ final class HandOff {
               if (failure != null) {
                 // it may have run: the waiter's own attempt then finds the hold it was given
                 next.wake();
-                throw failure instanceof CompletionException
-                    ? (CompletionException) failure
+                throw failure instanceof CompletionException completion
+                    ? completion
                     : new CompletionException(failure);
               }
               if (FairDriver.handedOver(reply)) {
@@ -129,6 +129,6 @@ final class HandOff {
       return false;
     }
     Acquisition.Claim<?> claim = ((Acquisition<?>) waiter).claim();
-    return claim instanceof RedisMutex.Claim && ((RedisMutex.Claim) claim).takesHandOffOf(holdKey);
+    return claim instanceof RedisMutex.Claim mutexClaim && mutexClaim.takesHandOffOf(holdKey);
   }
 }

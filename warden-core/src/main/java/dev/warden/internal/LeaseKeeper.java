@@ -181,7 +181,7 @@ final class LeaseKeeper {
 
   private static Batch batchFor(List<Batch> filling, Scripts.Script script) {
     for (Batch batch : filling) {
-      if (batch.script == script) {
+      if (batch.script.equals(script)) {
         return batch;
       }
     }
@@ -194,6 +194,8 @@ final class LeaseKeeper {
    * Sends one batch. Each hold's keys and owner go out as the bytes encoded when it was added, and
    * the reply lists only the holds not renewed (usually none).
    */
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns has nothing more to tell
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void renew(Batch batch) {
     long sentAt = System.nanoTime();
     CommandArgs<String, String> keysAndArgs =
@@ -227,6 +229,8 @@ final class LeaseKeeper {
     }
   }
 
+  // FutureReturnValueIgnored: the timer's future is not needed: renewAll() reports its own failures
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void renewalFailed(Batch batch, Throwable failure) {
     long now = System.nanoTime();
     long earliest = Long.MAX_VALUE;

@@ -25,6 +25,8 @@ import java.util.concurrent.locks.Condition;
  * IllegalMonitorStateException}. Cost: await is three script calls plus one per second of waiting;
  * signal and signalAll one each.
  */
+// WaitNotInLoop: these are Condition's await methods, which may return spuriously; callers loop
+@SuppressWarnings("WaitNotInLoop")
 final class RedisCondition implements Condition {
   private final WardenRuntime runtime;
   private final RedisMutex lock;
@@ -73,6 +75,8 @@ final class RedisCondition implements Condition {
   }
 
   @Override
+  // JavaUtilDate: Condition.awaitUntil(Date) is the JDK's signature
+  @SuppressWarnings("JavaUtilDate")
   public boolean awaitUntil(Date deadline) throws InterruptedException {
     if (deadline == null) {
       throw new IllegalArgumentException("deadline must not be null");

@@ -49,7 +49,7 @@ final class RedisMultiLock implements DistributedLock {
     Set<String> keys = new HashSet<>();
     for (int i = 0; i < locks.length; i++) {
       DistributedLock lock = locks[i];
-      if (!(lock instanceof RedisMutex) || ((RedisMutex) lock).runtime() != runtime) {
+      if (!(lock instanceof RedisMutex mutex) || mutex.runtime() != runtime) {
         throw new IllegalArgumentException(
             "locks[" + i + "] must be a lock of this Warden (not a multi-lock): " + lock);
       }

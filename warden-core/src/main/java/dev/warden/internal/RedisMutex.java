@@ -282,6 +282,8 @@ final class RedisMutex implements DistributedLock {
     }
 
     @Override
+    // FutureReturnValueIgnored: leaving the queue is best effort and nothing waits for it (the queue's beats drop a silent waiter)
+    @SuppressWarnings("FutureReturnValueIgnored")
     public void finished(boolean granted) {
       if (!granted && willWait) {
         driver.leave(owner); // a queue the waiter joined must not keep it
@@ -344,8 +346,8 @@ final class RedisMutex implements DistributedLock {
     }
     int heldBefore = hold.count();
     if (heldBefore == 1
-        && driver instanceof ReentrantDriver
-        && HandOff.handOff(runtime, (ReentrantDriver) driver, hold)) {
+        && driver instanceof ReentrantDriver reentrant
+        && HandOff.handOff(runtime, reentrant, hold)) {
       forget(hold);
       hold.endRelease(true);
       return;
@@ -386,8 +388,8 @@ final class RedisMutex implements DistributedLock {
         driver.describe(),
         "unlock",
         () ->
-            heldBefore == 1 && driver instanceof FairDriver
-                ? HandOff.releaseToHead(runtime, (FairDriver) driver, hold.owner)
+            heldBefore == 1 && driver instanceof FairDriver fair
+                ? HandOff.releaseToHead(runtime, fair, hold.owner)
                 : driver.release(hold.owner, heldBefore),
         // it may have run: a later "not held" means it did
         () -> hold.releaseInDoubt(true));
@@ -545,6 +547,8 @@ final class RedisMutex implements DistributedLock {
   }
 
   @Override
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns has nothing more to tell
+  @SuppressWarnings("FutureReturnValueIgnored")
   public CompletableFuture<LockHandle> acquireAsync(Duration waitTime) {
     long waitNanos = Args.waitNanos("waitTime", waitTime);
     String owner = runtime.newHandleOwner();

@@ -132,8 +132,8 @@ final class Scripts {
   /** Reads an integer from a script's list reply. */
   static long number(List<Object> reply, int index) {
     Object value = reply.get(index);
-    if (value instanceof Number) {
-      return ((Number) value).longValue();
+    if (value instanceof Number number) {
+      return number.longValue();
     }
     return Long.parseLong(String.valueOf(value));
   }

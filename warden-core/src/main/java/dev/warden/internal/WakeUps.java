@@ -126,6 +126,8 @@ final class WakeUps {
    * more: a thread that waits again right away (a contended lock taken in a loop) then finds it in
    * place instead of subscribing anew and trying twice.
    */
+  // FutureReturnValueIgnored: the timer's future is not needed: a close before it runs is handled below
+  @SuppressWarnings("FutureReturnValueIgnored")
   synchronized void leave(Topic topic) {
     if (--topic.members == 0) {
       try {
@@ -136,6 +138,8 @@ final class WakeUps {
     }
   }
 
+  // FutureReturnValueIgnored: fire and forget: a failed unsubscribe only leaves an idle subscription
+  @SuppressWarnings("FutureReturnValueIgnored")
   private synchronized void unsubscribeIfIdle(Topic topic) {
     if (topic.members == 0 && topics.remove(topic.channel, topic)) {
       connection.async().unsubscribe(topic.channel);
@@ -352,7 +356,7 @@ final class WakeUps {
      * wake-up is now the caller's to give), or null when none is parked.
      */
     Waiter claim(Predicate<Waiter> wanted) {
-      return claim(wanted, (a, b) -> 0);
+      return claim(wanted, (unusedA, unusedB) -> 0); // all equal: the longest-parked wins
     }
 
     /**

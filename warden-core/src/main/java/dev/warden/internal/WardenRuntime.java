@@ -72,6 +72,8 @@ public final class WardenRuntime {
   private final AtomicLong acquisitionIds = new AtomicLong();
   private volatile boolean closed;
 
+  // FutureReturnValueIgnored: resources.shutdown: a failed start does not wait for Netty's threads to end
+  @SuppressWarnings("FutureReturnValueIgnored")
   private WardenRuntime(
       RedisURI uri, Duration watchdogTimeout, Duration commandTimeout, Duration recheckInterval) {
     this.id = newId();
@@ -191,6 +193,8 @@ public final class WardenRuntime {
   }
 
   /** Stops renewal, fails waiting acquisitions and closes the connections. Idempotent. */
+  // FutureReturnValueIgnored: resources.shutdown: close does not wait for Netty's threads to end
+  @SuppressWarnings("FutureReturnValueIgnored")
   public void close() {
     synchronized (this) {
       if (closed) {

@@ -21,6 +21,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Distributed conditions: misuse, signal order, signalAll, timeouts, interrupts, dead waiters. */
+// WaitNotInLoop: each test checks what one await call returns, so none loops
+@SuppressWarnings("WaitNotInLoop")
 @ExtendWith(WardenExtension.class)
 class ConditionIT {
 
@@ -67,7 +69,7 @@ class ConditionIT {
     List<CompletableFuture<Integer>> waiters = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       waiters.add(awaitInThread(wardens.create().lock("order"), "c"));
-      long queued = i + 1;
+      long queued = i + 1L;
       await().atMost(Duration.ofSeconds(5)).until(() -> redis.redis().zcard(waitersKey("order", "c")) == queued);
     }
     DistributedLock signaller = wardens.create().lock("order");

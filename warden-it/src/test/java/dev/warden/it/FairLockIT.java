@@ -55,7 +55,7 @@ class FairLockIT {
     List<CompletableFuture<Void>> waiters = new ArrayList<>();
     for (int i = 0; i < 9; i++) {
       waiters.add(waitThenRecord(clients.get(i % 3).fairLock("fifo"), i, order));
-      long queued = i + 1;
+      long queued = i + 1L;
       await()
           .atMost(Duration.ofSeconds(5))
           .until(() -> redis.redis().zcard(queueKey("fifo")) == queued);
@@ -76,7 +76,7 @@ class FairLockIT {
     List<Integer> order = new CopyOnWriteArrayList<>();
     for (int i = 0; i < 4; i++) {
       waiters.add(waitThenRecord(wardens.create().fairLock("head-only"), i, order));
-      long queued = i + 1;
+      long queued = i + 1L;
       await()
           .atMost(Duration.ofSeconds(5))
           .until(() -> redis.redis().zcard(queueKey("head-only")) == queued);
@@ -265,7 +265,7 @@ class FairLockIT {
     List<Integer> order = new CopyOnWriteArrayList<>();
     for (int i = 0; i < waiters; i++) {
       queued.add(waitThenRecord(client.fairLock(name), i, order));
-      long n = i + 1;
+      long n = i + 1L;
       await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().zcard(queueKey(name)) == n);
     }
     redis.redis().configResetstat();

@@ -37,6 +37,8 @@ class FairLockNoStallIT {
   private final AtomicInteger entered = new AtomicInteger();
 
   @Test
+  // FutureReturnValueIgnored: the chaos task runs until shutdown; its future would only say it was cancelled
+  @SuppressWarnings("FutureReturnValueIgnored")
   void neverStallsUnderARandomMixOfLockTryLockAndInterrupts(
       RedisServer redis, WardenFactory wardens) throws Exception {
     List<DistributedLock> locks = new ArrayList<>();
@@ -90,27 +92,26 @@ class FairLockNoStallIT {
         .until(() -> redis.redis().zcard("warden:{chaos}:fair:queue") == 0);
   }
 
+  // ThreadPriorityCheck: Thread.yield() widens the window a lost update needs
+  @SuppressWarnings("ThreadPriorityCheck")
   private void work(DistributedLock lock, SplittableRandom random) {
     for (int i = 0; i < OPERATIONS; i++) {
       Thread.interrupted(); // a stray interrupt from the chaos thread belongs to one operation
       boolean acquired;
       try {
-        switch (random.nextInt(4)) {
-          case 0:
-            lock.lock();
-            acquired = true;
-            break;
-          case 1:
-            acquired = lock.tryLock();
-            break;
-          case 2:
-            acquired = lock.tryLock(random.nextInt(1, 60), TimeUnit.MILLISECONDS);
-            break;
-          default:
-            lock.lockInterruptibly();
-            acquired = true;
-            break;
-        }
+        acquired =
+            switch (random.nextInt(4)) {
+              case 0 -> {
+                lock.lock();
+                yield true;
+              }
+              case 1 -> lock.tryLock();
+              case 2 -> lock.tryLock(random.nextInt(1, 60), TimeUnit.MILLISECONDS);
+              default -> {
+                lock.lockInterruptibly();
+                yield true;
+              }
+            };
       } catch (InterruptedException e) {
         continue; // gave up waiting: must have left the queue
       }

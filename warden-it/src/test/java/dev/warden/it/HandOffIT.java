@@ -155,7 +155,7 @@ class HandOffIT {
                 }
                 return 0L;
               }));
-      long queued = i + 1;
+      long queued = i + 1L;
       await()
           .atMost(Duration.ofSeconds(5))
           .until(() -> redis.redis().zcard("warden:{fair-mixed}:fair:queue") == queued);

@@ -322,8 +322,8 @@ abstract class LockContract {
     try {
       // five lease periods: the lock must stay held and keep a fresh TTL all along
       await()
-          .during(Duration.ofMillis(3_000))
-          .atMost(Duration.ofMillis(5_000))
+          .during(Duration.ofSeconds(3))
+          .atMost(Duration.ofSeconds(5))
           .until(() -> holder.remainTimeToLive() > 0 && !other.tryLock());
       assertThat(holder.getHoldCount()).isEqualTo(1);
     } finally {

@@ -241,7 +241,7 @@ class ReadWriteLockIT {
     assertThat(read.remainTimeToLive()).isEqualTo(-2);
     read.lock();
     await()
-        .during(Duration.ofMillis(2_000))
+        .during(Duration.ofSeconds(2))
         .atMost(Duration.ofSeconds(4))
         .until(() -> read.remainTimeToLive() > 0 && !write.tryLock());
     read.unlock();

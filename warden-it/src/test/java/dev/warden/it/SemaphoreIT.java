@@ -330,7 +330,7 @@ class SemaphoreIT {
                 },
                 threads));
       }
-      assertThat(worker.awaitLine("DONE", Duration.ofSeconds(120))).isEqualTo("DONE overlaps=0");
+      assertThat(worker.awaitLine("DONE", Duration.ofMinutes(2))).isEqualTo("DONE overlaps=0");
       CompletableFuture.allOf(local.toArray(new CompletableFuture<?>[0])).get(60, TimeUnit.SECONDS);
     }
     assertThat(overlaps.get()).isZero();

@@ -292,14 +292,14 @@ public final class RedisServer implements AutoCloseable {
    */
   public Map<String, Long> commandCalls() {
     Map<String, Long> calls = new LinkedHashMap<>();
-    for (String line : redis().info("commandstats").split("\r?\n")) {
+    for (String line : redis().info("commandstats").split("\r?\n", -1)) {
       // cmdstat_set:calls=3,usec=12,usec_per_call=4.00,rejected_calls=0,failed_calls=0
       if (!line.startsWith("cmdstat_")) {
         continue;
       }
       int colon = line.indexOf(':');
       String command = line.substring("cmdstat_".length(), colon).toLowerCase(Locale.ROOT);
-      for (String field : line.substring(colon + 1).split(",")) {
+      for (String field : line.substring(colon + 1).split(",", -1)) {
         if (field.startsWith("calls=")) {
           calls.put(command, Long.parseLong(field.substring("calls=".length())));
         }
@@ -406,6 +406,8 @@ public final class RedisServer implements AutoCloseable {
     }
   }
 
+  // FutureReturnValueIgnored: close does not wait for Netty's threads to end
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void closeAdminConnection() {
     synchronized (adminLock) {
       if (adminConnection != null) {
@@ -477,7 +479,7 @@ public final class RedisServer implements AutoCloseable {
   private static void requireExecutableOnPath() {
     String path = System.getenv("PATH");
     if (path != null) {
-      for (String dir : path.split(File.pathSeparator)) {
+      for (String dir : path.split(File.pathSeparator, -1)) {
         if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, EXECUTABLE))) {
           return;
         }
@@ -490,6 +492,8 @@ public final class RedisServer implements AutoCloseable {
             + "): install Redis, e.g. `apt-get install redis-server` or `brew install redis`");
   }
 
+  // AddressSelection: HOST is the literal 127.0.0.1: no name is resolved
+  @SuppressWarnings("AddressSelection")
   private static int freePort() {
     try (ServerSocket socket = new ServerSocket()) {
       socket.bind(new InetSocketAddress(HOST, 0));

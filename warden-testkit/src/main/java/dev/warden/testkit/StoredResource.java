@@ -35,7 +35,8 @@ final class StoredResource<T> implements AutoCloseable, ExtensionContext.Store.C
   }
 
   /** Returns the value stored under {@code key}, or {@code null}. */
-  @SuppressWarnings("unchecked")
+  // TypeParameterUnusedInFormals: the store is untyped; the caller names what it stored under key
+  @SuppressWarnings({"unchecked", "TypeParameterUnusedInFormals"})
   static <T> T get(ExtensionContext.Store store, String key) {
     StoredResource<T> resource = store.get(key, StoredResource.class);
     return resource == null ? null : resource.get();
