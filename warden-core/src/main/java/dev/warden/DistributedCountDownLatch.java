@@ -44,6 +44,8 @@ import java.util.concurrent.TimeUnit;
  * replica that had not received it): the latch is then open, and its awaiters return.
  *
  * <p>Instances are thread-safe and cheap; all instances of one name share one state.
+ *
+ * @since 0.1
  */
 public interface DistributedCountDownLatch {
   /**
@@ -51,6 +53,8 @@ public interface DistributedCountDownLatch {
    * {@code false}, changing nothing, while it is counting. A count of zero sets nothing and returns
    * whether the latch is open.
    *
+   * @param count the count to set
+   * @return {@code true} if the count was set (or, for zero, the latch is open)
    * @throws IllegalArgumentException if {@code count} is negative
    */
   boolean trySetCount(long count);
@@ -61,7 +65,11 @@ public interface DistributedCountDownLatch {
    */
   void countDown();
 
-  /** Returns the count now: zero when the latch is open (never set, counted down, deleted). */
+  /**
+   * Returns the count now: zero when the latch is open (never set, counted down, deleted).
+   *
+   * @return the count, zero when open
+   */
   long getCount();
 
   /**
@@ -75,6 +83,9 @@ public interface DistributedCountDownLatch {
    * Waits at most {@code timeout} until the count is zero; returns {@code true} if it reached zero
    * and {@code false} if the time ran out first. A timeout of zero or less does not wait.
    *
+   * @param timeout how long to wait at most
+   * @param unit the unit of {@code timeout}
+   * @return {@code true} if the count reached zero, {@code false} if the time ran out
    * @throws IllegalArgumentException if {@code unit} is null
    * @throws InterruptedException if interrupted before or while waiting
    */
@@ -83,6 +94,8 @@ public interface DistributedCountDownLatch {
   /**
    * Deletes the latch, whatever its count, and wakes its awaiters, which find it open and return;
    * returns whether it existed (was counting).
+   *
+   * @return {@code true} if the latch existed
    */
   boolean delete();
 }

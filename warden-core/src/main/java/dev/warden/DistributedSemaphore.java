@@ -43,12 +43,16 @@ import java.util.concurrent.TimeUnit;
  * replica that had not received the last changes): after that the semaphore is unset.
  *
  * <p>Instances are thread-safe and cheap; all instances of one name share one state.
+ *
+ * @since 0.1
  */
 public interface DistributedSemaphore {
   /**
    * Sets the number of free permits if they were never set; returns {@code false}, changing
    * nothing, if they were (even if all permits are taken now).
    *
+   * @param permits the number of free permits to start with
+   * @return {@code true} if this call set them
    * @throws IllegalArgumentException if {@code permits} is negative
    */
   boolean trySetPermits(int permits);
@@ -57,14 +61,23 @@ public interface DistributedSemaphore {
    * Adds {@code delta} permits to the free ones, waking waiters they let in; a negative delta
    * removes permits, possibly leaving fewer than zero free (as {@code Semaphore.reducePermits}).
    *
+   * @param delta the permits to add; negative to remove
    * @throws IllegalArgumentException if the free permits would leave the {@code int} range
    */
   void addPermits(int delta);
 
-  /** Returns the number of free permits now (zero if never set); a snapshot, one read. */
+  /**
+   * Returns the number of free permits now (zero if never set); a snapshot, one read.
+   *
+   * @return the free permits
+   */
   int availablePermits();
 
-  /** Takes all free permits and returns how many there were (zero or fewer: sets them to zero). */
+  /**
+   * Takes all free permits and returns how many there were (zero or fewer: sets them to zero).
+   *
+   * @return the permits taken, or the (zero or negative) count that was reset to zero
+   */
   int drainPermits();
 
   /**
@@ -78,17 +91,24 @@ public interface DistributedSemaphore {
    * Takes {@code permits} permits at once, waiting until that many are free; queued waiters keep
    * their reservation while it waits (see Fairness above).
    *
+   * @param permits the number of permits to take
    * @throws IllegalArgumentException if {@code permits} is negative
    * @throws InterruptedException if interrupted while waiting; no permit is taken then
    */
   void acquire(int permits) throws InterruptedException;
 
-  /** Takes one permit if one is free and not reserved for a waiter; never waits. */
+  /**
+   * Takes one permit if one is free and not reserved for a waiter; never waits.
+   *
+   * @return {@code true} if a permit was taken
+   */
   boolean tryAcquire();
 
   /**
    * Takes {@code permits} permits if that many are free and not reserved for a waiter; never waits.
    *
+   * @param permits the number of permits to take
+   * @return {@code true} if the permits were taken
    * @throws IllegalArgumentException if {@code permits} is negative
    */
   boolean tryAcquire(int permits);
@@ -97,6 +117,9 @@ public interface DistributedSemaphore {
    * Takes one permit, waiting at most {@code timeout}; returns {@code false} if none became free in
    * time. A timeout of zero or less does not wait.
    *
+   * @param timeout how long to wait at most
+   * @param unit the unit of {@code timeout}
+   * @return {@code true} if a permit was taken, {@code false} if the time ran out
    * @throws InterruptedException if interrupted while waiting; no permit is taken then
    */
   boolean tryAcquire(long timeout, TimeUnit unit) throws InterruptedException;
@@ -105,6 +128,10 @@ public interface DistributedSemaphore {
    * Takes {@code permits} permits at once, waiting at most {@code timeout}; returns {@code false},
    * having taken none, if they did not become free in time.
    *
+   * @param permits the number of permits to take
+   * @param timeout how long to wait at most
+   * @param unit the unit of {@code timeout}
+   * @return {@code true} if the permits were taken, {@code false} if the time ran out
    * @throws IllegalArgumentException if {@code permits} is negative or {@code unit} is null
    * @throws InterruptedException if interrupted while waiting; no permit is taken then
    */
@@ -117,6 +144,7 @@ public interface DistributedSemaphore {
    * Gives back {@code permits} permits, waking the waiters they let in. As with {@code Semaphore},
    * a release need not match an acquire: it may raise the permits above their initial number.
    *
+   * @param permits the number of permits to give back
    * @throws IllegalArgumentException if {@code permits} is negative, or the free permits would
    *     leave the {@code int} range
    */

@@ -6,10 +6,17 @@ package dev.warden;
  * been exclusive. It is an {@link IllegalMonitorStateException} because the caller no longer owns
  * the lock; it has its own type because the remedy differs (check the work done under the lock,
  * usually with the fencing token).
+ *
+ * @since 0.1
  */
 public class LeaseExpiredException extends IllegalMonitorStateException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Makes the exception.
+   *
+   * @param message the detail message, naming the lock
+   */
   public LeaseExpiredException(String message) {
     super(message);
   }

@@ -47,12 +47,16 @@ import java.util.concurrent.TimeUnit;
  * the ids unknown.
  *
  * <p>Instances are thread-safe and cheap; all instances of one name share one state.
+ *
+ * @since 0.1
  */
 public interface LeasedSemaphore {
   /**
    * Sets the number of free permits if they were never set; returns {@code false}, changing
    * nothing, if they were.
    *
+   * @param permits the number of free permits to start with
+   * @return {@code true} if this call set them
    * @throws IllegalArgumentException if {@code permits} is negative
    */
   boolean trySetPermits(int permits);
@@ -61,16 +65,24 @@ public interface LeasedSemaphore {
    * Adds {@code delta} free permits, waking waiters they let in; a negative delta removes free
    * permits, possibly leaving fewer than zero.
    *
+   * @param delta the permits to add; negative to remove
    * @throws IllegalArgumentException if the free permits would leave the {@code int} range
    */
   void addPermits(int delta);
 
-  /** Returns the number of free permits now, those whose lease has ended included; a snapshot. */
+  /**
+   * Returns the number of free permits now, those whose lease has ended included; a snapshot.
+   *
+   * @return the free permits
+   */
   int availablePermits();
 
   /**
    * Leases a permit for {@code leaseTime}, waiting until one is free; returns its id.
    *
+   * @param leaseTime how long the permit is leased
+   * @param unit the unit of {@code leaseTime}
+   * @return the permit's id
    * @throws IllegalArgumentException if {@code leaseTime} is under a millisecond or {@code unit} is
    *     null
    * @throws InterruptedException if interrupted before or while waiting; no permit is held then
@@ -81,6 +93,8 @@ public interface LeasedSemaphore {
    * Leases a permit if one is free, without waiting, and returns its id; returns {@code null} if
    * none is free. The lease is the {@code Warden}'s {@code watchdogTimeout} (30 s by default) and
    * is not renewed: extend it with {@link #updateLeaseTime}.
+   *
+   * @return the permit's id, or {@code null} if none is free
    */
   String tryAcquire();
 
@@ -88,6 +102,10 @@ public interface LeasedSemaphore {
    * Leases a permit for {@code leaseTime}, waiting at most {@code waitTime}; returns its id, or
    * {@code null} if none became free in time.
    *
+   * @param waitTime how long to wait at most
+   * @param leaseTime how long the permit is leased
+   * @param unit the unit of {@code waitTime} and {@code leaseTime}
+   * @return the permit's id, or {@code null} if the wait ran out
    * @throws IllegalArgumentException if {@code waitTime} is negative, {@code leaseTime} under a
    *     millisecond, or {@code unit} null
    * @throws InterruptedException if interrupted before or while waiting; no permit is held then
@@ -98,6 +116,8 @@ public interface LeasedSemaphore {
    * Gives back the permit of that id and wakes a waiter; returns {@code false} if the id is not a
    * leased permit (never issued, released already, or its lease ended).
    *
+   * @param permitId the id {@code acquire} or {@code tryAcquire} returned
+   * @return {@code true} if the permit was released
    * @throws IllegalArgumentException if {@code permitId} is null or blank
    */
   boolean tryRelease(String permitId);
@@ -105,6 +125,7 @@ public interface LeasedSemaphore {
   /**
    * Gives back the permit of that id and wakes a waiter.
    *
+   * @param permitId the id {@code acquire} or {@code tryAcquire} returned
    * @throws IllegalArgumentException if {@code permitId} is null or blank, or not a leased permit
    *     (never issued, released already, or its lease ended)
    */
@@ -115,6 +136,10 @@ public interface LeasedSemaphore {
    * was); returns {@code false} if the id is not a live permit (unknown, released, or its lease
    * ended: it cannot be revived).
    *
+   * @param permitId the id {@code acquire} or {@code tryAcquire} returned
+   * @param leaseTime the new lease, from now
+   * @param unit the unit of {@code leaseTime}
+   * @return {@code true} if the lease was changed
    * @throws IllegalArgumentException if {@code permitId} is null or blank, {@code leaseTime} under
    *     a millisecond, or {@code unit} null
    */

@@ -15,19 +15,31 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>Thread-safe. {@link #close()} costs one round trip; {@link #isHeld()} one round trip; the
  * other methods none.
+ *
+ * @since 0.1
  */
 public interface LockHandle extends AutoCloseable {
 
-  /** Returns the fencing token of this hold, strictly greater than that of any earlier hold. */
+  /**
+   * Returns the fencing token of this hold, strictly greater than that of any earlier hold.
+   *
+   * @return this hold's fencing token
+   */
   long fencingToken();
 
-  /** Asks Redis whether this handle still holds the lock; false once the hold expired or ended. */
+  /**
+   * Asks Redis whether this handle still holds the lock; false once the hold expired or ended.
+   *
+   * @return {@code true} if the hold is still this handle's in Redis
+   */
   boolean isHeld();
 
   /**
    * Returns a stage that completes when the hold is known to be lost: the lock key vanished or
    * went to another owner, or renewal was impossible until past the lease's local deadline. It
    * never completes after a normal {@link #close()}.
+   *
+   * @return a stage completed when the hold is lost
    */
   CompletionStage<Void> leaseLost();
 

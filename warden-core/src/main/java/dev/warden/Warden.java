@@ -30,6 +30,8 @@ import java.util.Objects;
  *
  * <p>{@link #close()} stops lease renewal and closes the connections; it does not release held
  * locks, which then expire when their lease runs out.
+ *
+ * @since 0.1
  */
 public final class Warden implements AutoCloseable {
   private final WardenRuntime runtime;
@@ -42,6 +44,8 @@ public final class Warden implements AutoCloseable {
    * Connects to the Redis given by a Lettuce URI ({@code redis://}, {@code rediss://}, {@code
    * redis-sentinel://}) with default options.
    *
+   * @param redisUri the address of Redis, in Lettuce's URI syntax
+   * @return a connected {@code Warden}; close it when done
    * @throws IllegalArgumentException if the URI is null, blank or malformed
    * @throws WardenException if Redis cannot be reached
    */
@@ -49,7 +53,11 @@ public final class Warden implements AutoCloseable {
     return builder().uri(redisUri).build();
   }
 
-  /** Returns a builder for a {@code Warden} with non-default options. */
+  /**
+   * Returns a builder for a {@code Warden} with non-default options.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -58,6 +66,8 @@ public final class Warden implements AutoCloseable {
    * Returns the reentrant lock of that name. Cheap: no round trip; instances of the same name
    * share state.
    *
+   * @param name the lock's name
+   * @return the lock
    * @throws IllegalArgumentException if the name is null, empty, or contains '{' or '}'
    */
   public DistributedLock lock(String name) {
@@ -67,27 +77,49 @@ public final class Warden implements AutoCloseable {
   /**
    * Reads the state of the reentrant lock of that name in one atomic step: holders, hold counts,
    * time to live, fencing tokens and waiting clients. One round trip.
+   *
+   * @param lockName the name of the reentrant lock
+   * @return the lock's state now
    */
   public LockInfo inspect(String lockName) {
     return runtime.inspect(lockName);
   }
 
-  /** Returns what this instance holds, renews and waits for now: for metrics and leak checks. */
+  /**
+   * Returns what this instance holds, renews and waits for now: for metrics and leak checks.
+   *
+   * @return a snapshot of this instance's counters
+   */
   public WardenStats stats() {
     return runtime.stats();
   }
 
-  /** Returns the fair (first-come, first-served) lock of that name. */
+  /**
+   * Returns the fair (first-come, first-served) lock of that name.
+   *
+   * @param name the lock's name
+   * @return the fair lock
+   */
   public DistributedLock fairLock(String name) {
     return runtime.fairLock(name);
   }
 
-  /** Returns the read-write lock of that name. */
+  /**
+   * Returns the read-write lock of that name.
+   *
+   * @param name the lock's name
+   * @return the read-write lock
+   */
   public DistributedReadWriteLock readWriteLock(String name) {
     return runtime.readWriteLock(name);
   }
 
-  /** Returns a lock that holds all of the given locks or none of them. */
+  /**
+   * Returns a lock that holds all of the given locks or none of them.
+   *
+   * @param locks the locks, each made by this {@code Warden}
+   * @return the multi-lock
+   */
   public DistributedLock multiLock(DistributedLock... locks) {
     return runtime.multiLock(locks);
   }
@@ -96,6 +128,8 @@ public final class Warden implements AutoCloseable {
    * Returns the semaphore of that name. Cheap: no round trip; instances of the same name share
    * state, and a semaphore has no permits until they are set.
    *
+   * @param name the semaphore's name
+   * @return the semaphore
    * @throws IllegalArgumentException if the name is null, blank, or contains '{' or '}'
    */
   public DistributedSemaphore semaphore(String name) {
@@ -106,6 +140,8 @@ public final class Warden implements AutoCloseable {
    * Returns the leased semaphore of that name. Cheap: no round trip; instances of the same name
    * share state. It is not the semaphore of the same name: the two kinds keep separate state.
    *
+   * @param name the leased semaphore's name
+   * @return the leased semaphore
    * @throws IllegalArgumentException if the name is null, blank, or contains '{' or '}'
    */
   public LeasedSemaphore leasedSemaphore(String name) {
@@ -116,6 +152,8 @@ public final class Warden implements AutoCloseable {
    * Returns the count-down latch of that name. Cheap: no round trip; instances of the same name
    * share state, and a latch is open until its count is set.
    *
+   * @param name the latch's name
+   * @return the latch
    * @throws IllegalArgumentException if the name is null, blank, or contains '{' or '}'
    */
   public DistributedCountDownLatch countDownLatch(String name) {
@@ -133,7 +171,11 @@ public final class Warden implements AutoCloseable {
     runtime.close();
   }
 
-  /** Options for a {@link Warden}; every option has a default except the address. */
+  /**
+   * Options for a {@link Warden}; every option has a default except the address.
+   *
+   * @since 0.1
+   */
   public static final class Builder {
     private String uri;
     private final List<String> clusterSeeds = new ArrayList<>();
@@ -143,13 +185,25 @@ public final class Warden implements AutoCloseable {
 
     private Builder() {}
 
-    /** Sets the Redis URI (Lettuce syntax). */
+    /**
+     * Sets the Redis URI (Lettuce syntax).
+     *
+     * @param redisUri the address of Redis
+     * @return this builder
+     * @throws IllegalArgumentException if the URI is null or blank
+     */
     public Builder uri(String redisUri) {
       this.uri = requireText("redisUri", redisUri);
       return this;
     }
 
-    /** Sets the seed URIs of a Redis Cluster. Not yet supported: {@link #build()} rejects it. */
+    /**
+     * Sets the seed URIs of a Redis Cluster. Not yet supported: {@link #build()} rejects it.
+     *
+     * @param seedUris the addresses of some of the cluster's nodes
+     * @return this builder
+     * @throws IllegalArgumentException if there are none, or one is null or blank
+     */
     public Builder cluster(String... seedUris) {
       Objects.requireNonNull(seedUris, "seedUris must not be null");
       if (seedUris.length == 0) {
@@ -164,6 +218,10 @@ public final class Warden implements AutoCloseable {
     /**
      * Sets the lease of holds taken without an explicit lease; they are renewed every third of it
      * while held. Default 30 s; at least 30 ms.
+     *
+     * @param watchdogTimeout the new value
+     * @return this builder
+     * @throws IllegalArgumentException if it is null or below its minimum
      */
     public Builder watchdogTimeout(Duration watchdogTimeout) {
       this.watchdogTimeout = atLeast("watchdogTimeout", watchdogTimeout, Duration.ofMillis(30));
@@ -173,6 +231,10 @@ public final class Warden implements AutoCloseable {
     /**
      * Sets how long one Redis call may take before it fails with {@link WardenException}. Default
      * 5 s.
+     *
+     * @param commandTimeout the new value
+     * @return this builder
+     * @throws IllegalArgumentException if it is null or below its minimum
      */
     public Builder commandTimeout(Duration commandTimeout) {
       this.commandTimeout = atLeast("commandTimeout", commandTimeout, Duration.ofMillis(1));
@@ -182,6 +244,10 @@ public final class Warden implements AutoCloseable {
     /**
      * Sets how often a waiting acquirer re-checks the lock when no release message arrives: the
      * bound on what a lost pub/sub message can cost. Default 200 ms.
+     *
+     * @param recheckInterval the new value
+     * @return this builder
+     * @throws IllegalArgumentException if it is null or below its minimum
      */
     public Builder recheckInterval(Duration recheckInterval) {
       this.recheckInterval = atLeast("recheckInterval", recheckInterval, Duration.ofMillis(1));
@@ -191,7 +257,9 @@ public final class Warden implements AutoCloseable {
     /**
      * Connects and returns the {@link Warden}.
      *
-     * @throws IllegalStateException if no URI was set, or cluster seeds were set
+     * @return a connected {@code Warden}; close it when done
+     * @throws IllegalStateException if no URI was set
+     * @throws UnsupportedOperationException if cluster seeds were set
      * @throws WardenException if Redis cannot be reached
      */
     public Warden build() {
