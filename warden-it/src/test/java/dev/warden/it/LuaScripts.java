@@ -1,7 +1,5 @@
 package dev.warden.it;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.io.IOException;
@@ -19,13 +17,20 @@ final class LuaScripts {
     return redis.eval(body(script), ScriptOutputType.MULTI, keys, args);
   }
 
+  /** The folders of warden-core's packages that hold scripts. */
+  private static final List<String> FOLDERS = List.of("lock/driver", "lock", "sync");
+
   static String body(String script) {
-    String resource = "/dev/warden/internal/" + script + ".lua";
-    try (InputStream in = LuaScripts.class.getResourceAsStream(resource)) {
-      assertThat(in).as(resource).isNotNull();
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    for (String folder : FOLDERS) {
+      String resource = "/dev/warden/internal/" + folder + "/" + script + ".lua";
+      try (InputStream in = LuaScripts.class.getResourceAsStream(resource)) {
+        if (in != null) {
+          return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
     }
+    throw new AssertionError("no script " + script + " in " + FOLDERS);
   }
 }
