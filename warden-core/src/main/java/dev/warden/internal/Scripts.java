@@ -8,20 +8,16 @@ import io.lettuce.core.output.IntegerListOutput;
 import io.lettuce.core.output.NestedMultiOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Runs Warden's Lua scripts with EVALSHA. The scripts are resources, read once; their SHA-1 is
- * computed locally, so no SCRIPT LOAD round trip is needed. When Redis answers NOSCRIPT (first use,
- * a restart, SCRIPT FLUSH, failover) the call is sent again as EVAL, which also caches the script:
- * a NOSCRIPT reply means the script did not run, so resending cannot apply it twice.
+ * Runs Warden's Lua scripts with EVALSHA. The scripts are resources, read once by {@link
+ * ScriptLoader} (the shared prelude, then the script's own file); their SHA-1 is computed locally,
+ * so no SCRIPT LOAD round trip is needed. When Redis answers NOSCRIPT (first use, a restart, SCRIPT
+ * FLUSH, failover) the call is sent again as EVAL, which also caches the script: a NOSCRIPT reply
+ * means the script did not run, so resending cannot apply it twice.
  */
 final class Scripts {
   static final Script LOCK_ACQUIRE = Script.load("lock-acquire");
@@ -138,34 +134,11 @@ final class Scripts {
     return Long.parseLong(String.valueOf(value));
   }
 
-  /** One Lua script resource and its SHA-1. */
+  /** One Lua script: its name, its body (the prelude, then its own file) and its SHA-1. */
   record Script(String name, String body, String sha) {
     static Script load(String name) {
-      String resource = name + ".lua";
-      try (InputStream in = Scripts.class.getResourceAsStream(resource)) {
-        if (in == null) {
-          throw new IllegalStateException("script resource missing: " + resource);
-        }
-        String body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        return new Script(name, body, sha1(body));
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot read script " + resource, e);
-      }
-    }
-
-    static String sha1(String body) {
-      try {
-        byte[] digest =
-            MessageDigest.getInstance("SHA-1").digest(body.getBytes(StandardCharsets.UTF_8));
-        StringBuilder hex = new StringBuilder(40);
-        for (byte b : digest) {
-          hex.append(Character.forDigit((b >> 4) & 0xf, 16))
-              .append(Character.forDigit(b & 0xf, 16));
-        }
-        return hex.toString();
-      } catch (NoSuchAlgorithmException e) {
-        throw new IllegalStateException("SHA-1 is required by every Java platform", e);
-      }
+      String body = ScriptLoader.body(Scripts.class, name);
+      return new Script(name, body, ScriptLoader.sha1(body));
     }
   }
 }

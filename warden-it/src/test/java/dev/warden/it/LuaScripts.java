@@ -1,16 +1,14 @@
 package dev.warden.it;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
+import dev.warden.internal.ScriptLoader;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
-/** Runs Warden's Lua scripts on their own, with EVAL, for the script-level suites. */
+/**
+ * Runs Warden's Lua scripts on their own, with EVAL, for the script-level suites: each loaded as
+ * Warden loads it, by {@link ScriptLoader} (the shared prelude, then the script's own file).
+ */
 final class LuaScripts {
   private LuaScripts() {}
 
@@ -20,12 +18,6 @@ final class LuaScripts {
   }
 
   static String body(String script) {
-    String resource = "/dev/warden/internal/" + script + ".lua";
-    try (InputStream in = LuaScripts.class.getResourceAsStream(resource)) {
-      assertThat(in).as(resource).isNotNull();
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return ScriptLoader.body(ScriptLoader.class, script);
   }
 }
