@@ -5,10 +5,10 @@
 -- KEYS[3]  the arrival counter
 -- ARGV[1]  waiter id
 -- ARGV[2]  heartbeat timeout in ms
--- Returns  1 when signalled, 0 when still waiting.
+-- Returns  {1} when signalled, {0} when still waiting.
 local waiters, beats = KEYS[1], KEYS[2]
 if not redis.call('ZSCORE', waiters, ARGV[1]) then
-  return 1
+  return {1}
 end
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
@@ -17,4 +17,4 @@ redis.call('ZADD', beats, now + timeout, ARGV[1])
 for _, key in ipairs({waiters, beats, KEYS[3]}) do
   redis.call('PEXPIRE', key, timeout * 4)
 end
-return 0
+return {0}

@@ -8,11 +8,12 @@
 -- ARGV[1]  owner id
 -- ARGV[2]  waiter id (unique per await)
 -- ARGV[3]  heartbeat timeout in ms
--- Returns  the owner's hold count before (to restore after the wait); 0 when it holds none.
+-- Returns  {holdCount}: the owner's hold count before (to restore after the wait); {0} when it
+--          holds none.
 local lock, waiters, beats, arrivals = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local held = tonumber(redis.call('HGET', lock, ARGV[1]))
 if not held then
-  return 0
+  return {0}
 end
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
@@ -23,4 +24,4 @@ for _, key in ipairs({waiters, beats, arrivals}) do
   redis.call('PEXPIRE', key, timeout * 4)
 end
 redis.call('HSET', lock, ARGV[1], 1)
-return held
+return {held}

@@ -2,10 +2,10 @@
 -- whoever holds it, and wakes every waiter.
 -- KEYS     the keys of that side: the write hash, or the reads hash and the readers
 -- ARGV[1]  release channel
--- Returns  1 when some hold was deleted, 0 when there was none.
+-- Returns  {1} when some hold was deleted, {0} when there was none.
 local deleted = redis.call('DEL', unpack(KEYS))
 if deleted > 0 then
   redis.call('PUBLISH', ARGV[1], 'all')
-  return 1
+  return {1}
 end
-return 0
+return {0}
