@@ -79,6 +79,13 @@ local function reenter(hash, owner, held, known, acquisition, lease)
   return held
 end
 
+-- Ends an owner's read hold: its count, token and acquisition in the reads hash, and its lease
+-- among the readers (see rw-write-acquire.lua).
+local function drop_reader(reads, readers, owner)
+  redis.call('HDEL', reads, owner, 't:' .. owner, 'a:' .. owner)
+  redis.call('ZREM', readers, owner)
+end
+
 -- Gives back one of the `held` (> 0) holds of an owner, `known` being the count the client knew
 -- before: a replayed call finds the count lowered already and changes nothing. Returns the holds
 -- left; 0 when this was the last one, which the caller then ends (the hash field is untouched).
@@ -123,7 +130,8 @@ local function force_delete(hash)
     return false
   end
   if kind ~= 'hash' then
-    return false, redis.error_reply('WRONGTYPE Operation against a key holding the wrong kind of value')
+    return false,
+      redis.error_reply('WRONGTYPE Operation against a key holding the wrong kind of value')
   end
   redis.call('DEL', hash)
   return true

@@ -25,7 +25,7 @@ class ScriptsTest {
   }
 
   @Test
-  void everyScriptOpensWithItsNameAndAKeysArgvReturnsHeader() throws IOException {
+  void everyScriptHasItsHeaderAndPointsToTheWakeMessagesIfItPublishes() throws IOException {
     List<Scripts.Script> scripts = all();
     assertThat(scripts).hasSizeGreaterThan(10);
     for (Scripts.Script script : scripts) {
@@ -34,7 +34,14 @@ class ScriptsTest {
       assertThat(source).as(script.name()).startsWith("-- " + script.name() + ": ");
       String header =
           source.lines().takeWhile(line -> line.startsWith("--")).collect(Collectors.joining("\n"));
-      assertThat(header).as(script.name()).contains("-- KEYS").contains("-- Returns");
+      assertThat(header)
+          .as(script.name())
+          .contains("-- KEYS")
+          .contains("-- ARGV")
+          .contains("-- Returns");
+      if (source.contains("'PUBLISH'")) {
+        assertThat(header).as(script.name()).contains("\"Wake messages\" in CONCURRENCY.md");
+      }
     }
   }
 
