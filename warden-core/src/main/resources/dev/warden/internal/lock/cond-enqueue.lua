@@ -8,19 +8,20 @@
 -- ARGV[1]  owner id
 -- ARGV[2]  waiter id (unique per await)
 -- ARGV[3]  heartbeat timeout in ms
--- Returns  the owner's hold count before (to restore after the wait); 0 when it holds none.
+-- Returns  {holdCount}: the owner's hold count before (to restore after the wait); {0} when it
+--          holds none.
+local KEY_LIFE = 4 -- how long the condition's keys live, in heartbeat timeouts
 local lock, waiters, beats, arrivals = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local held = tonumber(redis.call('HGET', lock, ARGV[1]))
 if not held then
-  return 0
+  return {0}
 end
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local now = server_ms()
 local timeout = tonumber(ARGV[3])
 redis.call('ZADD', waiters, redis.call('INCR', arrivals), ARGV[2])
 redis.call('ZADD', beats, now + timeout, ARGV[2])
 for _, key in ipairs({waiters, beats, arrivals}) do
-  redis.call('PEXPIRE', key, timeout * 4)
+  redis.call('PEXPIRE', key, timeout * KEY_LIFE)
 end
 redis.call('HSET', lock, ARGV[1], 1)
-return held
+return {held}

@@ -1,15 +1,16 @@
 -- lock-acquire-all: takes several reentrant locks of one hash slot at once, or none of them
 -- (a multi-lock's parts that one script can reach).
--- KEYS[2i-1], KEYS[2i]  lock hash and fence counter of the i-th lock (see lock-acquire.lua)
--- ARGV[1]    owner id
--- ARGV[2]    lease in ms
--- ARGV[3]    fence counter retention in ms
--- ARGV[4]    this acquisition's id (see lock-acquire.lua)
--- ARGV[4+i]  the owner's hold count of the i-th lock as the client knows it
--- Returns    {1, token1, count1, token2, count2, ...} when the owner holds every lock afterwards;
---            {0, i, pttl} when the i-th lock is held by another owner: nothing was taken, and
---            that lock is marked so that its release publishes and its hand-offs give way
---            ('#w', '#o': see lock-acquire.lua).
+-- KEYS[2i-1]  lock hash of the i-th lock (see lock-acquire.lua)
+-- KEYS[2i]    fence counter of the i-th lock (see lock-acquire.lua)
+-- ARGV[1]     owner id
+-- ARGV[2]     lease in ms
+-- ARGV[3]     fence counter retention in ms
+-- ARGV[4]     this acquisition's id (see lock-acquire.lua)
+-- ARGV[4+i]   the owner's hold count of the i-th lock as the client knows it
+-- Returns     {1, token1, count1, token2, count2, ...} when the owner holds every lock afterwards;
+--             {0, i, pttl} when the i-th lock is held by another owner: nothing was taken, and
+--             that lock is marked so that its release publishes and its hand-offs give way
+--             ('#w', '#o': see lock-acquire.lua).
 local owner, lease, id = ARGV[1], tonumber(ARGV[2]), ARGV[4]
 local n = #KEYS / 2
 for i = 1, n do
@@ -20,30 +21,17 @@ for i = 1, n do
     return {0, i, redis.call('PTTL', lock)}
   end
 end
-local clock
 local taken = {1}
 for i = 1, n do
   local lock, fence = KEYS[2 * i - 1], KEYS[2 * i]
   local held = redis.call('HGET', lock, owner)
   local token
   if held then
-    held = tonumber(held)
-    if held <= tonumber(ARGV[4 + i]) or redis.call('HGET', lock, '#a') ~= id then
-      held = redis.call('HINCRBY', lock, owner, 1)
-      redis.call('HSET', lock, '#a', id)
-    end
-    if redis.call('PTTL', lock) < lease then
-      redis.call('PEXPIRE', lock, lease)
-    end
+    held = reenter(lock, owner, held, ARGV[4 + i], id, lease)
     token = tonumber(redis.call('HGET', lock, '#t'))
   else
-    token = redis.call('INCR', fence)
-    if token == 1 then
-      clock = clock or redis.call('TIME')
-      token = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
-      redis.call('SET', fence, string.format('%.0f', token), 'PX', ARGV[3])
-    end
-    redis.call('HSET', lock, owner, 1, '#t', string.format('%.0f', token), '#a', id)
+    token = mint_token(fence, ARGV[3])
+    grant(lock, owner, token, id)
     redis.call('PEXPIRE', lock, lease)
     held = 1
   end

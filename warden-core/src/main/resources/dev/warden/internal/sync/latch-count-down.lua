@@ -6,6 +6,7 @@
 -- ARGV[2]  marker lifetime, ms
 -- Returns  {1} when the count went down (now or in an earlier run of this call), {0} when it was
 --          zero already (nothing happens, as in CountDownLatch).
+-- Wakes    'all' (see "Wake messages" in CONCURRENCY.md)
 local latch, marker = KEYS[1], KEYS[2]
 if redis.call('EXISTS', marker) == 1 then
   return {1}

@@ -3,6 +3,7 @@
 -- ARGV[1]  release channel: 'all' is published to it when somebody awaited the latch
 -- Returns  {1} when the latch existed; {0} when it did not.
 -- Raises   WRONGTYPE when the key holds something that is not a latch: it is not deleted.
+-- Wakes    'all' (see "Wake messages" in CONCURRENCY.md)
 local latch = KEYS[1]
 local awaited = redis.call('HEXISTS', latch, '#w')
 if redis.call('DEL', latch) == 0 then

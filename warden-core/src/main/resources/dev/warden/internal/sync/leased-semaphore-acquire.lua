@@ -12,14 +12,15 @@
 -- ARGV[6]  release channel; the message is the number of permits that became free
 -- Returns  {1} when the caller holds the permit;
 --          {0, ms} when none is free: ms until the earliest lease ends (-1 when none is leased).
+-- Wakes    '<n>' (see "Wake messages" in CONCURRENCY.md)
+local EXPIRED_LEASES = 100 -- leases that ended returned to the pool per call, at most
 local semaphore, leases, id = KEYS[1], KEYS[2], ARGV[1]
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now = server_ms()
 
--- Expired permits return to the pool here, at most 100 per call so that no call's work grows
--- with the number of leases; the waiters' next attempts, due when the earliest lease ends,
--- return the rest.
-local expired = redis.call('ZRANGEBYSCORE', leases, '-inf', now, 'LIMIT', 0, 100)
+-- Expired permits return to the pool here, at most EXPIRED_LEASES per call so that no call's
+-- work grows with the number of leases; the waiters' next attempts, due when the earliest lease
+-- ends, return the rest.
+local expired = redis.call('ZRANGEBYSCORE', leases, '-inf', now, 'LIMIT', 0, EXPIRED_LEASES)
 if #expired > 0 then
   redis.call('ZREM', leases, unpack(expired))
   redis.call('HINCRBY', semaphore, 'permits', #expired)

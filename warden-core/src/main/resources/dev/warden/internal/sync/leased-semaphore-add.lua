@@ -8,6 +8,7 @@
 -- Returns  {1, free} when applied, now or by an earlier run of this call (free: afterwards);
 --          {0, free} when 'set' found the permits set already;
 --          {-1, free} when the free permits would leave the range of a 32-bit integer.
+-- Wakes    '<n>' (see "Wake messages" in CONCURRENCY.md)
 local semaphore, marker = KEYS[1], KEYS[2]
 local amount = tonumber(ARGV[2])
 local free = tonumber(redis.call('HGET', semaphore, 'permits') or '0')
@@ -17,7 +18,7 @@ end
 if ARGV[1] == 'set' and redis.call('HEXISTS', semaphore, 'permits') == 1 then
   return {0, free}
 end
-if free + amount > 2147483647 or free + amount < -2147483648 then
+if free + amount > INT32_MAX or free + amount < INT32_MIN then
   return {-1, free}
 end
 free = redis.call('HINCRBY', semaphore, 'permits', amount)

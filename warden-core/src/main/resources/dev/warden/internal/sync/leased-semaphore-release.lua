@@ -6,6 +6,7 @@
 -- Returns  {1} when the permit was leased and is free again;
 --          {0} when the id is unknown (never issued, released already, or returned to the pool
 --          after its lease ended), or when its lease had ended: it returns to the pool here.
+-- Wakes    '1' (a '<n>'; see "Wake messages" in CONCURRENCY.md)
 local semaphore, leases, id = KEYS[1], KEYS[2], ARGV[1]
 local ends = redis.call('ZSCORE', leases, id)
 if not ends then
@@ -16,8 +17,7 @@ redis.call('HINCRBY', semaphore, 'permits', 1)
 if redis.call('HDEL', semaphore, '#w') == 1 then
   redis.call('PUBLISH', ARGV[2], '1')
 end
-local time = redis.call('TIME')
-if tonumber(ends) <= tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) then
+if tonumber(ends) <= server_ms() then
   return {0}
 end
 return {1}

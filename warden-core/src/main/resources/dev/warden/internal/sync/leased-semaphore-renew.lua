@@ -5,8 +5,7 @@
 -- Returns  {1} when the permit was live and its lease now ends ARGV[2] ms from now;
 --          {0} when the id is unknown or its lease had ended (it stays free).
 local leases, id = KEYS[1], ARGV[1]
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now = server_ms()
 local ends = redis.call('ZSCORE', leases, id)
 if not ends or tonumber(ends) <= now then
   return {0}

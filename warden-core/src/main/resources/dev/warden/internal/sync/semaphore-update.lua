@@ -25,6 +25,8 @@
 --          number of permits taken, added, set, drained or given back; free, those free after.
 --          {0, free}: not applied: too few permits free ('take', 'wait'), set already ('set').
 --          {-1, free}: not applied: 'add' would leave more than 2^31-1 (or fewer than -2^31) free.
+-- Wakes    '<n> <waiter>' or '<n>' (see "Wake messages" in CONCURRENCY.md)
+local LAPSED_ENTRIES = 10 -- lapsed queue entries dropped per look at the head, at most
 local permits, queue, deadlines, marker = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local op, amount, entry = ARGV[1], tonumber(ARGV[2]), ARGV[3]
 
@@ -32,26 +34,12 @@ local function free()
   return tonumber(redis.call('GET', permits) or '0')
 end
 
--- The server clock, read once: the script runs as one instant, so an entry's arrival and its
--- deadline are taken from the same reading.
-local clock
-local function serverMicros()
-  if not clock then
-    local time = redis.call('TIME')
-    clock = tonumber(time[1]) * 1000000 + tonumber(time[2])
-  end
-  return clock
-end
-
-local function serverMillis()
-  return math.floor(serverMicros() / 1000)
-end
-
--- Returns the head of the queue and the permits it needs, after dropping at most 10 lapsed
--- entries (bounded work); nil when the queue is empty or its head lapsed too (a later call drops
--- more; meanwhile nothing is reserved).
+-- Returns the head of the queue and the permits it needs, after dropping at most LAPSED_ENTRIES
+-- lapsed entries (bounded work); nil when the queue is empty or its head lapsed too (a later call
+-- drops more; meanwhile nothing is reserved). The server clock (server_ms, server_us: see the
+-- prelude) is read once, so an entry's arrival and its deadline come from the same reading.
 local function head(now)
-  local lapsed = redis.call('ZRANGEBYSCORE', deadlines, '-inf', now, 'LIMIT', 0, 10)
+  local lapsed = redis.call('ZRANGEBYSCORE', deadlines, '-inf', now, 'LIMIT', 0, LAPSED_ENTRIES)
   if #lapsed > 0 then
     redis.call('ZREM', queue, unpack(lapsed))
     redis.call('ZREM', deadlines, unpack(lapsed))
@@ -73,7 +61,7 @@ local function wake(available)
   if redis.call('EXISTS', queue) == 0 then
     return
   end
-  local first, needs = head(serverMillis())
+  local first, needs = head(server_ms())
   if first then
     if available >= needs then
       redis.call('PUBLISH', ARGV[6],
@@ -107,7 +95,7 @@ if op == 'take' or op == 'wait' then
   local now, first, needs = nil, nil, 0
   local queued = redis.call('EXISTS', queue) == 1
   if queued then
-    now = serverMillis()
+    now = server_ms()
     first, needs = head(now)
   end
   local reserved = 0
@@ -127,12 +115,12 @@ if op == 'take' or op == 'wait' then
     return {1, amount, available - amount}
   end
   if op == 'wait' then
-    now = now or serverMillis()
+    now = now or server_ms()
     local lease = tonumber(ARGV[4])
     if not redis.call('ZSCORE', queue, entry) then
       -- after everyone queued before, even within the same microsecond (ties would otherwise
       -- be ordered by the entries' names)
-      local arrival = serverMicros()
+      local arrival = server_us()
       local last = redis.call('ZRANGE', queue, -1, -1, 'WITHSCORES')[2]
       if last and tonumber(last) >= arrival then
         arrival = tonumber(last) + 1
@@ -147,7 +135,7 @@ if op == 'take' or op == 'wait' then
 end
 
 if op == 'add' then
-  if available + amount > 2147483647 or available + amount < -2147483648 then
+  if available + amount > INT32_MAX or available + amount < INT32_MIN then
     return {-1, available}
   end
   available = redis.call('INCRBY', permits, amount)

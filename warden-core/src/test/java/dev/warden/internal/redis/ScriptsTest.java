@@ -3,7 +3,6 @@ package dev.warden.internal.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -14,35 +13,37 @@ import org.junit.jupiter.api.Test;
 class ScriptsTest {
   private static final Path RESOURCES = Path.of("src/main/resources/dev/warden/internal");
 
-  /** Every script resource, in every package's folder, as its file holds it. */
+  /** Every script, in every package's folder, loaded as Warden loads it. */
   private static List<Script> all() throws IOException {
     try (Stream<Path> files = Files.walk(RESOURCES)) {
       return files
-          .filter(file -> file.getFileName().toString().endsWith(".lua"))
+          .filter(file -> file.toString().endsWith(".lua"))
+          .filter(file -> !file.getFileName().toString().equals("prelude.lua"))
           .sorted()
-          .map(ScriptsTest::read)
+          .map(file -> RESOURCES.relativize(file).toString())
+          .map(path -> Script.resource(path.substring(0, path.length() - 4)))
           .collect(Collectors.toList());
     }
   }
 
-  private static Script read(Path file) {
-    String name = file.getFileName().toString();
-    try {
-      return new Script(name.substring(0, name.length() - 4), Files.readString(file), null);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
   @Test
-  void everyScriptOpensWithItsNameAndAKeysArgvReturnsHeader() throws IOException {
+  void everyScriptHasItsHeaderAndPointsToTheWakeMessagesIfItPublishes() throws IOException {
     List<Script> scripts = all();
     assertThat(scripts).hasSize(33);
     for (Script script : scripts) {
-      assertThat(script.body()).as(script.name()).startsWith("-- " + script.name() + ": ");
+      String source = script.source();
+      assertThat(script.body()).as(script.name()).isEqualTo(Script.prelude() + source);
+      assertThat(source).as(script.name()).startsWith("-- " + script.name() + ": ");
       String header =
-          script.body().lines().takeWhile(line -> line.startsWith("--")).collect(Collectors.joining("\n"));
-      assertThat(header).as(script.name()).contains("-- KEYS").contains("-- Returns");
+          source.lines().takeWhile(line -> line.startsWith("--")).collect(Collectors.joining("\n"));
+      assertThat(header)
+          .as(script.name())
+          .contains("-- KEYS")
+          .contains("-- ARGV")
+          .contains("-- Returns");
+      if (source.contains("'PUBLISH'")) {
+        assertThat(header).as(script.name()).contains("\"Wake messages\" in CONCURRENCY.md");
+      }
     }
   }
 
@@ -53,6 +54,9 @@ class ScriptsTest {
     assertThat(Script.sha1("return 1")).isEqualTo("e0e1f9fabfc9d4800c877a703b823ac0578ff8db");
     List<Script> scripts = all();
     assertThat(scripts.stream().map(Script::sha).distinct()).hasSize(scripts.size());
+    for (Script script : scripts) {
+      assertThat(script.sha()).as(script.name()).isEqualTo(Script.sha1(script.body()));
+    }
   }
 
   @Test

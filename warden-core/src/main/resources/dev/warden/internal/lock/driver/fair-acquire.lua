@@ -16,24 +16,20 @@
 -- ARGV[9]  this acquisition's id (see lock-acquire.lua: a retry of it changes nothing)
 -- Returns  {1, token, holdCount} when the owner holds the lock afterwards;
 --          {0, retryAfterMs, ticket} when refused (ticket -1 when not queued).
+-- Wakes    'w:<waiter>' (see "Wake messages" in CONCURRENCY.md)
 -- Cost: independent of the queue's length (only its head is looked at, and only when the lock is
--- free; at most 10 dead heads are dropped per call).
+-- free; at most DEAD_HEADS dead heads are dropped per call).
+local DEAD_HEADS = 10 -- dead waiters dropped from the head of the queue per call, at most
+local KEY_LIFE = 4 -- how long the queue's keys live, in heartbeat timeouts
+local RENEW_BELOW = 3 -- renew them when fewer heartbeat timeouts than this are left
 local lock, fence, queue, beats, tickets = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local owner, lease = ARGV[1], tonumber(ARGV[2])
 local timeout = tonumber(ARGV[6])
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local now = server_ms()
 
 local held = redis.call('HGET', lock, owner)
 if held then
-  held = tonumber(held)
-  if held <= tonumber(ARGV[3]) or redis.call('HGET', lock, '#a') ~= ARGV[9] then
-    held = redis.call('HINCRBY', lock, owner, 1)
-    redis.call('HSET', lock, '#a', ARGV[9])
-  end
-  if redis.call('PTTL', lock) < lease then
-    redis.call('PEXPIRE', lock, lease)
-  end
+  held = reenter(lock, owner, held, ARGV[3], ARGV[9], lease)
   return {1, tonumber(redis.call('HGET', lock, '#t')), held}
 end
 
@@ -43,30 +39,12 @@ local free = pttl == -2
 local head, headDeadline, crowded = nil, nil, false
 if free then
   -- the first live waiter; dead ones in front of it leave the queue
-  local cleaned = false
-  for _ = 1, 10 do
-    local first = redis.call('ZRANGE', queue, 0, 0)
-    if #first == 0 then
-      break
-    end
-    local deadline = tonumber(redis.call('ZSCORE', beats, first[1]))
-    if deadline and deadline > now then
-      head, headDeadline = first[1], deadline
-      break
-    end
-    redis.call('ZREM', queue, first[1])
-    redis.call('ZREM', beats, first[1])
-    cleaned = true
-  end
+  local cleaned
+  head, headDeadline, cleaned = live_head(queue, beats, now, DEAD_HEADS)
   crowded = head == nil and redis.call('ZCARD', queue) > 0 -- more dead heads than we drop
   if not crowded and (head == nil or head == owner) then
-    local token = redis.call('INCR', fence)
-    if token == 1 then
-      local micros = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
-      token = micros
-      redis.call('SET', fence, string.format('%.0f', token), 'PX', ARGV[4])
-    end
-    redis.call('HSET', lock, owner, 1, '#t', string.format('%.0f', token), '#a', ARGV[9])
+    local token = mint_token(fence, ARGV[4])
+    grant(lock, owner, token, ARGV[9])
     redis.call('PEXPIRE', lock, lease)
     redis.call('ZREM', queue, owner)
     redis.call('ZREM', beats, owner)
@@ -93,13 +71,13 @@ if ARGV[5] == '1' then
   end
   ticket = tonumber(ticket)
   redis.call('ZADD', beats, now + timeout, owner)
-  -- The queue's keys live while some waiter is alive: they are given 4 heartbeat timeouts
-  -- whenever fewer than 3 are left (the three always expire together; a key made just now has
-  -- none), so they outlive a waiter's last heartbeat by at least 2 timeouts.
-  if fresh or redis.call('PTTL', queue) < timeout * 3 then
-    redis.call('PEXPIRE', queue, timeout * 4)
-    redis.call('PEXPIRE', beats, timeout * 4)
-    redis.call('PEXPIRE', tickets, timeout * 4)
+  -- The queue's keys live while some waiter is alive: they are given KEY_LIFE heartbeat timeouts
+  -- whenever fewer than RENEW_BELOW are left (the three always expire together; a key made just
+  -- now has none), so they outlive a waiter's heartbeat deadline by at least RENEW_BELOW - 1.
+  if fresh or redis.call('PTTL', queue) < timeout * RENEW_BELOW then
+    redis.call('PEXPIRE', queue, timeout * KEY_LIFE)
+    redis.call('PEXPIRE', beats, timeout * KEY_LIFE)
+    redis.call('PEXPIRE', tickets, timeout * KEY_LIFE)
   end
 end
 

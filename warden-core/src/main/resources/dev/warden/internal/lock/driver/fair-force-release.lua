@@ -2,18 +2,18 @@
 -- KEYS[1]  lock hash (see fair-acquire.lua)
 -- KEYS[2]  queue (see fair-acquire.lua)
 -- ARGV[1]  release channel
--- Returns  1 when the lock was held, 0 when it was free.
+-- Returns  {1} when the lock was held, {0} when it was free.
 -- Raises   WRONGTYPE when the key holds something that is not a lock: it is not deleted.
-local kind = redis.call('TYPE', KEYS[1])['ok']
-if kind == 'none' then
-  return 0
+-- Wakes    'w:<waiter>' (see "Wake messages" in CONCURRENCY.md)
+local deleted, wrong = force_delete(KEYS[1])
+if wrong then
+  return wrong
 end
-if kind ~= 'hash' then
-  return redis.error_reply('WRONGTYPE Operation against a key holding the wrong kind of value')
+if not deleted then
+  return {0}
 end
-redis.call('DEL', KEYS[1])
 local first = redis.call('ZRANGE', KEYS[2], 0, 0)
 if #first > 0 then
   redis.call('PUBLISH', ARGV[1], 'w:' .. first[1])
 end
-return 1
+return {1}

@@ -10,11 +10,11 @@
 -- ARGV[1]  owner id
 -- ARGV[2]  lease in milliseconds
 -- ARGV[3]  the owner's hold count as the client knows it before this call
+-- ARGV[4]  '1' when other acquirers of the same client wait, so the release must publish
+-- ARGV[5]  how long the fence counter outlives its last reset, in milliseconds
 -- ARGV[6]  this acquisition's id: a retry of it (its first reply lost) finds the count already
 --          raised under the same id and changes nothing; a count raised by another, abandoned
 --          acquisition of the same owner (given back later) is not mistaken for it
--- ARGV[4]  '1' when other acquirers of the same client wait, so the release must publish
--- ARGV[5]  how long the fence counter outlives its last reset, in milliseconds
 -- ARGV[7]  the owner's client, as its owner prefix '<client id>:'
 -- ARGV[8]  '1' when the owner waits if refused (then a refusal by another client's holder marks
 --          '#o'), '0' when it does not
@@ -24,20 +24,11 @@ local lock, fence = KEYS[1], KEYS[2]
 local owner, lease = ARGV[1], tonumber(ARGV[2])
 
 if redis.call('EXISTS', lock) == 0 then
-  local token = redis.call('INCR', fence)
-  if token == 1 then
-    -- The counter was absent (first use, retention over, or Redis restarted): restart it above
-    -- every token issued before, from the server clock in microseconds.
-    local now = redis.call('TIME')
-    token = tonumber(now[1]) * 1000000 + tonumber(now[2])
-    redis.call('SET', fence, string.format('%.0f', token), 'PX', ARGV[5])
-  end
+  local token = mint_token(fence, ARGV[5])
   if ARGV[4] == '1' then
-    redis.call('HSET', lock, owner, 1, '#t', string.format('%.0f', token), '#a', ARGV[6],
-      '#c', ARGV[7], '#w', 1)
+    grant(lock, owner, token, ARGV[6], '#c', ARGV[7], '#w', 1)
   else
-    redis.call('HSET', lock, owner, 1, '#t', string.format('%.0f', token), '#a', ARGV[6],
-      '#c', ARGV[7])
+    grant(lock, owner, token, ARGV[6], '#c', ARGV[7])
   end
   redis.call('PEXPIRE', lock, lease)
   return {1, token, 1}
@@ -56,16 +47,8 @@ if not held then
   return {0, redis.call('PTTL', lock)}
 end
 
-held = tonumber(held)
-if held <= tonumber(ARGV[3]) or redis.call('HGET', lock, '#a') ~= ARGV[6] then
-  held = redis.call('HINCRBY', lock, owner, 1)
-  redis.call('HSET', lock, '#a', ARGV[6])
-end
--- A re-entry (or a replay, whose first run did the same) gets at least the lease it asks for,
--- and never shortens the lease an outer hold asked for.
-if redis.call('PTTL', lock) < lease then
-  redis.call('PEXPIRE', lock, lease)
-end
+-- a re-entry (or a replay, whose first run did the same)
+held = reenter(lock, owner, held, ARGV[3], ARGV[6], lease)
 if ARGV[4] == '1' then
   redis.call('HSET', lock, '#w', 1)
 end

@@ -9,17 +9,16 @@
 -- Returns  {1, remaining} when the owner held the lock (remaining: its holds afterwards);
 --          {0} when the owner holds no hold: the lease ran out, the lock was force-unlocked,
 --          or (for a replayed last release) it was released already; the client tells which.
+-- Wakes    'released <client id>' (see "Wake messages" in CONCURRENCY.md)
 local lock, owner = KEYS[1], ARGV[1]
 local state = redis.call('HMGET', lock, owner, '#w')
 local held = tonumber(state[1])
 if not held then
   return {0}
 end
-if held < tonumber(ARGV[2]) then
-  return {1, held}
-end
-if held > 1 then
-  return {1, redis.call('HINCRBY', lock, owner, -1)}
+local remaining = give_back(lock, owner, held, ARGV[2])
+if remaining > 0 then
+  return {1, remaining}
 end
 redis.call('DEL', lock)
 if state[2] then

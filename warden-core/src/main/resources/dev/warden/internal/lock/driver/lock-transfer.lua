@@ -23,13 +23,8 @@ end
 if held ~= 1 then
   return {2}
 end
-local token = redis.call('INCR', fence)
-if token == 1 then
-  local now = redis.call('TIME')
-  token = tonumber(now[1]) * 1000000 + tonumber(now[2])
-  redis.call('SET', fence, string.format('%.0f', token), 'PX', ARGV[5])
-end
+local token = mint_token(fence, ARGV[5])
 redis.call('HDEL', lock, ARGV[1])
-redis.call('HSET', lock, ARGV[2], 1, '#t', string.format('%.0f', token), '#a', ARGV[4])
+grant(lock, ARGV[2], token, ARGV[4])
 redis.call('PEXPIRE', lock, ARGV[3])
 return {1, token, state[2] and 1 or 0}

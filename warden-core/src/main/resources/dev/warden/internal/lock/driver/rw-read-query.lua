@@ -5,8 +5,7 @@
 -- Returns  {live readers, the owner's live read hold count, its token or -1,
 --           ms until the last live read lease ends, or -2 when nobody reads}
 local reads, readers, owner = KEYS[1], KEYS[2], ARGV[1]
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local now = server_ms()
 local live = redis.call('ZCOUNT', readers, '(' .. now, '+inf')
 local count, token = 0, -1
 local deadline = tonumber(redis.call('ZSCORE', readers, owner))

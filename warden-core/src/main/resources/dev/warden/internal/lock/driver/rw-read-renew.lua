@@ -1,12 +1,12 @@
 -- rw-read-renew: resets the lease of many read holds in one call (the lease keeper's batch).
--- KEYS[2i-1], KEYS[2i]  reads hash and readers of the i-th hold (see rw-write-acquire.lua)
--- ARGV[1]    lease in ms
--- ARGV[i+1]  owner id of the i-th hold
--- Returns    the indices i, ascending, of the holds that were no longer live read holds of their
---            owner; every other hold's lease was reset. Usually empty.
+-- KEYS[2i-1]  reads hash of the i-th hold (see rw-write-acquire.lua)
+-- KEYS[2i]    readers of the i-th hold (see rw-write-acquire.lua)
+-- ARGV[1]     lease in ms
+-- ARGV[i+1]   owner id of the i-th hold
+-- Returns     the indices i, ascending, of the holds that were no longer live read holds of their
+--             owner; every other hold's lease was reset. Usually empty.
 local lease = tonumber(ARGV[1])
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local now = server_ms()
 local lost = {}
 for i = 1, #ARGV - 1 do
   local reads, readers, owner = KEYS[2 * i - 1], KEYS[2 * i], ARGV[i + 1]

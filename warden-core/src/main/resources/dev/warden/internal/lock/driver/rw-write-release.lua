@@ -6,16 +6,15 @@
 -- ARGV[2]  the owner's write hold count as the client knows it
 -- ARGV[3]  release channel
 -- Returns  {1, remaining} when the owner held it; {0} when it holds no write hold.
+-- Wakes    'all' (see "Wake messages" in CONCURRENCY.md)
 local write, wanted, owner = KEYS[1], KEYS[2], ARGV[1]
 local held = tonumber(redis.call('HGET', write, owner))
 if not held then
   return {0}
 end
-if held < tonumber(ARGV[2]) then
-  return {1, held}
-end
-if held > 1 then
-  return {1, redis.call('HINCRBY', write, owner, -1)}
+local remaining = give_back(write, owner, held, ARGV[2])
+if remaining > 0 then
+  return {1, remaining}
 end
 redis.call('DEL', write)
 if redis.call('DEL', wanted) == 1 then

@@ -4,9 +4,11 @@
 -- KEYS[2]  wanted flag (see rw-write-acquire.lua)
 -- ARGV[1]  owner id
 -- ARGV[2]  release channel
--- Returns  1 when the writer was waiting, 0 when not.
-local removed = redis.call('ZREM', KEYS[1], ARGV[1])
-if removed == 1 and redis.call('ZCARD', KEYS[1]) == 0 and redis.call('DEL', KEYS[2]) == 1 then
+-- Returns  {1} when the writer was waiting, {0} when not.
+-- Wakes    'all' (see "Wake messages" in CONCURRENCY.md)
+local writers, wanted, owner = KEYS[1], KEYS[2], ARGV[1]
+local removed = redis.call('ZREM', writers, owner)
+if removed == 1 and redis.call('ZCARD', writers) == 0 and redis.call('DEL', wanted) == 1 then
   redis.call('PUBLISH', ARGV[2], 'all')
 end
-return removed
+return {removed}
