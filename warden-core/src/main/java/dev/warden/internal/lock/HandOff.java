@@ -27,9 +27,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * so that it gets its chance. The rows are counted per lock for the whole client ({@link Rows}).
  */
 final class HandOff implements Successors {
-  private static final Comparator<HandOffTerms> EARLIEST_TICKET =
-      Comparator.comparingLong(HandOffTerms::ticket);
-  private static final Comparator<HandOffTerms> LONGEST_PARKED = (a, b) -> 0;
+  private static final Comparator<Successor> EARLIEST_TICKET =
+      Comparator.comparingLong(Successor::ticket);
+  private static final Comparator<Successor> LONGEST_PARKED = (a, b) -> 0;
 
   private final LockDriver driver;
   private final Subscriptions subscriptions;
@@ -74,9 +74,9 @@ final class HandOff implements Successors {
     return taken == null ? null : new Taken(taken, topic, generation, false);
   }
 
-  /** Whether a parked waiter's terms are for this lock. */
-  private boolean takes(HandOffTerms terms) {
-    return terms.object().equals(driver.holdKey());
+  /** Whether a parked waiter takes this lock. */
+  private boolean takes(Successor successor) {
+    return successor.terms().object().equals(driver.holdKey());
   }
 
   /** A waiter taken off its topic for one release. */

@@ -22,6 +22,8 @@ final class MutexClaim implements Claim<Granted> {
   private final long leaseMillis;
   private final boolean willWait;
   private final String id;
+  // made when a release first looks at this claim parked; racy but idempotent (a record)
+  private HandOffTerms handOffTerms;
 
   MutexClaim(LockCore core, String owner, int heldBefore, long leaseMillis, boolean willWait) {
     this.core = core;
@@ -93,9 +95,20 @@ final class MutexClaim implements Claim<Granted> {
   /** A first acquisition that waits can be handed the lock; a re-entry or a try cannot. */
   @Override
   public HandOffTerms handOffTerms() {
-    return heldBefore == 0 && willWait
-        ? new HandOffTerms(driver.holdKey(), owner, leaseMillis, id, driver.ticket(owner))
-        : null;
+    if (heldBefore != 0 || !willWait) {
+      return null;
+    }
+    HandOffTerms terms = handOffTerms;
+    if (terms == null) {
+      terms = new HandOffTerms(driver.holdKey(), owner, leaseMillis, id);
+      handOffTerms = terms;
+    }
+    return terms;
+  }
+
+  @Override
+  public long ticket() {
+    return driver.ticket(owner);
   }
 
   @Override

@@ -136,6 +136,11 @@ public final class Acquisition<T> implements Waiter, Successor {
   }
 
   @Override
+  public long ticket() {
+    return claim.ticket();
+  }
+
+  @Override
   public void grant(long token, long sentAtNanos) {
     granted(claim.handedOver(token, sentAtNanos));
   }

@@ -53,10 +53,16 @@ public interface Claim<T> {
 
   /**
    * What a release by another owner of this client needs to hand the object straight to this
-   * claim while it is parked, or null when it takes no hand-off (the default).
+   * claim while it is parked, or null when it takes no hand-off (the default). Asked for every
+   * parked waiter a release looks at, under the topic's lock: it must be cheap (made once).
    */
   default HandOffTerms handOffTerms() {
     return null;
+  }
+
+  /** The claim's place in the object's queue now, or {@link Long#MAX_VALUE} when it has none. */
+  default long ticket() {
+    return Long.MAX_VALUE;
   }
 
   /**

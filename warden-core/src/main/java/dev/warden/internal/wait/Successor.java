@@ -9,6 +9,9 @@ public interface Successor {
   /** What the release script needs to grant it the object. */
   HandOffTerms terms();
 
+  /** Its place in the object's queue now ({@link Long#MAX_VALUE} when it has none). */
+  long ticket();
+
   /** Completes the acquisition with the object, which the release gave it with this token. */
   void grant(long token, long sentAtNanos);
 

@@ -120,26 +120,24 @@ public final class Topic {
    * waiters that take a hand-off and that {@code wanted} accepts, and returns it: its wake-up is
    * now the caller's to give. Returns null when none is parked.
    */
-  public Successor claim(Predicate<HandOffTerms> wanted, Comparator<HandOffTerms> order) {
+  public Successor claim(Predicate<Successor> wanted, Comparator<Successor> order) {
     synchronized (parked) {
       Waiter best = null;
-      HandOffTerms bestTerms = null;
+      Successor bestSuccessor = null;
       for (Waiter waiter : parked) {
         Successor successor = waiter.successor();
-        if (successor == null) {
-          continue;
-        }
-        HandOffTerms terms = successor.terms();
-        if (wanted.test(terms) && (best == null || order.compare(terms, bestTerms) < 0)) {
+        if (successor != null
+            && wanted.test(successor)
+            && (best == null || order.compare(successor, bestSuccessor) < 0)) {
           best = waiter;
-          bestTerms = terms;
+          bestSuccessor = successor;
         }
       }
       if (best == null) {
         return null;
       }
       parked.remove(best);
-      return best.successor();
+      return bestSuccessor;
     }
   }
 
