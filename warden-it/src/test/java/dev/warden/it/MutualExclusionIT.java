@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.warden.DistributedLock;
 import dev.warden.LockHandle;
 import dev.warden.Warden;
+import dev.warden.testkit.StartGate;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
 import java.time.Duration;
