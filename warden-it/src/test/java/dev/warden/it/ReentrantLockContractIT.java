@@ -4,7 +4,7 @@ import dev.warden.DistributedLock;
 import dev.warden.Warden;
 
 /** The lock contract on {@link Warden#lock(String)}. */
-class ReentrantLockIT extends LockContract {
+class ReentrantLockContractIT extends LockContract {
   @Override
   DistributedLock lockOf(Warden warden, String name) {
     return warden.lock(name);
