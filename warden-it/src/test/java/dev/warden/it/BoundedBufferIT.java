@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.warden.DistributedLock;
 import dev.warden.Warden;
+import dev.warden.testkit.Blocking;
 import dev.warden.testkit.JvmProcess;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.warden.DistributedCountDownLatch;
 import dev.warden.Warden;
 import dev.warden.WardenException;
+import dev.warden.testkit.Blocking;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
@@ -181,7 +182,7 @@ class CountDownLatchIT {
   void anInterruptedAwaiterThrowsAndLeavesNoSubscription(Warden warden) throws Exception {
     DistributedCountDownLatch latch = warden.countDownLatch("interrupted");
     latch.trySetCount(1);
-    Blocking.interruptOnceWaiting(latch::await, () -> warden.stats().subscriptions() == 1);
+    Waiters.interruptOnceWaiting(latch::await, () -> warden.stats().subscriptions() == 1);
     await().atMost(Duration.ofSeconds(10)).until(() -> warden.stats().subscriptions() == 0);
     assertThat(warden.stats().acquisitions()).isZero();
     assertThat(latch.getCount()).isOne();

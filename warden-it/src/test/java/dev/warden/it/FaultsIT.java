@@ -36,7 +36,7 @@ class FaultsIT {
     DistributedLock waiter = waiterWarden.lock("restart");
     LockHandle held = holder.acquire(Duration.ZERO);
     CompletableFuture<Long> waited =
-        CompletableFuture.supplyAsync(() -> Blocking.tokenAfterWaiting(waiter));
+        CompletableFuture.supplyAsync(() -> Waiters.tokenAfterWaiting(waiter));
     await().atMost(Duration.ofSeconds(5)).until(() -> waiterWarden.stats().subscriptions() == 1);
 
     redis.restart(); // no persistence: the lock is gone
@@ -57,7 +57,7 @@ class FaultsIT {
     List<CompletableFuture<Long>> waiters = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       DistributedLock waiter = waiterWarden.lock("pubsub-killed");
-      waiters.add(CompletableFuture.supplyAsync(() -> Blocking.tokenAfterWaiting(waiter)));
+      waiters.add(CompletableFuture.supplyAsync(() -> Waiters.tokenAfterWaiting(waiter)));
     }
     await().atMost(Duration.ofSeconds(5)).until(() -> waiterWarden.stats().subscriptions() == 1);
 
@@ -163,7 +163,7 @@ class FaultsIT {
     List<CompletableFuture<Long>> waiters = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
       DistributedLock waiter = warden.lock("leaks");
-      waiters.add(CompletableFuture.supplyAsync(() -> Blocking.tokenAfterWaiting(waiter)));
+      waiters.add(CompletableFuture.supplyAsync(() -> Waiters.tokenAfterWaiting(waiter)));
     }
     CompletableFuture<LockHandle> timedOut =
         warden.lock("leaks").acquireAsync(Duration.ofMillis(100));

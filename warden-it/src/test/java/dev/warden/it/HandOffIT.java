@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.warden.DistributedLock;
 import dev.warden.Warden;
+import dev.warden.testkit.Blocking;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
@@ -34,7 +35,7 @@ class HandOffIT {
     lock.lock();
     long before = lock.fencingToken();
     redis.redis().configResetstat();
-    CompletableFuture<Long> waiter = Blocking.inThread(() -> Blocking.tokenAfterWaiting(lock));
+    CompletableFuture<Long> waiter = Blocking.inThread(() -> Waiters.tokenAfterWaiting(lock));
     // the waiter's two refused attempts (before and after its subscription): then it parks
     await()
         .atMost(Duration.ofSeconds(5))
@@ -61,7 +62,7 @@ class HandOffIT {
     List<CompletableFuture<Long>> workers = new ArrayList<>();
     for (int i = 0; i < threads; i++) {
       DistributedLock lock = warden.lock("turns-here");
-      workers.add(Blocking.takingTurns(lock, turn -> taken.incrementAndGet() < acquisitions));
+      workers.add(Waiters.takingTurns(lock, turn -> taken.incrementAndGet() < acquisitions));
     }
     awaitParked(warden, threads);
     redis.redis().configResetstat();
@@ -90,7 +91,7 @@ class HandOffIT {
     AtomicBoolean stop = new AtomicBoolean();
     List<CompletableFuture<Long>> locals = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
-      locals.add(Blocking.takingTurns(busy.lock("shared-fairly"), turn -> !stop.get()));
+      locals.add(Waiters.takingTurns(busy.lock("shared-fairly"), turn -> !stop.get()));
     }
     await().atMost(Duration.ofSeconds(5)).until(() -> busy.stats().subscriptions() == 1);
     DistributedLock outsider = wardens.create().lock("shared-fairly");
@@ -113,7 +114,7 @@ class HandOffIT {
     DistributedLock lock = warden.fairLock("fair-hand-off");
     lock.lock();
     long before = lock.fencingToken();
-    CompletableFuture<Long> waiter = Blocking.inThread(() -> Blocking.tokenAfterWaiting(lock));
+    CompletableFuture<Long> waiter = Blocking.inThread(() -> Waiters.tokenAfterWaiting(lock));
     awaitParked(warden, 1);
     redis.redis().configResetstat();
     lock.unlock();
@@ -178,10 +179,10 @@ class HandOffIT {
     DistributedLock lock = warden.lock("held-here");
     lock.lock();
     long held = lock.fencingToken();
-    CompletableFuture<Long> first = Blocking.inThread(() -> Blocking.tokenAfterWaiting(lock));
+    CompletableFuture<Long> first = Blocking.inThread(() -> Waiters.tokenAfterWaiting(lock));
     awaitParked(warden, 1); // it asked Redis (twice: before and after subscribing)
     redis.redis().configResetstat();
-    CompletableFuture<Long> second = Blocking.inThread(() -> Blocking.tokenAfterWaiting(lock));
+    CompletableFuture<Long> second = Blocking.inThread(() -> Waiters.tokenAfterWaiting(lock));
     awaitParked(warden, 2);
     assertThat(redis.commandCalls().getOrDefault("evalsha", 0L)).isZero();
     lock.unlock();
@@ -197,7 +198,7 @@ class HandOffIT {
     DistributedLock lock = warden.lock("throttle");
     // a wait that just ended leaves the client subscribed (for a second)
     lock.lock();
-    CompletableFuture<Long> waited = Blocking.inThread(() -> Blocking.tokenAfterWaiting(lock));
+    CompletableFuture<Long> waited = Blocking.inThread(() -> Waiters.tokenAfterWaiting(lock));
     await().atMost(Duration.ofSeconds(5)).until(() -> warden.stats().parkedWaiters() == 1);
     lock.unlock();
     waited.get(10, TimeUnit.SECONDS);
@@ -221,11 +222,11 @@ class HandOffIT {
     holder.lock();
     DistributedLock local = releasing.lock("told-elsewhere");
     CompletableFuture<Long> localWaiter =
-        Blocking.inThread(() -> Blocking.tokenAfterWaiting(local));
+        Blocking.inThread(() -> Waiters.tokenAfterWaiting(local));
     awaitParked(releasing, 1);
     DistributedLock remote = waiting.lock("told-elsewhere");
     CompletableFuture<Long> remoteWaiter =
-        Blocking.inThread(() -> Blocking.tokenAfterWaiting(remote));
+        Blocking.inThread(() -> Waiters.tokenAfterWaiting(remote));
     awaitParked(waiting, 1);
     redis.redis().configResetstat();
     holder.unlock(); // hands over to the local waiter, whose release publishes
@@ -244,7 +245,7 @@ class HandOffIT {
     for (int i = 0; i < 2; i++) {
       DistributedLock lock = warden.lock("turns");
       workers.add(
-          Blocking.takingTurns(
+          Waiters.takingTurns(
               lock,
               turn -> {
                 counter.incrementAndGet();

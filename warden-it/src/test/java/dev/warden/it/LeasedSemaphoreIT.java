@@ -7,7 +7,10 @@ import static org.awaitility.Awaitility.await;
 import dev.warden.LeasedSemaphore;
 import dev.warden.Warden;
 import dev.warden.WardenException;
+import dev.warden.testkit.Blocking;
+import dev.warden.testkit.CriticalSection;
 import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.StartGate;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
 import dev.warden.testkit.WardenOptions;
@@ -231,7 +234,7 @@ class LeasedSemaphoreIT {
     LeasedSemaphore semaphore = warden.leasedSemaphore("interrupted");
     semaphore.trySetPermits(1);
     String held = semaphore.acquire(60, TimeUnit.SECONDS);
-    Blocking.interruptOnceWaiting(
+    Waiters.interruptOnceWaiting(
         () -> semaphore.acquire(60, TimeUnit.SECONDS), () -> warden.stats().subscriptions() == 1);
     semaphore.release(held);
     assertThat(semaphore.availablePermits()).isOne();

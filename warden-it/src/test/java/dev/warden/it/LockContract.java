@@ -9,7 +9,9 @@ import dev.warden.LeaseExpiredException;
 import dev.warden.LockHandle;
 import dev.warden.LockTimeoutException;
 import dev.warden.Warden;
+import dev.warden.testkit.CriticalSection;
 import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.StartGate;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
 import dev.warden.testkit.WardenOptions;
@@ -26,13 +28,68 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The {@link DistributedLock} contract, run against every lock type: each subclass says how to
- * make a lock of a name.
+ * make a lock of a name. Mutual exclusion is checked as an invariant ({@link CriticalSection}),
+ * with the threads of two clients released together by a {@link StartGate}; {@code
+ * -Dwarden.it.rounds=N} runs more rounds than the default, for a soak run.
  */
 @ExtendWith(WardenExtension.class)
 abstract class LockContract {
+  /** Warden instances contending in the invariant tests: each one is another owner. */
+  private static final int CLIENTS = 2;
+
+  private static final int THREADS_PER_CLIENT = 4;
+  private static final int ROUNDS = Integer.getInteger("warden.it.rounds", 150);
 
   /** Returns the lock of that name, of the type under test. */
   abstract DistributedLock lockOf(Warden warden, String name);
+
+  // ---- mutual exclusion, as an invariant ----
+
+  @Test
+  void threadsOfTwoClientsNeverOverlapLoseNoUpdateAndGetTokensRisingInHoldOrder(
+      WardenFactory wardens) throws Exception {
+    List<DistributedLock> locks = locksOfClients(wardens, "exclusive");
+    CriticalSection section = new CriticalSection();
+    StartGate.run(
+        CLIENTS * THREADS_PER_CLIENT,
+        ROUNDS,
+        contender -> {
+          DistributedLock lock = locks.get(contender % CLIENTS);
+          lock.lock();
+          try {
+            section.enterWithToken(lock.fencingToken());
+          } finally {
+            lock.unlock();
+          }
+        });
+    section.assertMutualExclusion(CLIENTS * THREADS_PER_CLIENT * ROUNDS);
+    assertThat(locks.get(0).isLocked()).isFalse();
+  }
+
+  @Test
+  void handlesOfTwoClientsNeverOverlapLoseNoUpdateAndGetTokensRisingInHoldOrder(
+      WardenFactory wardens) throws Exception {
+    List<DistributedLock> locks = locksOfClients(wardens, "exclusive-handles");
+    CriticalSection section = new CriticalSection();
+    StartGate.run(
+        CLIENTS * THREADS_PER_CLIENT,
+        ROUNDS,
+        contender -> {
+          try (LockHandle hold = locks.get(contender % CLIENTS).acquire(Duration.ofSeconds(60))) {
+            section.enterWithToken(hold.fencingToken());
+          }
+        });
+    section.assertMutualExclusion(CLIENTS * THREADS_PER_CLIENT * ROUNDS);
+    assertThat(locks.get(0).isLocked()).isFalse();
+  }
+
+  private List<DistributedLock> locksOfClients(WardenFactory wardens, String name) {
+    List<DistributedLock> locks = new ArrayList<>();
+    for (int c = 0; c < CLIENTS; c++) {
+      locks.add(lockOf(wardens.create(), name));
+    }
+    return locks;
+  }
 
   // ---- holds, reentrancy and queries ----
 

@@ -3,9 +3,11 @@ package dev.warden.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.warden.internal.redis.Script;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
@@ -307,6 +309,55 @@ class LockScriptsIT {
     assertThatThrownBy(() -> run("lock-force-release", new String[] {LOCK}, CHANNEL))
         .hasMessageContaining("WRONGTYPE");
     assertThat(redis.get(LOCK)).isEqualTo("x");
+  }
+
+  @Test
+  void theScriptsThatOnceRepliedWithABareIntegerReplyWithATable() {
+    // the reply convention: every script replies {status, ...}
+    String queue = LOCK + ":queue";
+    String beats = LOCK + ":beats";
+    assertThat(run("lock-force-release", new String[] {LOCK}, CHANNEL)).containsExactly(0L);
+    acquire("a", 0, 10_000, false);
+    assertThat(run("lock-force-release", new String[] {LOCK}, CHANNEL)).containsExactly(1L);
+    assertThat(run("fair-force-release", new String[] {LOCK, queue}, CHANNEL)).containsExactly(0L);
+    assertThat(run("fair-leave", new String[] {LOCK, queue, beats}, "a", CHANNEL))
+        .containsExactly(0L);
+    String[] rw = rwKeys("shapes");
+    assertThat(run("rw-force-release", new String[] {rw[0]}, CHANNEL)).containsExactly(0L);
+    assertThat(run("rw-writer-leave", new String[] {rw[3], rw[5]}, "a", CHANNEL))
+        .containsExactly(0L);
+    String waiters = "warden:{s}:cond:waiters";
+    String condBeats = "warden:{s}:cond:beats";
+    String arrivals = "warden:{s}:cond:arrivals";
+    String[] enqueue = {LOCK, waiters, condBeats, arrivals};
+    assertThat(run("cond-enqueue", enqueue, "a", "w1", "5000"))
+        .containsExactly(0L);
+    acquire("a", 0, 10_000, false);
+    assertThat(run("cond-enqueue", enqueue, "a", "w1", "5000"))
+        .containsExactly(1L);
+    assertThat(run("cond-check", new String[] {waiters, condBeats, arrivals}, "w1", "5000"))
+        .containsExactly(0L);
+    assertThat(run("cond-signal", new String[] {LOCK, waiters, condBeats}, "b", "0", CHANNEL))
+        .containsExactly(-1L);
+    assertThat(run("cond-signal", new String[] {LOCK, waiters, condBeats}, "a", "0", CHANNEL))
+        .containsExactly(1L);
+    assertThat(run("cond-check", new String[] {waiters, condBeats, arrivals}, "w1", "5000"))
+        .containsExactly(1L);
+    assertThat(run("cond-leave", new String[] {waiters, condBeats}, "w1")).containsExactly(0L);
+  }
+
+  @Test
+  void aScriptIsLoadedWithThePreludeAndItsShaIsTheOneRedisComputes() {
+    Script script = LuaScripts.load("lock-inspect");
+    String body = script.body();
+    assertThat(body).isEqualTo(Script.prelude() + script.source()).startsWith("-- prelude: ");
+    assertThat(script.source()).startsWith("-- lock-inspect: ");
+    String sha = Script.sha1(body);
+    assertThat(script.sha()).isEqualTo(sha);
+    assertThat(redis.scriptLoad(body)).isEqualTo(sha);
+    // EVALSHA of that digest runs the script as loaded
+    List<Object> reply = redis.evalsha(sha, ScriptOutputType.MULTI, new String[] {LOCK, FENCE});
+    assertThat(reply).containsExactly(-2L, -1L);
   }
 
   private long serverMicros() {

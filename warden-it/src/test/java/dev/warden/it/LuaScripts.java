@@ -1,17 +1,18 @@
 package dev.warden.it;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
+import dev.warden.internal.redis.Script;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
-/** Runs Warden's Lua scripts on their own, with EVAL, for the script-level suites. */
+/**
+ * Runs Warden's Lua scripts on their own, with EVAL, for the script-level suites: each loaded as
+ * Warden loads it, by {@link Script} (the shared prelude, then the script's own file).
+ */
 final class LuaScripts {
+  /** The folders of warden-core's packages that hold scripts. */
+  private static final List<String> FOLDERS = List.of("lock/driver", "lock", "sync");
+
   private LuaScripts() {}
 
   static List<Object> run(
@@ -19,13 +20,19 @@ final class LuaScripts {
     return redis.eval(body(script), ScriptOutputType.MULTI, keys, args);
   }
 
+  /** The body Warden sends for the script of that name. */
   static String body(String script) {
-    String resource = "/dev/warden/internal/" + script + ".lua";
-    try (InputStream in = LuaScripts.class.getResourceAsStream(resource)) {
-      assertThat(in).as(resource).isNotNull();
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    return load(script).body();
+  }
+
+  /** The script of that name, from whichever package's folder holds it. */
+  static Script load(String script) {
+    for (String folder : FOLDERS) {
+      if (LuaScripts.class.getResource("/dev/warden/internal/" + folder + "/" + script + ".lua")
+          != null) {
+        return Script.resource(folder + "/" + script);
+      }
     }
+    throw new AssertionError("no script " + script + " in " + FOLDERS);
   }
 }

@@ -7,8 +7,11 @@ import static org.awaitility.Awaitility.await;
 import dev.warden.DistributedSemaphore;
 import dev.warden.Warden;
 import dev.warden.WardenException;
+import dev.warden.testkit.Blocking;
+import dev.warden.testkit.CriticalSection;
 import dev.warden.testkit.JvmProcess;
 import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.StartGate;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
 import dev.warden.testkit.WardenOptions;
@@ -241,7 +244,7 @@ class SemaphoreIT {
       throws Exception {
     DistributedSemaphore semaphore = warden.semaphore("interrupted");
     semaphore.trySetPermits(1);
-    Blocking.interruptOnceWaiting(
+    Waiters.interruptOnceWaiting(
         () -> semaphore.acquire(2),
         () -> redis.redis().zcard(String.format(QUEUE, "interrupted")) == 1);
     await()

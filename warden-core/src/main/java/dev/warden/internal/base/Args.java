@@ -1,0 +1,97 @@
+package dev.warden.internal.base;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/** Argument checks whose messages name the argument and its value. */
+public final class Args {
+  private Args() {}
+
+  /** Checks an object name: not null, not blank, and free of hash-tag braces. */
+  public static String name(String name) {
+    return named("name", name);
+  }
+
+  /** Checks a name given as {@code argument}: not null, not blank, and free of braces. */
+  public static String named(String argument, String name) {
+    if (name == null || name.isBlank()) {
+      throw new IllegalArgumentException(argument + " must not be null or blank: '" + name + "'");
+    }
+    if (name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
+      throw new IllegalArgumentException(
+          argument
+              + " must not contain '{' or '}' (Warden wraps names in a Redis hash tag): '"
+              + name
+              + "'");
+    }
+    return name;
+  }
+
+  /** Checks a count (permits, a latch count) that must not be negative. */
+  public static long notNegative(String argument, long value) {
+    if (value < 0) {
+      throw new IllegalArgumentException(argument + " must not be negative: " + value);
+    }
+    return value;
+  }
+
+  /** Checks a permit id: not null or blank. */
+  public static String permitId(String permitId) {
+    if (permitId == null || permitId.isBlank()) {
+      throw new IllegalArgumentException("permitId must not be null or blank: " + quoted(permitId));
+    }
+    return permitId;
+  }
+
+  private static String quoted(String value) {
+    return value == null ? "null" : "'" + value + "'";
+  }
+
+  public static TimeUnit unit(TimeUnit unit) {
+    if (unit == null) {
+      throw new IllegalArgumentException("unit must not be null");
+    }
+    return unit;
+  }
+
+  /** Returns a wait in nanoseconds; zero means do not wait. */
+  public static long waitNanos(String argument, long time, TimeUnit unit) {
+    unit(unit);
+    if (time < 0) {
+      throw new IllegalArgumentException(argument + " must not be negative: " + time + " " + unit);
+    }
+    return unit.toNanos(time);
+  }
+
+  public static long waitNanos(String argument, Duration time) {
+    if (time == null) {
+      throw new IllegalArgumentException(argument + " must not be null");
+    }
+    if (time.isNegative()) {
+      throw new IllegalArgumentException(argument + " must not be negative: " + time);
+    }
+    return saturatedNanos(time);
+  }
+
+  /** Returns a lease in whole milliseconds; it must be at least one millisecond. */
+  public static long leaseMillis(String argument, long time, TimeUnit unit) {
+    unit(unit);
+    if (time <= 0) {
+      throw new IllegalArgumentException(argument + " must be positive: " + time + " " + unit);
+    }
+    long millis = unit.toMillis(time);
+    if (millis < 1) {
+      throw new IllegalArgumentException(
+          argument + " must be at least 1 millisecond: " + time + " " + unit);
+    }
+    return millis;
+  }
+
+  private static long saturatedNanos(Duration time) {
+    try {
+      return time.toNanos();
+    } catch (ArithmeticException tooLong) {
+      return Long.MAX_VALUE;
+    }
+  }
+}

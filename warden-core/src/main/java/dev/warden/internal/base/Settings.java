@@ -1,0 +1,121 @@
+package dev.warden.internal.base;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Every timeout, interval and lifetime Warden works with, in one value: the three a user sets
+ * ({@code Warden.builder()}) and the fixed ones, with the figures derived from them. Immutable.
+ */
+public final class Settings {
+  /** How long a fence counter outlives its last reset; see lock-acquire.lua. */
+  public static final long FENCE_RETENTION_MILLIS = TimeUnit.HOURS.toMillis(1);
+
+  /** How long a subscription outlives its last waiter. */
+  public static final long SUBSCRIPTION_LINGER_MILLIS = 1_000;
+
+  /** A queued lock waiter (fair lock, writer, condition) asks again at least this often. */
+  public static final long HEARTBEAT_MILLIS = 1_000;
+
+  /** How long a queued lock waiter may stay silent before it counts as dead. */
+  public static final long HEARTBEAT_TIMEOUT_MILLIS = 3_000;
+
+  /** How many hand-offs between one client's threads in a row before a real release. */
+  public static final int HAND_OFFS_IN_A_ROW = 8;
+
+  /** Holds renewed by one script call: bounds the time Redis spends in one script. */
+  public static final int RENEWAL_BATCH = 256;
+
+  /** How long a semaphore queue entry lives unless its waiter refreshes it. */
+  public static final long SEMAPHORE_ENTRY_LEASE_MILLIS = 2_000;
+
+  /** The longest a queued semaphore waiter waits between attempts (each refreshes its entry). */
+  public static final long SEMAPHORE_HEARTBEAT_MILLIS = 500;
+
+  /** How long a waiter's mark keeps the hash of a leased semaphore whose permits were never set. */
+  public static final long UNSET_MARK_MILLIS = 60_000;
+
+  private static final String FENCE_RETENTION_ARGUMENT = Long.toString(FENCE_RETENTION_MILLIS);
+
+  private final long watchdogLeaseMillis;
+  private final long commandTimeoutNanos;
+  private final long recheckNanos;
+  private final String operationMarkerArgument;
+
+  /**
+   * @param watchdogTimeout the lease of holds renewed by the lease keeper
+   * @param commandTimeout how long one Redis call, retries included, may take
+   * @param recheckInterval the longest a parked acquisition waits before it asks again
+   */
+  public Settings(Duration watchdogTimeout, Duration commandTimeout, Duration recheckInterval) {
+    this.watchdogLeaseMillis = watchdogTimeout.toMillis();
+    this.commandTimeoutNanos = commandTimeout.toNanos();
+    this.recheckNanos = recheckInterval.toNanos();
+    this.operationMarkerArgument = Long.toString(operationMarkerMillis());
+  }
+
+  /** The lease of a hold the lease keeper renews, in ms. */
+  public long watchdogLeaseMillis() {
+    return watchdogLeaseMillis;
+  }
+
+  /** How often the lease keeper renews: every third of the watchdog lease. */
+  public long renewalPeriodNanos() {
+    return TimeUnit.MILLISECONDS.toNanos(Math.max(1, watchdogLeaseMillis / 3));
+  }
+
+  /** How long a Redis call, with its retries after transient failures, may take. */
+  public long commandTimeoutNanos() {
+    return commandTimeoutNanos;
+  }
+
+  /** The longest a parked acquisition waits before it asks Redis again. */
+  public long recheckNanos() {
+    return recheckNanos;
+  }
+
+  /** How long past its deadline a timed acquisition may take to report when Redis is silent. */
+  public long verdictMarginNanos() {
+    return Math.min(commandTimeoutNanos, TimeUnit.MILLISECONDS.toNanos(500));
+  }
+
+  /** The pause before an acquisition tries again after a transient failure. */
+  public long retryBackoffNanos() {
+    return Math.min(TimeUnit.MILLISECONDS.toNanos(50), commandTimeoutNanos / 10);
+  }
+
+  /**
+   * How long an operation marker lives: longer than an operation is retried (the command timeout,
+   * counted from its first failure, plus one last call of up to a command timeout), with room to
+   * spare.
+   */
+  public long operationMarkerMillis() {
+    return 2 * TimeUnit.NANOSECONDS.toMillis(commandTimeoutNanos) + 5_000;
+  }
+
+  /** {@link #operationMarkerMillis()} as a script argument. */
+  public String operationMarkerArgument() {
+    return operationMarkerArgument;
+  }
+
+  /** {@link #FENCE_RETENTION_MILLIS} as a script argument (every acquisition sends it). */
+  public String fenceRetentionArgument() {
+    return FENCE_RETENTION_ARGUMENT;
+  }
+
+  /** {@link #SUBSCRIPTION_LINGER_MILLIS} in nanoseconds. */
+  public long subscriptionLingerNanos() {
+    return TimeUnit.MILLISECONDS.toNanos(SUBSCRIPTION_LINGER_MILLIS);
+  }
+
+  @Override
+  public String toString() {
+    return "Settings[watchdogLease="
+        + watchdogLeaseMillis
+        + "ms, commandTimeout="
+        + TimeUnit.NANOSECONDS.toMillis(commandTimeoutNanos)
+        + "ms, recheck="
+        + TimeUnit.NANOSECONDS.toMillis(recheckNanos)
+        + "ms]";
+  }
+}

@@ -1,0 +1,201 @@
+package dev.warden.internal.lease;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * What this client knows of one owner's hold on one lock: its token, its count, whether the lease
+ * keeper renews it, and whether it is known to be lost.
+ *
+ * <p>The count is changed only by the owner (its thread, or the handle under its own lock); the
+ * state is changed by the owner and by the lease keeper, with compare-and-set: the keeper cannot
+ * mark a hold lost while its release is in flight, so a normal release never reports a lost lease.
+ */
+public final class Hold {
+  /** Where a hold is in its life. */
+  public enum State {
+    HELD,
+    RELEASING,
+    ENDED,
+    LOST
+  }
+
+  private final String object;
+  private final String owner;
+  private final long token;
+  private final long leaseMillis;
+  private final Renewal renewal;
+  private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
+  private final CompletableFuture<Void> lost = new CompletableFuture<>();
+  private volatile int count;
+  private volatile boolean renewed;
+  private volatile long leaseDeadlineNanos;
+  private volatile String lostReason;
+  private volatile boolean releaseInDoubt;
+  // what a renewal sends for this hold, encoded once when the lease keeper takes the hold
+  private byte[][] renewalKeys;
+  private byte[] renewalOwner;
+
+  /**
+   * @param object describes the lock, for messages
+   * @param leaseMillis the lease it was taken with
+   * @param leaseDeadlineNanos when Redis may expire it, on the client's monotonic clock
+   */
+  public Hold(
+      String object,
+      String owner,
+      long token,
+      int count,
+      long leaseMillis,
+      long leaseDeadlineNanos,
+      Renewal renewal) {
+    this.object = object;
+    this.owner = owner;
+    this.token = token;
+    this.count = count;
+    this.leaseMillis = leaseMillis;
+    this.leaseDeadlineNanos = leaseDeadlineNanos;
+    this.renewal = renewal;
+  }
+
+  /** Describes the lock, for messages. */
+  public String object() {
+    return object;
+  }
+
+  public String owner() {
+    return owner;
+  }
+
+  /** The fencing token of this hold. */
+  public long token() {
+    return token;
+  }
+
+  /** The lease the hold was first taken with, in ms. */
+  public long leaseMillis() {
+    return leaseMillis;
+  }
+
+  /** How the lease keeper renews this hold. */
+  public Renewal renewal() {
+    return renewal;
+  }
+
+  public int count() {
+    return count;
+  }
+
+  public void count(int count) {
+    this.count = count;
+  }
+
+  /** Whether the lease keeper renews the hold. */
+  public boolean renewed() {
+    return renewed;
+  }
+
+  void renewed(boolean renewed) {
+    this.renewed = renewed;
+  }
+
+  /** Returns the monotonic time after which Redis may have expired the hold. */
+  public long leaseDeadlineNanos() {
+    return leaseDeadlineNanos;
+  }
+
+  /** Whether this is an explicit (not renewed) lease that has run out as asked, at {@code now}. */
+  public boolean explicitLeaseRanOut(long nowNanos) {
+    return !renewed && nowNanos - leaseDeadlineNanos >= 0;
+  }
+
+  /** Moves the local lease deadline forward (never back) after a successful renewal. */
+  public void extendLeaseDeadline(long deadlineNanos) {
+    if (deadlineNanos - leaseDeadlineNanos > 0) {
+      leaseDeadlineNanos = deadlineNanos;
+    }
+  }
+
+  /** Encodes what a renewal sends for this hold; called by the lease keeper as it takes the hold. */
+  void encodeRenewal() {
+    List<String> keys = renewal.keys();
+    byte[][] encoded = new byte[keys.size()][];
+    for (int i = 0; i < encoded.length; i++) {
+      encoded[i] = keys.get(i).getBytes(StandardCharsets.UTF_8);
+    }
+    renewalKeys = encoded;
+    renewalOwner = owner.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** The keys of this hold's renewal, UTF-8 encoded. */
+  byte[][] renewalKeys() {
+    return renewalKeys;
+  }
+
+  /** The owner as this hold's renewal sends it, UTF-8 encoded. */
+  byte[] renewalOwner() {
+    return renewalOwner;
+  }
+
+  public State state() {
+    return state.get();
+  }
+
+  /** Starts a release; false if the hold is not plainly held (lost, or being released). */
+  public boolean beginRelease() {
+    return state.compareAndSet(State.HELD, State.RELEASING);
+  }
+
+  /** Ends a release attempt: the hold ended, or it stays held (partial release or failure). */
+  public void endRelease(boolean ended) {
+    state.compareAndSet(State.RELEASING, ended ? State.ENDED : State.HELD);
+  }
+
+  /** Whether an earlier release attempt may have run (its outcome is unknown). */
+  public boolean releaseInDoubt() {
+    return releaseInDoubt;
+  }
+
+  public void releaseInDoubt(boolean inDoubt) {
+    this.releaseInDoubt = inDoubt;
+  }
+
+  /**
+   * Marks the hold lost unless it ended or is being released; completes {@link #lost()} on the
+   * callback executor so that user stages never run on a Redis I/O thread. Returns whether it did.
+   */
+  public boolean markLost(String reason, Executor callbacks) {
+    if (!state.compareAndSet(State.HELD, State.LOST)) {
+      return false;
+    }
+    lostReason = reason;
+    callbacks.execute(() -> lost.complete(null));
+    return true;
+  }
+
+  /** Marks the hold lost at release time (the release found it gone). */
+  public void lostAtRelease(String reason, Executor callbacks) {
+    if (state.compareAndSet(State.RELEASING, State.LOST)) {
+      lostReason = reason;
+      callbacks.execute(() -> lost.complete(null));
+    }
+  }
+
+  /** Why the hold was lost, once it is. */
+  public String lostReason() {
+    return lostReason;
+  }
+
+  /** Completes (on the callback executor) when the hold is found lost. */
+  public CompletableFuture<Void> lost() {
+    return lost;
+  }
+
+  @Override
+  public String toString() {
+    return "Hold[" + object + ", owner " + owner + ", token " + token + ", " + state() + "]";
+  }
+}

@@ -1,0 +1,111 @@
+package dev.warden.internal.lock;
+
+import dev.warden.internal.lease.Hold;
+import dev.warden.internal.lease.LeaseKeeper;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * This client's one record of who holds what: the {@link Hold} of each owner on each lock, the
+ * owner of this client holding each lock whose driver lets local threads wait for it, and (through
+ * it alone) the lease keeper's set of renewed holds. Redis stays the authority; this record is
+ * what the client knows, kept by the lock layer and asked by the hand-off and the lease keeper.
+ *
+ * <p>Thread-safety: concurrent maps; a hold's own fields are the owner's (see {@link Hold}).
+ */
+final class Holds {
+  /** A hold's place in the record: the lock's hold key and the owner. */
+  private record Key(String lock, String owner) {}
+
+  private final Map<Key, Hold> holds = new ConcurrentHashMap<>();
+
+  /** The owner of this client that holds each lock, by hold key, for locks that track it. */
+  private final Map<String, String> holders = new ConcurrentHashMap<>();
+
+  private final LeaseKeeper keeper;
+
+  Holds(LeaseKeeper keeper) {
+    this.keeper = keeper;
+  }
+
+  /** The owner's hold on the lock, or null. */
+  Hold get(String lock, String owner) {
+    return holds.get(new Key(lock, owner));
+  }
+
+  /**
+   * Records a new hold; {@code holder}: the lock tracks its local holder (see {@link #holder}).
+   * {@code renewed}: the lease keeper renews it from now on.
+   */
+  void add(String lock, Hold hold, boolean holder, boolean renewed) {
+    holds.put(new Key(lock, hold.owner()), hold);
+    if (holder) {
+      holders.put(lock, hold.owner());
+    }
+    if (renewed) {
+      keeper.add(hold);
+    }
+  }
+
+  /** The lease keeper renews the hold from now on (a re-entry without an explicit lease). */
+  void renew(Hold hold) {
+    if (!hold.renewed()) {
+      keeper.add(hold);
+    }
+  }
+
+  /** Forgets a hold that ended: its record, its place as the lock's holder, its renewal. */
+  void forget(String lock, Hold hold) {
+    holds.remove(new Key(lock, hold.owner()), hold);
+    holders.remove(lock, hold.owner());
+    if (hold.renewed()) {
+      keeper.remove(hold);
+    }
+  }
+
+  /** Stops renewing a hold that is known lost; its record stays, so that its owner is told. */
+  void lost(Hold hold) {
+    if (hold.renewed()) {
+      keeper.remove(hold);
+    }
+  }
+
+  /**
+   * The owner of this client that holds the lock (set when a hold is recorded or handed over,
+   * removed when it ends or is given back), or null. A thread that finds the lock held by another
+   * owner here can wait without asking Redis, because that owner's release hands the lock over or
+   * wakes this client's waiters.
+   */
+  String holder(String lock) {
+    return holders.get(lock);
+  }
+
+  /** The lock was handed to {@code owner}: before its grant, so the releaser finds it held. */
+  void handedTo(String lock, String owner) {
+    holders.put(lock, owner);
+  }
+
+  /** A grant to {@code owner} is being given back unused. */
+  void givenBack(String lock, String owner) {
+    holders.remove(lock, owner);
+  }
+
+  /** Every hold of this client on the lock. */
+  List<Hold> on(String lock) {
+    List<Hold> on = new ArrayList<>();
+    holds.forEach(
+        (key, hold) -> {
+          if (key.lock().equals(lock)) {
+            on.add(hold);
+          }
+        });
+    return on;
+  }
+
+  /** Returns the number of holds recorded. */
+  int size() {
+    return holds.size();
+  }
+}

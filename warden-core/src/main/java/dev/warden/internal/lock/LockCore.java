@@ -1,0 +1,259 @@
+package dev.warden.internal.lock;
+
+import dev.warden.LeaseExpiredException;
+import dev.warden.internal.lease.Hold;
+import dev.warden.internal.lease.Lease;
+import dev.warden.internal.lock.driver.LockDriver;
+import dev.warden.internal.redis.Calls;
+import dev.warden.internal.wait.Acquisition;
+import dev.warden.internal.wait.WakeMessage;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The algorithm every lock type shares, over its {@link LockDriver} (the role of Curator's
+ * {@code LockInternals}): acquire through an {@link Acquisition}, adopt the grant as a local
+ * {@link Hold}, and release with retries, hand-off and the verdict on a lost lease.
+ *
+ * <p>Every script call carries the owner's hold count as this client knows it, so that a replayed
+ * call changes nothing; Redis stays the authority, and {@link Holds} is what this client knows.
+ */
+final class LockCore {
+  /** A check made before every thread-bound acquisition, e.g. no write lock while reading. */
+  interface Guard {
+    Guard NONE = owner -> {};
+
+    /** Throws if the owner may not acquire now. */
+    void check(String owner);
+  }
+
+  private final LockContext context;
+  private final LockDriver driver;
+  private final Guard guard;
+  private final HandOff handOff;
+
+  LockCore(LockContext context, LockDriver driver, Guard guard) {
+    this.context = context;
+    this.driver = driver;
+    this.guard = guard;
+    this.handOff =
+        new HandOff(
+            driver, context.waiting().subscriptions(), context.holds(), context.rows(), context.clock());
+  }
+
+  LockDriver driver() {
+    return driver;
+  }
+
+  LockContext context() {
+    return context;
+  }
+
+  long now() {
+    return context.clock().nanoTime();
+  }
+
+  String newAcquisitionId() {
+    return context.owners().newAcquisitionId();
+  }
+
+  /** The lease of a hold the lease keeper renews. */
+  Lease watchdogLease() {
+    return Lease.renewed(context.settings().watchdogLeaseMillis());
+  }
+
+  /** The owner's hold on this lock, or null. */
+  Hold hold(String owner) {
+    return context.holds().get(driver.holdKey(), owner);
+  }
+
+  /** The owner of this client that holds this lock, or null (see {@link Holds#holder}). */
+  String localHolder() {
+    return context.holds().holder(driver.holdKey());
+  }
+
+  // ---- acquisition ----
+
+  /**
+   * Acquires for the calling thread; {@code waitNanos} negative waits forever. Returns false when
+   * the wait ran out.
+   */
+  boolean acquireForThread(Lease lease, long waitNanos, boolean interruptible)
+      throws InterruptedException {
+    String owner = context.owners().currentThread();
+    Hold hold = holdBeforeAcquiring(owner);
+    int heldBefore = hold == null ? 0 : hold.count();
+    Granted granted = acquisition(owner, heldBefore, lease.millis(), waitNanos).await(interruptible);
+    if (granted == null) {
+      return false;
+    }
+    adopt(hold, owner, granted, lease);
+    return true;
+  }
+
+  /** Starts acquiring for an owner; {@code waitNanos} negative waits forever. */
+  Acquisition<Granted> acquisition(String owner, int heldBefore, long leaseMillis, long waitNanos) {
+    return new Acquisition<>(
+            context.waiting(),
+            new MutexClaim(this, owner, heldBefore, leaseMillis, waitNanos != 0),
+            waitNanos)
+        .start();
+  }
+
+  /**
+   * Returns the owner's hold before a new acquisition, after the checks every acquisition makes: an
+   * explicit lease that ran out as asked has ended; a hold known to be lost is reported; the lock
+   * type's guard may refuse (no upgrade of a read lock).
+   */
+  Hold holdBeforeAcquiring(String owner) {
+    Hold hold = hold(owner);
+    if (hold != null && hold.explicitLeaseRanOut(now())) {
+      // an explicit lease that ran out as asked (e.g. a lock used as a throttle): it ended
+      forget(hold);
+      hold = null;
+    }
+    if (hold != null && hold.state() == Hold.State.LOST) {
+      throw leaseExpired(hold, "acquire again");
+    }
+    guard.check(owner);
+    return hold;
+  }
+
+  /**
+   * Records a grant as the owner's hold. If the grant's token shows that the owner's earlier hold
+   * was lost (this call took the lock afresh), gives the grant back and throws.
+   */
+  Hold adopt(Hold before, String owner, Granted granted, Lease lease) {
+    if (before != null && granted.token() != before.token()) {
+      Calls.awaitUninterruptibly(
+          driver.release(owner, granted.redisCount()),
+          driver.describe(),
+          "release a re-entry into a lost hold");
+      before.markLost("the lock was taken afresh by a reentrant call", context.callbacks());
+      throw leaseExpired(before, "acquire again");
+    }
+    long deadline = granted.sentAtNanos() + TimeUnit.MILLISECONDS.toNanos(lease.millis());
+    if (before == null) {
+      Hold hold =
+          new Hold(
+              driver.describe(),
+              owner,
+              granted.token(),
+              granted.holdCount(),
+              lease.millis(),
+              deadline,
+              driver.renewal());
+      context.holds().add(driver.holdKey(), hold, driver.waitsForLocalHolder(), lease.renewed());
+      return hold;
+    }
+    before.count(granted.holdCount());
+    before.extendLeaseDeadline(deadline);
+    if (lease.renewed()) {
+      context.holds().renew(before);
+    }
+    return before;
+  }
+
+  /** Gives back a grant that an abandoned acquisition of {@code owner} got. */
+  CompletableFuture<?> giveBack(String owner, Granted granted) {
+    context.holds().givenBack(driver.holdKey(), owner);
+    return driver
+        .release(owner, granted.redisCount())
+        .thenAccept(released -> wakeLocal(released.wake()));
+  }
+
+  // ---- release ----
+
+  /**
+   * Gives back one hold: blocks for the script's reply, retrying transient failures for up to the
+   * command timeout. The last hold goes straight to a parked waiter of this client where the lock
+   * type can. A release whose earlier attempt had an unknown outcome, and that now finds the hold
+   * gone, counts as done: that earlier attempt released it.
+   */
+  void release(Hold hold) {
+    if (!hold.beginRelease()) {
+      throw leaseExpired(hold, "unlock");
+    }
+    int heldBefore = hold.count();
+    LockDriver.Release reply;
+    try {
+      reply =
+          context
+              .calls()
+              .awaitRetrying(
+                  driver.describe(),
+                  "unlock",
+                  () ->
+                      heldBefore == 1
+                          ? driver.releaseLast(hold.owner(), handOff)
+                          : driver.release(hold.owner(), heldBefore),
+                  // it may have run: a later "not held" means it did
+                  () -> hold.releaseInDoubt(true));
+    } catch (RuntimeException e) {
+      hold.endRelease(false);
+      throw e;
+    }
+    boolean released = reply.held() || (hold.releaseInDoubt() && heldBefore == 1);
+    if (!released) {
+      hold.lostAtRelease(
+          "the lock expired, was force-unlocked, or was lost with Redis data",
+          context.callbacks());
+      throw leaseExpired(hold, "unlock");
+    }
+    hold.releaseInDoubt(false);
+    int remaining = heldBefore - 1; // this owner's own view; see MutexClaim.attempt
+    if (remaining > 0) {
+      hold.count(remaining);
+      hold.endRelease(false);
+      return;
+    }
+    forget(hold);
+    hold.endRelease(true);
+    wakeLocal(reply.wake());
+  }
+
+  /** Wakes this client's waiters at once after its own release, without waiting for the message. */
+  private void wakeLocal(WakeMessage wake) {
+    context.waiting().subscriptions().releasedLocally(driver.channel(), wake);
+  }
+
+  void forget(Hold hold) {
+    context.holds().forget(driver.holdKey(), hold);
+  }
+
+  /**
+   * Consumes one local hold of a lost lease and returns the exception that says so; the record is
+   * forgotten once its last hold was given back.
+   */
+  LeaseExpiredException leaseExpired(Hold hold, String operation) {
+    int left = hold.count() - 1;
+    hold.count(Math.max(0, left));
+    if (left <= 0) {
+      forget(hold);
+    }
+    return new LeaseExpiredException(
+        driver.describe()
+            + ": cannot "
+            + operation
+            + ": the hold of "
+            + hold.owner()
+            + " (fencing token "
+            + hold.token()
+            + ") was lost before: "
+            + hold.lostReason());
+  }
+
+  /**
+   * After a force-unlock: the caller's own hold simply ended; every other hold of this client is
+   * lost (its record stays, so that its unlock can tell).
+   */
+  void forceUnlocked(String caller) {
+    for (Hold hold : context.holds().on(driver.holdKey())) {
+      if (hold.owner().equals(caller)) {
+        forget(hold);
+      } else if (hold.markLost("the lock was force-unlocked", context.callbacks())) {
+        context.holds().lost(hold);
+      }
+    }
+  }
+}

@@ -1,0 +1,126 @@
+package dev.warden.internal.lock;
+
+import dev.warden.internal.lease.Hold;
+import dev.warden.internal.lock.driver.LockDriver;
+import dev.warden.internal.wait.Acquisition;
+import dev.warden.internal.wait.Claim;
+import dev.warden.internal.wait.HandOffTerms;
+import dev.warden.internal.wait.Outcome;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One owner's claim on one lock, for {@link Acquisition}: the attempt through the lock's driver,
+ * the give-back of a grant nobody will use, and the two shortcuts of the local client: waiting
+ * without asking Redis while another owner of this client holds the lock, and taking the lock
+ * straight from that owner's release (a hand-off) while parked.
+ */
+final class MutexClaim implements Claim<Granted> {
+  private final LockCore core;
+  private final LockDriver driver;
+  private final String owner;
+  private final int heldBefore;
+  private final long leaseMillis;
+  private final boolean willWait;
+  private final String id;
+  // made when a release first looks at this claim parked; racy but idempotent (a record)
+  private HandOffTerms handOffTerms;
+
+  MutexClaim(LockCore core, String owner, int heldBefore, long leaseMillis, boolean willWait) {
+    this.core = core;
+    this.driver = core.driver();
+    this.id = core.newAcquisitionId();
+    this.owner = owner;
+    this.heldBefore = heldBefore;
+    this.leaseMillis = leaseMillis;
+    this.willWait = willWait;
+  }
+
+  @Override
+  public String describe() {
+    return driver.describe();
+  }
+
+  @Override
+  public String channel() {
+    return driver.channel();
+  }
+
+  @Override
+  public CompletableFuture<Outcome<Granted>> attempt(boolean othersWait) {
+    long sentAt = core.now();
+    return driver
+        .acquire(owner, id, heldBefore, leaseMillis, othersWait, willWait)
+        .thenApply(
+            reply ->
+                reply.acquired()
+                    // the owner's own count: Redis may also count an abandoned acquisition of
+                    // the same owner whose give-back is still on its way
+                    ? Outcome.granted(
+                        new Granted(reply.token(), heldBefore + 1, reply.holdCount(), sentAt))
+                    : Outcome.busy(reply.retryAfterMillis()));
+  }
+
+  @Override
+  public CompletableFuture<?> rollback(Granted granted) {
+    return core.giveBack(owner, granted);
+  }
+
+  @Override
+  public String waiterId() {
+    return driver.waiterId(owner);
+  }
+
+  /**
+   * Whether another owner of this client holds the lock now (for drivers whose local holder's
+   * release always hands over or wakes): then an attempt would be refused, and the acquisition can
+   * wait without asking Redis.
+   */
+  @Override
+  public boolean heldLocally() {
+    if (heldBefore != 0 || !willWait || !driver.waitsForLocalHolder()) {
+      return false;
+    }
+    String holder = core.localHolder();
+    if (holder == null || holder.equals(owner)) {
+      return false;
+    }
+    Hold hold = core.hold(holder);
+    if (hold == null) {
+      return true; // handed over, not yet adopted by its thread
+    }
+    // a lost hold, or an explicit lease that ran out, holds nothing in Redis
+    return hold.state() != Hold.State.LOST && !hold.explicitLeaseRanOut(core.now());
+  }
+
+  /** A first acquisition that waits can be handed the lock; a re-entry or a try cannot. */
+  @Override
+  public HandOffTerms handOffTerms() {
+    if (heldBefore != 0 || !willWait) {
+      return null;
+    }
+    HandOffTerms terms = handOffTerms;
+    if (terms == null) {
+      terms = new HandOffTerms(driver.holdKey(), owner, leaseMillis, id);
+      handOffTerms = terms;
+    }
+    return terms;
+  }
+
+  @Override
+  public long ticket() {
+    return driver.ticket(owner);
+  }
+
+  @Override
+  public Granted handedOver(long token, long sentAtNanos) {
+    return new Granted(token, 1, 1, sentAtNanos);
+  }
+
+  @Override
+  public void finished(boolean granted) {
+    if (!granted && willWait) {
+      var unused = driver.leave(owner); // a queue the waiter joined must not keep it
+    }
+    driver.forget(owner);
+  }
+}

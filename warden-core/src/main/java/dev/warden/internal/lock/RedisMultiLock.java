@@ -1,0 +1,322 @@
+package dev.warden.internal.lock;
+
+import dev.warden.DistributedLock;
+import dev.warden.LockHandle;
+import dev.warden.internal.base.Args;
+import dev.warden.internal.base.Interrupts;
+import dev.warden.internal.lease.Hold;
+import dev.warden.internal.lease.Lease;
+import dev.warden.internal.wait.Acquisition;
+import io.lettuce.core.cluster.SlotHash;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A lock made of several locks, held all together or not at all.
+ *
+ * <p>The parts are taken in one global order, by Redis Cluster hash slot and then by key, so that
+ * two multi-locks of the same locks given in different orders cannot deadlock. Reentrant locks
+ * that share a slot are taken together by one script ({@link GroupClaim}), all or none; other
+ * parts one after the other, each waiting with its own machinery. If a part cannot be had in time,
+ * or the caller is interrupted, or Redis fails, every part taken so far is given back before the
+ * call returns or throws: no partial hold is left behind. Each part's hold is an ordinary hold of
+ * that lock (renewed by the lease keeper without an explicit lease), and {@link #unlock()} gives
+ * back every part, reporting the first failure only after trying them all.
+ *
+ * <p>Supports {@code lock}, {@code lockInterruptibly}, {@code tryLock}, their lease variants,
+ * {@code unlock} and {@code isHeldByCurrentThread}; the rest throws {@link
+ * UnsupportedOperationException}. Thread-bound, like the parts' {@code lock()}.
+ */
+final class RedisMultiLock implements DistributedLock {
+  private static final Logger log = LoggerFactory.getLogger(RedisMultiLock.class);
+
+  private final LockContext context;
+  private final List<RedisMutex> parts; // in the global order
+  private final List<List<RedisMutex>> groups; // consecutive parts taken by one call
+  private final String describe;
+
+  // ReferenceEquality: a lock of this very Warden: its context instance, not an equal one
+  @SuppressWarnings("ReferenceEquality")
+  RedisMultiLock(LockContext context, DistributedLock... locks) {
+    this.context = context;
+    if (locks == null || locks.length == 0) {
+      throw new IllegalArgumentException("locks must not be empty");
+    }
+    List<RedisMutex> sorted = new ArrayList<>();
+    Set<String> keys = new HashSet<>();
+    for (int i = 0; i < locks.length; i++) {
+      DistributedLock lock = locks[i];
+      if (!(lock instanceof RedisMutex mutex) || mutex.core().context() != context) {
+        throw new IllegalArgumentException(
+            "locks[" + i + "] must be a lock of this Warden (not a multi-lock): " + lock);
+      }
+      RedisMutex part = (RedisMutex) lock;
+      if (!keys.add(part.core().driver().holdKey())) {
+        throw new IllegalArgumentException(
+            "locks[" + i + "] is given twice: " + part.core().driver().describe());
+      }
+      sorted.add(part);
+    }
+    sorted.sort(
+        Comparator.comparingInt((RedisMutex part) -> SlotHash.getSlot(part.core().driver().holdKey()))
+            .thenComparing(part -> part.core().driver().holdKey()));
+    this.parts = List.copyOf(sorted);
+    this.groups = group(parts);
+    this.describe = "multi-lock of " + parts.size() + " locks (" + names(parts) + ")";
+  }
+
+  /** Consecutive reentrant locks of one slot form a group; every other part is alone. */
+  private static List<List<RedisMutex>> group(List<RedisMutex> parts) {
+    List<List<RedisMutex>> groups = new ArrayList<>();
+    List<RedisMutex> current = new ArrayList<>();
+    for (RedisMutex part : parts) {
+      boolean joins =
+          !current.isEmpty()
+              && part.core().driver().joinsGroups()
+              && current.get(0).core().driver().joinsGroups()
+              && SlotHash.getSlot(part.core().driver().holdKey())
+                  == SlotHash.getSlot(current.get(0).core().driver().holdKey());
+      if (!joins && !current.isEmpty()) {
+        groups.add(current);
+        current = new ArrayList<>();
+      }
+      current.add(part);
+    }
+    groups.add(current);
+    return groups;
+  }
+
+  private static String names(List<RedisMutex> parts) {
+    List<String> names = new ArrayList<>();
+    parts.forEach(part -> names.add(part.core().driver().describe()));
+    return String.join(", ", names);
+  }
+
+  @Override
+  public String getName() {
+    return describe;
+  }
+
+  // ---- acquisition ----
+
+  @Override
+  public void lock() {
+    uninterruptibly(watchdogLease(), -1);
+  }
+
+  @Override
+  public void lock(long leaseTime, TimeUnit unit) {
+    uninterruptibly(Lease.fixed(Args.leaseMillis("leaseTime", leaseTime, unit)), -1);
+  }
+
+  @Override
+  public void lockInterruptibly() throws InterruptedException {
+    acquire(watchdogLease(), -1, true);
+  }
+
+  @Override
+  public void lockInterruptibly(long leaseTime, TimeUnit unit) throws InterruptedException {
+    acquire(Lease.fixed(Args.leaseMillis("leaseTime", leaseTime, unit)), -1, true);
+  }
+
+  @Override
+  public boolean tryLock() {
+    return uninterruptibly(watchdogLease(), 0);
+  }
+
+  @Override
+  public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+    Args.unit(unit);
+    return acquire(watchdogLease(), Math.max(0, unit.toNanos(time)), true);
+  }
+
+  @Override
+  public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit)
+      throws InterruptedException {
+    long waitNanos = Args.waitNanos("waitTime", waitTime, unit);
+    return acquire(Lease.fixed(Args.leaseMillis("leaseTime", leaseTime, unit)), waitNanos, true);
+  }
+
+  private Lease watchdogLease() {
+    return Lease.renewed(context.settings().watchdogLeaseMillis());
+  }
+
+  private boolean uninterruptibly(Lease lease, long waitNanos) {
+    return Interrupts.uninterruptibly(() -> acquire(lease, waitNanos, false));
+  }
+
+  /** Takes every group in order within the wait; on any failure gives back what it took. */
+  private boolean acquire(Lease lease, long waitNanos, boolean interruptible)
+      throws InterruptedException {
+    if (interruptible) {
+      Interrupts.checkBefore(describe, "acquiring");
+    }
+    long deadline = context.clock().nanoTime() + waitNanos;
+    List<List<RedisMutex>> taken = new ArrayList<>();
+    boolean complete = false;
+    try {
+      for (List<RedisMutex> group : groups) {
+        long left = waitNanos < 0 ? -1 : Math.max(0, deadline - context.clock().nanoTime());
+        boolean got =
+            group.size() == 1
+                ? group.get(0).core().acquireForThread(lease, left, interruptible)
+                : acquireGroup(group, lease, left, interruptible);
+        if (!got) {
+          return false;
+        }
+        taken.add(group);
+      }
+      complete = true;
+      return true;
+    } finally {
+      if (!complete) {
+        giveBack(taken);
+      }
+    }
+  }
+
+  private boolean acquireGroup(
+      List<RedisMutex> group, Lease lease, long waitNanos, boolean interruptible)
+      throws InterruptedException {
+    String owner = context.owners().currentThread();
+    List<LockCore> cores = new ArrayList<>();
+    List<Hold> before = new ArrayList<>();
+    for (RedisMutex part : group) {
+      cores.add(part.core());
+      before.add(part.core().holdBeforeAcquiring(owner));
+    }
+    GroupClaim claim = new GroupClaim(describe, cores, owner, before, lease.millis());
+    List<Granted> grants =
+        new Acquisition<>(context.waiting(), claim, waitNanos).start().await(interruptible);
+    if (grants == null) {
+      return false;
+    }
+    for (int i = 0; i < group.size(); i++) {
+      cores.get(i).adopt(before.get(i), owner, grants.get(i), lease);
+    }
+    return true;
+  }
+
+  /** Gives back the groups taken so far, last first; failures are logged (leases bound them). */
+  private void giveBack(List<List<RedisMutex>> taken) {
+    for (int g = taken.size() - 1; g >= 0; g--) {
+      List<RedisMutex> group = taken.get(g);
+      for (int i = group.size() - 1; i >= 0; i--) {
+        try {
+          group.get(i).unlock();
+        } catch (RuntimeException e) {
+          log.warn(
+              "{}: could not give back {}; it expires with its lease: {}",
+              describe,
+              group.get(i).core().driver().describe(),
+              e.toString());
+        }
+      }
+    }
+  }
+
+  @Override
+  public void unlock() {
+    RuntimeException first = null;
+    for (int i = parts.size() - 1; i >= 0; i--) {
+      try {
+        parts.get(i).unlock();
+      } catch (RuntimeException e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  @Override
+  public boolean isHeldByCurrentThread() {
+    for (RedisMutex part : parts) {
+      if (!part.isHeldByCurrentThread()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // ---- not offered by the multi-lock ----
+
+  private UnsupportedOperationException unsupported(String operation) {
+    return new UnsupportedOperationException(
+        describe
+            + ": "
+            + operation
+            + " is not offered by a multi-lock (it supports lock, tryLock, their lease"
+            + " variants, unlock and isHeldByCurrentThread); use the parts for it");
+  }
+
+  @Override
+  public boolean forceUnlock() {
+    throw unsupported("forceUnlock");
+  }
+
+  @Override
+  public boolean isLocked() {
+    throw unsupported("isLocked");
+  }
+
+  @Override
+  public int getHoldCount() {
+    throw unsupported("getHoldCount");
+  }
+
+  @Override
+  public long remainTimeToLive() {
+    throw unsupported("remainTimeToLive");
+  }
+
+  @Override
+  public long fencingToken() {
+    throw unsupported("fencingToken");
+  }
+
+  @Override
+  public Condition newCondition() {
+    throw unsupported("newCondition");
+  }
+
+  @Override
+  public Condition newCondition(String conditionName) {
+    throw unsupported("newCondition");
+  }
+
+  @Override
+  public LockHandle acquire(Duration waitTime) {
+    throw unsupported("acquire");
+  }
+
+  @Override
+  public Optional<LockHandle> tryAcquire(Duration waitTime) {
+    throw unsupported("tryAcquire");
+  }
+
+  @Override
+  public CompletableFuture<LockHandle> acquireAsync(Duration waitTime) {
+    throw unsupported("acquireAsync");
+  }
+
+  @Override
+  public String toString() {
+    return describe;
+  }
+}

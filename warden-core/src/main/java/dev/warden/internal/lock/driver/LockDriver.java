@@ -1,0 +1,148 @@
+package dev.warden.internal.lock.driver;
+
+import dev.warden.internal.lease.Renewal;
+import dev.warden.internal.wait.WakeMessage;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What differs between lock types (reentrant, fair, read, write): their Redis data and scripts,
+ * and whether and how a release hands the lock straight to a waiter of the same client. The lock
+ * layer does the rest (the API, local holds, handles, waiting), in the manner of Curator's mutex,
+ * internals and driver. A driver sends its own calls: it is given what it needs when it is made,
+ * and is never asked what type it is.
+ */
+public interface LockDriver {
+  /**
+   * The reply of one acquisition attempt.
+   *
+   * @param acquired whether the owner holds the lock now
+   * @param token the hold's fencing token, when acquired
+   * @param holdCount the owner's hold count in Redis, when acquired
+   * @param retryAfterMillis when refused: how long the holder may still hold (bounds the wait)
+   */
+  record Attempt(boolean acquired, long token, int holdCount, long retryAfterMillis) {
+    /** An attempt that took the lock. */
+    public static Attempt acquired(long token, int holdCount) {
+      return new Attempt(true, token, holdCount, 0);
+    }
+
+    /** An attempt refused while another owner holds the lock. */
+    public static Attempt busy(long retryAfterMillis) {
+      return new Attempt(false, -1, 0, retryAfterMillis);
+    }
+  }
+
+  /**
+   * The reply of one release.
+   *
+   * @param held whether the owner held the lock
+   * @param remaining the owner's holds afterwards
+   * @param wake whom of this client's waiters to wake now
+   */
+  record Release(boolean held, int remaining, WakeMessage wake) {
+    /** The last hold went straight to a waiter of this client: nobody else is woken. */
+    public static final Release HANDED_OVER = new Release(true, 0, WakeMessage.NONE);
+  }
+
+  /** The lock's name, label and keys. */
+  LockKeys keys();
+
+  /** Names the lock in messages, e.g. {@code fair lock 'orders'}. */
+  default String describe() {
+    return keys().describe();
+  }
+
+  /** The lock's name as the user gave it. */
+  default String name() {
+    return keys().name();
+  }
+
+  /** The key that identifies holds: with the owner, it names a local hold. */
+  default String holdKey() {
+    return keys().lock();
+  }
+
+  /** The channel releases are published on. */
+  default String channel() {
+    return keys().channel();
+  }
+
+  /**
+   * Tries once.
+   *
+   * @param acquisitionId unique per acquisition: a retry of the same acquisition that finds its
+   *     first try applied changes nothing, while a hold left by another (abandoned) acquisition of
+   *     the same owner is not mistaken for it
+   * @param heldBefore the owner's hold count as the client knows it
+   * @param othersWait other local acquirers wait: the release must publish
+   * @param willWait the caller waits if refused (a fair lock queues it; {@code tryLock()} not)
+   */
+  CompletableFuture<Attempt> acquire(
+      String owner,
+      String acquisitionId,
+      int heldBefore,
+      long leaseMillis,
+      boolean othersWait,
+      boolean willWait);
+
+  /** Gives back one hold (see {@link Release}). */
+  CompletableFuture<Release> release(String owner, int heldBefore);
+
+  /**
+   * Gives back the owner's last hold, handing the lock straight to a parked waiter of this client
+   * where this lock type can ({@link Release#HANDED_OVER} then). By default a plain release. Safe
+   * to call again after a failure whose outcome is unknown.
+   */
+  default CompletableFuture<Release> releaseLast(String owner, Successors successors) {
+    return release(owner, 1);
+  }
+
+  /**
+   * Whether a thread that finds the lock held by another owner of this client may wait without
+   * asking Redis: true when that owner's release always hands the lock over or wakes this client's
+   * waiters (the reentrant lock).
+   */
+  default boolean waitsForLocalHolder() {
+    return false;
+  }
+
+  /**
+   * Whether several locks of this type in one slot can be taken by one script call of a
+   * multi-lock (lock-acquire-all.lua takes reentrant locks).
+   */
+  default boolean joinsGroups() {
+    return false;
+  }
+
+  /** Removes a waiter that gave up from whatever queue it joined; a no-op for most locks. */
+  default CompletableFuture<?> leave(String owner) {
+    return CompletableFuture.completedFuture(null);
+  }
+
+  /** Forgets what the driver kept for a waiter whose acquisition is over. */
+  default void forget(String owner) {}
+
+  /** The waiter's place in the lock's queue, or {@link Long#MAX_VALUE} when it has none. */
+  default long ticket(String owner) {
+    return Long.MAX_VALUE;
+  }
+
+  /** The id under which a waiter is woken alone, or null when wake-ups are not targeted. */
+  default String waiterId(String owner) {
+    return null;
+  }
+
+  /** Whether the lock offers conditions (the read lock does not, as in the JDK). */
+  default boolean supportsConditions() {
+    return true;
+  }
+
+  /** Deletes every hold whoever owns it and wakes waiters; true if there was one. */
+  CompletableFuture<Boolean> forceRelease();
+
+  /** How the lease keeper renews holds of this lock. */
+  Renewal renewal();
+
+  /** The lock's one-read queries. */
+  LockQueries queries();
+}

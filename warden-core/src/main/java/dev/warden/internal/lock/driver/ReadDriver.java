@@ -1,0 +1,124 @@
+package dev.warden.internal.lock.driver;
+
+import dev.warden.internal.base.Settings;
+import dev.warden.internal.lease.Renewal;
+import dev.warden.internal.redis.Scripts;
+import dev.warden.internal.wait.WakeMessage;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The read side of a read-write lock: every reader's hold has its own lease, kept as a deadline
+ * in a sorted set, so an expired reader stops counting without any scan, and taking, releasing
+ * or renewing a read hold costs the same however many readers there are. New readers are refused
+ * while another owner writes or a writer waits. A release wakes every local waiter.
+ */
+public final class ReadDriver implements LockDriver, LockQueries {
+  private final Scripts scripts;
+  private final Settings settings;
+  private final ReadWriteKeys keys;
+  private final LockKeys lockKeys;
+  private final Renewal renewal;
+
+  public ReadDriver(Scripts scripts, Settings settings, ReadWriteKeys keys) {
+    this.scripts = scripts;
+    this.settings = settings;
+    this.keys = keys;
+    this.lockKeys =
+        new LockKeys(
+            keys.name(),
+            keys.reads(),
+            keys.fence(),
+            keys.channel(),
+            "read lock '" + keys.name() + "'");
+    this.renewal = new Renewal(DriverScripts.RW_READ_RENEW, List.of(keys.reads(), keys.readers()));
+  }
+
+  @Override
+  public LockKeys keys() {
+    return lockKeys;
+  }
+
+  @Override
+  public boolean supportsConditions() {
+    return false;
+  }
+
+  @Override
+  public CompletableFuture<Attempt> acquire(
+      String owner,
+      String acquisitionId,
+      int heldBefore,
+      long leaseMillis,
+      boolean othersWait,
+      boolean willWait) {
+    return scripts
+        .run(
+            DriverScripts.RW_READ_ACQUIRE,
+            keys.acquireKeys(),
+            owner,
+            Long.toString(leaseMillis),
+            Integer.toString(heldBefore),
+            settings.fenceRetentionArgument(),
+            acquisitionId)
+        .thenApply(Replies::queuedAttempt);
+  }
+
+  @Override
+  public CompletableFuture<Release> release(String owner, int heldBefore) {
+    return scripts
+        .run(
+            DriverScripts.RW_READ_RELEASE,
+            new String[] {keys.reads(), keys.readers(), keys.wanted()},
+            owner,
+            Integer.toString(heldBefore),
+            keys.channel())
+        .thenApply(reply -> Replies.release(reply, WakeMessage.ALL));
+  }
+
+  @Override
+  public CompletableFuture<Boolean> forceRelease() {
+    return scripts
+        .run(
+            DriverScripts.RW_FORCE_RELEASE,
+            new String[] {keys.reads(), keys.readers()},
+            keys.channel())
+        .thenApply(Scripts::succeeded);
+  }
+
+  @Override
+  public Renewal renewal() {
+    return renewal;
+  }
+
+  @Override
+  public LockQueries queries() {
+    return this;
+  }
+
+  private CompletableFuture<List<Object>> query(String owner) {
+    return scripts.run(
+        DriverScripts.RW_READ_QUERY, new String[] {keys.reads(), keys.readers()}, owner);
+  }
+
+  @Override
+  public CompletableFuture<Boolean> isLocked() {
+    return query("").thenApply(reply -> Scripts.number(reply, 0) > 0);
+  }
+
+  @Override
+  public CompletableFuture<Integer> holdCount(String owner) {
+    return query(owner).thenApply(reply -> (int) Scripts.number(reply, 1));
+  }
+
+  @Override
+  public CompletableFuture<Long> remainTimeToLive() {
+    return query("").thenApply(reply -> Scripts.number(reply, 3));
+  }
+
+  @Override
+  public CompletableFuture<Long> token(String owner) {
+    return query(owner)
+        .thenApply(reply -> Scripts.number(reply, 2) < 0 ? null : Scripts.number(reply, 2));
+  }
+}

@@ -1,0 +1,48 @@
+package dev.warden.internal.lock.driver;
+
+/**
+ * The Redis names of one read-write lock, all under the hash tag {@code {NAME}}: see
+ * rw-write-acquire.lua for what each holds.
+ */
+public record ReadWriteKeys(LockKeys base) {
+  public static ReadWriteKeys of(String name) {
+    return new ReadWriteKeys(LockKeys.of(name, "rw", "read-write lock"));
+  }
+
+  public String name() {
+    return base.name();
+  }
+
+  public String write() {
+    return base.key("write");
+  }
+
+  public String reads() {
+    return base.key("reads");
+  }
+
+  public String readers() {
+    return base.key("readers");
+  }
+
+  public String writers() {
+    return base.key("writers");
+  }
+
+  public String wanted() {
+    return base.key("wanted");
+  }
+
+  public String fence() {
+    return base.fence();
+  }
+
+  public String channel() {
+    return base.channel();
+  }
+
+  /** The keys every rw acquire script takes, in order. */
+  String[] acquireKeys() {
+    return new String[] {write(), reads(), readers(), writers(), fence(), wanted()};
+  }
+}

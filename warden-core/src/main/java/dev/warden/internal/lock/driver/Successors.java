@@ -1,0 +1,38 @@
+package dev.warden.internal.lock.driver;
+
+import dev.warden.internal.wait.HandOffTerms;
+
+/**
+ * This client's parked waiters for one lock, as its release sees them: the other side of a
+ * hand-off, implemented by the lock layer. A driver that hands its lock over asks for a candidate,
+ * runs its release script with the candidate's terms, and then tells the candidate how it went.
+ */
+public interface Successors {
+  /**
+   * Takes off its topic the longest-parked waiter of this client that can be handed the lock,
+   * unless a real release is due (a waiter a hand-off cannot reach was refused, and enough
+   * hand-offs were made in a row); null when there is none or a real release is due.
+   */
+  Candidate next();
+
+  /** Takes off its topic this client's parked waiter with the earliest ticket; null if none. */
+  Candidate earliest();
+
+  /** A parked waiter taken off its topic for a hand-off: its wake-up is now the release's. */
+  interface Candidate {
+    /** What the release script needs to give it the lock. */
+    HandOffTerms terms();
+
+    /**
+     * The release gave it the lock with this token: it holds it now. {@code othersWait}: Redis
+     * says that a waiter no hand-off can reach was refused meanwhile.
+     */
+    void handedOver(long token, boolean othersWait);
+
+    /** The release did not give it the lock (it failed, or may not have run): it tries at once. */
+    void declined();
+
+    /** The release did not give it the lock because another waiter is first: it waits on. */
+    void notFirst();
+  }
+}

@@ -1,0 +1,113 @@
+package dev.warden.internal.lock.driver;
+
+import dev.warden.internal.base.Settings;
+import dev.warden.internal.lease.Renewal;
+import dev.warden.internal.redis.Scripts;
+import dev.warden.internal.wait.WakeMessage;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The write side of a read-write lock: a hash of owner to hold count like the reentrant lock,
+ * taken only while no other owner holds a live read hold. A waiting writer is registered (with a
+ * heartbeat, like a fair-lock waiter) so that new readers queue behind it: writers are not
+ * starved by overlapping readers. A release wakes every local waiter.
+ */
+public final class WriteDriver implements LockDriver {
+  private static final String HEARTBEAT_TIMEOUT = Long.toString(Settings.HEARTBEAT_TIMEOUT_MILLIS);
+
+  private final Scripts scripts;
+  private final Settings settings;
+  private final ReadWriteKeys keys;
+  private final LockKeys lockKeys;
+  private final Renewal renewal;
+  private final LockQueries queries;
+
+  public WriteDriver(Scripts scripts, Settings settings, ReadWriteKeys keys) {
+    this.scripts = scripts;
+    this.settings = settings;
+    this.keys = keys;
+    this.lockKeys =
+        new LockKeys(
+            keys.name(),
+            keys.write(),
+            keys.fence(),
+            keys.channel(),
+            "write lock '" + keys.name() + "'");
+    this.renewal = new Renewal(DriverScripts.LOCK_RENEW, List.of(keys.write()));
+    this.queries = new HashQueries(scripts.redis(), keys.write());
+  }
+
+  @Override
+  public LockKeys keys() {
+    return lockKeys;
+  }
+
+  @Override
+  public CompletableFuture<Attempt> acquire(
+      String owner,
+      String acquisitionId,
+      int heldBefore,
+      long leaseMillis,
+      boolean othersWait,
+      boolean willWait) {
+    return scripts
+        .run(
+            DriverScripts.RW_WRITE_ACQUIRE,
+            keys.acquireKeys(),
+            owner,
+            Long.toString(leaseMillis),
+            Integer.toString(heldBefore),
+            settings.fenceRetentionArgument(),
+            willWait ? "1" : "0",
+            HEARTBEAT_TIMEOUT,
+            acquisitionId)
+        .thenApply(
+            reply -> {
+              if (Scripts.number(reply, 0) < 0) {
+                throw new IllegalMonitorStateException(
+                    describe() + ": " + owner + " holds read holds: a read lock cannot be upgraded");
+              }
+              // a waiting writer's attempts are its heartbeat
+              return Replies.queuedAttempt(reply);
+            });
+  }
+
+  @Override
+  public CompletableFuture<Release> release(String owner, int heldBefore) {
+    return scripts
+        .run(
+            DriverScripts.RW_WRITE_RELEASE,
+            new String[] {keys.write(), keys.wanted()},
+            owner,
+            Integer.toString(heldBefore),
+            keys.channel())
+        .thenApply(reply -> Replies.release(reply, WakeMessage.ALL));
+  }
+
+  @Override
+  public CompletableFuture<?> leave(String owner) {
+    return scripts.run(
+        DriverScripts.RW_WRITER_LEAVE,
+        new String[] {keys.writers(), keys.wanted()},
+        owner,
+        keys.channel());
+  }
+
+  @Override
+  public CompletableFuture<Boolean> forceRelease() {
+    return scripts
+        .run(DriverScripts.RW_FORCE_RELEASE, new String[] {keys.write()}, keys.channel())
+        .thenApply(Scripts::succeeded);
+  }
+
+  @Override
+  public Renewal renewal() {
+    return renewal;
+  }
+
+  @Override
+  public LockQueries queries() {
+    return queries;
+  }
+}

@@ -1,0 +1,49 @@
+package dev.warden.internal.redis;
+
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.ProtocolKeyword;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * The Redis deployment Warden talks to: where each command goes, and the pub/sub channel of
+ * wake-ups. Every command names the key that routes it; scripts are routed by their first key
+ * (all keys of one Warden object share a hash tag, so they share a slot). One server ({@link
+ * SingleServer}) ignores the routing; a cluster sends each command to the master of the key's
+ * slot, and Sentinel to the current master.
+ *
+ * <p>Thread-safety: every method may be called from any thread and does not block.
+ */
+public interface Deployment {
+  /**
+   * Sends a command built by the caller (a script call with pre-encoded arguments) to the node
+   * that serves {@code routingKey}.
+   */
+  <T> CompletableFuture<T> dispatch(
+      byte[] routingKey,
+      ProtocolKeyword type,
+      CommandOutput<String, String, T> output,
+      CommandArgs<String, String> args);
+
+  /** Runs one plain command on the node that serves {@code routingKey}. */
+  <T> CompletableFuture<T> command(
+      String routingKey, Function<RedisAsyncCommands<String, String>, RedisFuture<T>> command);
+
+  /** The wake-up channel: one pub/sub connection for the whole client. */
+  PubSub pubSub();
+
+  /**
+   * Runs {@code action} each time a command connection was re-established after a loss, when
+   * Redis may have lost data (a restart, a failover).
+   */
+  void onReconnect(Runnable action);
+
+  /** A description for messages: the address, without credentials. */
+  String describe();
+
+  /** Closes every connection. Idempotent. */
+  void close();
+}

@@ -1,0 +1,79 @@
+package dev.warden.internal.redis;
+
+import dev.warden.WardenException;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisException;
+import java.io.IOException;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/** Turns client and server errors into {@link WardenException}s that name the object. */
+public final class Failures {
+  private Failures() {}
+
+  public static Throwable unwrap(Throwable failure) {
+    Throwable t = failure;
+    while ((t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+
+  /**
+   * Returns whether trying again may succeed: the connection dropped or Redis did not answer in
+   * time, or Redis answered that it cannot serve yet (loading, busy script, failover). Other error
+   * replies (wrong key type, script errors) are final.
+   */
+  public static boolean isTransient(Throwable failure) {
+    Throwable t = unwrap(failure);
+    if (!(t instanceof RedisException || t instanceof IOException)) {
+      return false; // Warden's own verdicts and programming errors are final
+    }
+    if (t instanceof RedisCommandExecutionException) {
+      String message = String.valueOf(t.getMessage());
+      return message.startsWith("LOADING")
+          || message.startsWith("BUSY")
+          || message.startsWith("TRYAGAIN")
+          || message.startsWith("MASTERDOWN")
+          || message.startsWith("CLUSTERDOWN")
+          || message.startsWith("READONLY");
+    }
+    return true;
+  }
+
+  /**
+   * Returns what a caller should see for a failure: a Redis or I/O failure wrapped as a {@link
+   * WardenException} naming the object; Warden's own verdicts (e.g. an {@code
+   * IllegalMonitorStateException}) as they are.
+   */
+  public static RuntimeException forCaller(String object, String operation, Throwable failure) {
+    Throwable t = unwrap(failure);
+    if (t instanceof RuntimeException runtime
+        && !(t instanceof RedisException)
+        && !(t instanceof CancellationException)) {
+      return runtime;
+    }
+    return wrap(object, operation, t);
+  }
+
+  /** Wraps a failure of an operation on an object, with a message a user can act on. */
+  public static WardenException wrap(String object, String operation, Throwable failure) {
+    Throwable t = unwrap(failure);
+    if (t instanceof WardenException warden) {
+      return warden;
+    }
+    String message = String.valueOf(t.getMessage());
+    if (message.contains("WRONGTYPE")) {
+      return new WardenException(
+          object
+              + ": "
+              + operation
+              + " failed: its Redis key holds a value that is not a Warden "
+              + "object (another program may use the same key)",
+          t);
+    }
+    return new WardenException(object + ": " + operation + " failed: " + message, t);
+  }
+}

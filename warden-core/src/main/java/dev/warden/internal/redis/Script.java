@@ -1,0 +1,90 @@
+package dev.warden.internal.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * One Lua script, read once, and its SHA-1 (computed here, so no SCRIPT LOAD round trip is
+ * needed). Scripts live beside the package that runs them: {@code lock-acquire.lua} of the lock
+ * drivers is the resource {@code dev/warden/internal/lock/driver/lock-acquire.lua}.
+ *
+ * <p>The one loading rule, for Warden and for the script tests alike: a script's body is the
+ * shared prelude ({@code redis/prelude.lua}: its local functions), then the script's own file.
+ * EVALSHA sends only the digest, so the prelude costs nothing per call; error line numbers in a
+ * script count the prelude's lines first.
+ *
+ * @param name the script's name, e.g. {@code lock-acquire}
+ * @param body the Lua source sent with EVAL: the prelude, then the script
+ * @param sha its SHA-1, sent with EVALSHA
+ */
+public record Script(String name, String body, String sha) {
+  private static final String PRELUDE = read(Script.class, "prelude.lua");
+
+  /** The folder of warden-core's packages, which script paths are relative to. */
+  private static final String ROOT = "/dev/warden/internal/";
+
+  /**
+   * Loads the script {@code name + ".lua"} of the package of {@code owner}, after the prelude.
+   *
+   * @throws IllegalStateException if there is no such resource
+   */
+  public static Script load(Class<?> owner, String name) {
+    return new Script(name, PRELUDE + read(owner, name + ".lua"), null);
+  }
+
+  /**
+   * Loads a script by its path under {@code dev/warden/internal}, without {@code .lua}: {@code
+   * lock/driver/lock-acquire}. For tools and tests that run scripts on their own.
+   *
+   * @throws IllegalStateException if there is no such resource
+   */
+  public static Script resource(String path) {
+    String name = path.substring(path.lastIndexOf('/') + 1);
+    return new Script(name, PRELUDE + read(Script.class, ROOT + path + ".lua"), null);
+  }
+
+  /** The prelude every script's body begins with. */
+  public static String prelude() {
+    return PRELUDE;
+  }
+
+  /** The script's own text: its body without the prelude. */
+  public String source() {
+    return body.substring(PRELUDE.length());
+  }
+
+  /** Creates a script from its body, computing the SHA-1 when not given. */
+  public Script {
+    if (sha == null) {
+      sha = sha1(body);
+    }
+  }
+
+  /** Returns the SHA-1 of a script body as Redis computes it: 40 lower-case hex digits. */
+  public static String sha1(String body) {
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-1").digest(body.getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(digest);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-1 is required by every Java platform", e);
+    }
+  }
+
+  private static String read(Class<?> owner, String resource) {
+    try (InputStream in = owner.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException(
+            "script resource missing: " + resource + " (beside " + owner.getName() + ")");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read script " + resource, e);
+    }
+  }
+}

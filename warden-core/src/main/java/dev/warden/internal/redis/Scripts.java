@@ -1,0 +1,114 @@
+package dev.warden.internal.redis;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.output.IntegerListOutput;
+import io.lettuce.core.output.NestedMultiOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+/**
+ * Runs Warden's Lua scripts with EVALSHA, routed by their first key. When Redis answers NOSCRIPT
+ * (first use, a restart, SCRIPT FLUSH, failover, another cluster node) the call is sent again as
+ * EVAL, which also caches the script: a NOSCRIPT reply means the script did not run, so resending
+ * cannot apply it twice.
+ *
+ * <p>Every reply is a table whose first element is a status (see each script's header).
+ */
+public final class Scripts {
+  private final Deployment redis;
+
+  public Scripts(Deployment redis) {
+    this.redis = redis;
+  }
+
+  /**
+   * Runs a script whose reply is a list (integers and strings). The keys and arguments are encoded
+   * to UTF-8 here, on the caller's thread: given as strings, Lettuce would encode each one on its
+   * event loop through a pooled scratch buffer, and that one thread serves every caller.
+   */
+  public CompletableFuture<List<Object>> run(Script script, String[] keys, String... args) {
+    CommandArgs<String, String> keysAndArgs = new CommandArgs<>(StringCodec.UTF8);
+    byte[] routingKey = null;
+    for (String key : keys) {
+      byte[] encoded = key.getBytes(StandardCharsets.UTF_8);
+      if (routingKey == null) {
+        routingKey = encoded;
+      }
+      keysAndArgs.add(encoded);
+    }
+    for (String arg : args) {
+      keysAndArgs.add(arg.getBytes(StandardCharsets.UTF_8));
+    }
+    return withFallback(
+        script, routingKey, keys.length, keysAndArgs, () -> new NestedMultiOutput<>(StringCodec.UTF8));
+  }
+
+  /**
+   * Runs a script whose keys and arguments were encoded by the caller (e.g. with {@link
+   * CommandArgs#add(byte[])}, so that bytes sent again and again are encoded once), and whose reply
+   * is a list of integers. {@code keysAndArgs} holds the {@code keyCount} keys, then the arguments;
+   * {@code routingKey} is the first key.
+   */
+  public CompletableFuture<List<Long>> runEncoded(
+      Script script, byte[] routingKey, int keyCount, CommandArgs<String, String> keysAndArgs) {
+    return withFallback(
+        script, routingKey, keyCount, keysAndArgs, () -> new IntegerListOutput<>(StringCodec.UTF8));
+  }
+
+  /** The deployment the scripts run on, for plain commands. */
+  public Deployment redis() {
+    return redis;
+  }
+
+  private <T> CompletableFuture<T> withFallback(
+      Script script,
+      byte[] routingKey,
+      int keyCount,
+      CommandArgs<String, String> keysAndArgs,
+      Supplier<CommandOutput<String, String, T>> output) {
+    return dispatch(CommandType.EVALSHA, script.sha(), routingKey, keyCount, keysAndArgs, output.get())
+        .exceptionallyCompose(
+            failure ->
+                Failures.unwrap(failure) instanceof RedisNoScriptException
+                    ? dispatch(
+                        CommandType.EVAL,
+                        script.body(),
+                        routingKey,
+                        keyCount,
+                        keysAndArgs,
+                        output.get())
+                    : CompletableFuture.failedFuture(failure));
+  }
+
+  private <T> CompletableFuture<T> dispatch(
+      CommandType type,
+      String script,
+      byte[] routingKey,
+      int keyCount,
+      CommandArgs<String, String> keysAndArgs,
+      CommandOutput<String, String, T> output) {
+    CommandArgs<String, String> args =
+        new CommandArgs<>(StringCodec.UTF8).add(script).add(keyCount).addAll(keysAndArgs);
+    return redis.dispatch(routingKey, type, output, args);
+  }
+
+  /** Reads an integer from a script's list reply. */
+  public static long number(List<Object> reply, int index) {
+    Object value = reply.get(index);
+    if (value instanceof Number number) {
+      return number.longValue();
+    }
+    return Long.parseLong(String.valueOf(value));
+  }
+
+  /** Whether a script's reply says yes: its status is 1. */
+  public static boolean succeeded(List<Object> reply) {
+    return number(reply, 0) == 1;
+  }
+}

@@ -1,0 +1,188 @@
+package dev.warden.internal.redis;
+
+import dev.warden.WardenException;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.ProtocolKeyword;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * One Redis server (or whatever one Lettuce URI reaches): a command connection and a pub/sub
+ * connection, both reconnecting by themselves.
+ */
+public final class SingleServer implements Deployment {
+  private final String address;
+  private final ClientResources resources;
+  private final RedisClient client;
+  private final StatefulRedisConnection<String, String> connection;
+  private final RedisAsyncCommands<String, String> commands;
+  private final ServerPubSub pubSub;
+
+  private SingleServer(RedisURI uri, Duration commandTimeout, String clientName) {
+    this.address = uri.toString();
+    // Reconnect back-off capped at one second (Lettuce's default grows to 30 s): once Redis is
+    // back, waiters and the lease keeper must notice within a second, not half a minute.
+    this.resources =
+        DefaultClientResources.builder()
+            .reconnectDelay(
+                () ->
+                    Delay.exponential(
+                        Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+            .build();
+    this.client = RedisClient.create(resources, uri);
+    client.setOptions(
+        ClientOptions.builder()
+            .autoReconnect(true)
+            .replayFilter(new NoScriptReplay())
+            .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+            .build());
+    StatefulRedisConnection<String, String> commandConnection = null;
+    StatefulRedisPubSubConnection<String, String> pubSubConnection = null;
+    try {
+      commandConnection = client.connect();
+      pubSubConnection = client.connectPubSub();
+      commandConnection.sync().clientSetname(clientName);
+      pubSubConnection.sync().clientSetname(clientName + "-pubsub");
+    } catch (RedisException e) {
+      if (commandConnection != null) {
+        commandConnection.close();
+      }
+      shutdown();
+      throw new WardenException("cannot connect to Redis at " + address + ": " + e.getMessage(), e);
+    }
+    this.connection = commandConnection;
+    this.commands = connection.async();
+    this.pubSub = new ServerPubSub(pubSubConnection);
+  }
+
+  /**
+   * Connects to the server at {@code uri}, naming both connections after {@code clientName}.
+   *
+   * @throws IllegalArgumentException if the URI is malformed
+   * @throws WardenException if Redis cannot be reached
+   */
+  public static SingleServer connect(String uri, Duration commandTimeout, String clientName) {
+    RedisURI redisUri;
+    try {
+      redisUri = RedisURI.create(uri);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          "redisUri is not a valid Redis URI: " + uri + " (" + e.getMessage() + ")", e);
+    }
+    redisUri.setTimeout(commandTimeout);
+    return new SingleServer(redisUri, commandTimeout, clientName);
+  }
+
+  @Override
+  public <T> CompletableFuture<T> dispatch(
+      byte[] routingKey,
+      ProtocolKeyword type,
+      CommandOutput<String, String, T> output,
+      CommandArgs<String, String> args) {
+    return commands.dispatch(type, output, args).toCompletableFuture();
+  }
+
+  @Override
+  public <T> CompletableFuture<T> command(
+      String routingKey, Function<RedisAsyncCommands<String, String>, RedisFuture<T>> command) {
+    return command.apply(commands).toCompletableFuture();
+  }
+
+  @Override
+  public PubSub pubSub() {
+    return pubSub;
+  }
+
+  @Override
+  public void onReconnect(Runnable action) {
+    client.addListener(
+        new RedisConnectionStateListener() {
+          @Override
+          public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress remote) {
+            if (handler == connection) {
+              action.run();
+            }
+          }
+        });
+  }
+
+  @Override
+  public String describe() {
+    return address;
+  }
+
+  @Override
+  public void close() {
+    pubSub.close();
+    connection.close();
+    shutdown();
+  }
+
+  // FutureReturnValueIgnored: resources.shutdown: close does not wait for Netty's threads to end
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void shutdown() {
+    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    resources.shutdown(0, 2, TimeUnit.SECONDS);
+  }
+
+  /** The server's SUBSCRIBE on one pub/sub connection. */
+  private static final class ServerPubSub implements PubSub {
+    private final StatefulRedisPubSubConnection<String, String> connection;
+
+    ServerPubSub(StatefulRedisPubSubConnection<String, String> connection) {
+      this.connection = connection;
+    }
+
+    @Override
+    public void listen(Listener listener) {
+      connection.addListener(
+          new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String channel, String message) {
+              listener.message(channel, message);
+            }
+
+            @Override
+            public void subscribed(String channel, long count) {
+              listener.subscribed(channel);
+            }
+          });
+    }
+
+    @Override
+    public CompletableFuture<Void> subscribe(String channel) {
+      return connection.async().subscribe(channel).toCompletableFuture().thenApply(ok -> null);
+    }
+
+    @Override
+    // FutureReturnValueIgnored: fire and forget: a failed unsubscribe only leaves an idle subscription
+    @SuppressWarnings("FutureReturnValueIgnored")
+    public void unsubscribe(String channel) {
+      connection.async().unsubscribe(channel);
+    }
+
+    @Override
+    public void close() {
+      connection.close();
+    }
+  }
+}

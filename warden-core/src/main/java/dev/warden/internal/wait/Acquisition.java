@@ -1,0 +1,389 @@
+package dev.warden.internal.wait;
+
+import dev.warden.WardenException;
+import dev.warden.internal.base.Timer;
+import dev.warden.internal.redis.Calls;
+import dev.warden.internal.redis.Failures;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One attempt to take something (a lock, permits, ...), waiting if needed: an asynchronous state
+ * machine driven by script replies (Lettuce event loop), release messages ({@link Subscriptions})
+ * and timers (the Warden's {@link Timer}). Nothing in it blocks but {@link #await}.
+ *
+ * <p>It tries once (through its {@link Claim}); if the object is not free, it joins its topic,
+ * tries again once the subscription is confirmed (a release between the first try and the
+ * subscription would otherwise go unseen), then parks until a release message, its re-check timer
+ * (the recheck interval, or the holder's remaining lease if shorter) or the deadline. Transient
+ * Redis failures are retried until they have lasted the command timeout. A timed acquisition also
+ * has a verdict timer at the deadline plus a margin, so it completes on time even when Redis does
+ * not answer at all.
+ *
+ * <p>It completes with the grant, with {@code null} when the wait ran out, or exceptionally.
+ * Whoever cancels it owns nothing; a grant that arrives after cancellation is given back here.
+ *
+ * <p>A parked acquisition whose claim takes hand-offs is also a {@link Successor}: a release of the
+ * same client may take it off its topic and complete it directly.
+ *
+ * @param <T> what the claim grants
+ */
+public final class Acquisition<T> implements Waiter, Successor {
+  private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
+
+  private final CompletableFuture<T> result = new CompletableFuture<>();
+  private final Waiting waiting;
+  private final Claim<T> claim;
+  private final boolean timed;
+  private final long deadline;
+  private Topic topic; // guarded by this
+  private Timer.Scheduled recheck; // guarded by this
+  private Timer.Scheduled verdict; // guarded by this
+  private long failingSince; // guarded by this; valid while failing
+  private boolean failing; // guarded by this
+
+  /**
+   * Creates an acquisition; {@link #start()} sends its first attempt.
+   *
+   * @param waitNanos how long to wait; negative means forever
+   */
+  public Acquisition(Waiting waiting, Claim<T> claim, long waitNanos) {
+    this.waiting = waiting;
+    this.claim = claim;
+    this.timed = waitNanos >= 0;
+    this.deadline =
+        waiting.clock().nanoTime() + (timed ? Math.min(waitNanos, Long.MAX_VALUE / 4) : 0);
+  }
+
+  /** Sends the first attempt; returns this acquisition. */
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns has nothing more to tell
+  @SuppressWarnings("FutureReturnValueIgnored")
+  public Acquisition<T> start() {
+    waiting.register(this);
+    result.whenComplete((granted, failure) -> cleanUp(granted != null && failure == null));
+    if (timed) {
+      long margin = waiting.settings().verdictMarginNanos();
+      synchronized (this) {
+        verdict =
+            waiting
+                .timer()
+                .schedule(this::verdictOverdue, deadline - waiting.clock().nanoTime() + margin);
+      }
+    }
+    attempt();
+    return this;
+  }
+
+  /**
+   * Waits for the grant on the caller's thread; null when the wait ran out. When interrupted (and
+   * interruptible), abandons the acquisition, gives back a grant that arrived meanwhile, and
+   * throws. Failures are thrown as {@link Failures#forCaller} says.
+   */
+  public T await(boolean interruptible) throws InterruptedException {
+    if (!interruptible) {
+      return Calls.awaitUninterruptibly(result, claim.describe(), claim.verb());
+    }
+    return Calls.await(result, claim.describe(), claim.verb(), this::abandonAndGiveBack);
+  }
+
+  /** Runs {@code action} when the acquisition completes, on the thread that completes it. */
+  // FutureReturnValueIgnored: only registers the action; the copy it returns is not needed
+  @SuppressWarnings("FutureReturnValueIgnored")
+  public void whenComplete(BiConsumer<? super T, ? super Throwable> action) {
+    result.whenComplete(action);
+  }
+
+  /**
+   * Abandons the acquisition if it is not over; a grant arriving later is given back. Returns
+   * whether it was abandoned.
+   */
+  public boolean cancel() {
+    return result.cancel(false);
+  }
+
+  /**
+   * Abandons the acquisition (the caller was interrupted or gave up): afterwards nothing is held. A
+   * grant that had already been made is given back.
+   */
+  void abandonAndGiveBack() {
+    if (result.cancel(false) || result.isCompletedExceptionally()) {
+      return; // a grant arriving later is given back by granted()
+    }
+    T granted = result.getNow(null);
+    if (granted != null) {
+      giveBack(granted);
+    }
+  }
+
+  /** Fails the acquisition from outside, e.g. when the Warden closes. */
+  void fail(WardenException failure) {
+    result.completeExceptionally(failure);
+  }
+
+  @Override
+  public String waiterId() {
+    return claim.waiterId();
+  }
+
+  @Override
+  public Successor successor() {
+    return claim.handOffTerms() == null ? null : this;
+  }
+
+  @Override
+  public HandOffTerms terms() {
+    return claim.handOffTerms();
+  }
+
+  @Override
+  public long ticket() {
+    return claim.ticket();
+  }
+
+  @Override
+  public void grant(long token, long sentAtNanos) {
+    granted(claim.handedOver(token, sentAtNanos));
+  }
+
+  @Override
+  public void reparkOrWake(Topic on, long claimedAtGeneration) {
+    boolean parked;
+    synchronized (this) {
+      Timer.Scheduled timer = recheck;
+      parked =
+          !result.isDone()
+              && topic == on
+              && on.restore(this, claimedAtGeneration, () -> timer != null && !timer.isDone());
+    }
+    if (!parked) {
+      wake();
+    }
+  }
+
+  @Override
+  public void wake() {
+    Topic on;
+    synchronized (this) {
+      if (recheck != null) {
+        recheck.cancel();
+        recheck = null;
+      }
+      on = topic;
+    }
+    if (result.isDone()) {
+      if (on != null) {
+        // given a release it will not use: pass it on to the next local waiter (for a fair
+        // lock's head this is only a spare wake-up; its leaving tells the next head)
+        waiting.subscriptions().releasedLocally(on.channel(), WakeMessage.ONE);
+      }
+      return;
+    }
+    attempt();
+  }
+
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns has nothing more to tell
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void attempt() {
+    long generation;
+    boolean othersWait;
+    boolean first;
+    Topic seen;
+    Subscriptions subscriptions = waiting.subscriptions();
+    synchronized (this) {
+      if (result.isDone()) {
+        return;
+      }
+      first = topic == null;
+      // Before joining, a topic other waiters already subscribed counts wake-ups for this attempt
+      // too: if it is still the one joined after a refusal, no second attempt is needed.
+      Topic existing = topic != null ? topic : subscriptions.topic(claim.channel());
+      seen = existing != null && (topic != null || existing.isSubscribed()) ? existing : null;
+      generation = seen == null ? -1 : seen.generation();
+      othersWait = subscriptions.othersWait(claim.channel(), topic);
+    }
+    if (first && claim.heldLocally()) {
+      // read after the generation: a release since then makes the park fail, and we try
+      heldByAnother(0, claim.channel(), seen, generation);
+      return;
+    }
+    long sentAt = waiting.clock().nanoTime();
+    CompletableFuture<Outcome<T>> reply;
+    try {
+      reply = claim.attempt(othersWait);
+    } catch (RuntimeException e) {
+      result.completeExceptionally(e);
+      return;
+    }
+    reply.whenComplete(
+        (outcome, failure) -> {
+          if (failure != null) {
+            retryOrFail(failure, sentAt);
+          } else if (outcome.granted() != null) {
+            granted(outcome.granted());
+          } else {
+            heldByAnother(
+                outcome.retryAfterMillis(),
+                outcome.channel() != null ? outcome.channel() : claim.channel(),
+                seen,
+                generation);
+          }
+        });
+  }
+
+  private void granted(T granted) {
+    if (!result.complete(granted)) {
+      giveBack(granted); // cancelled or failed meanwhile: nobody will use this grant
+    }
+  }
+
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns has nothing more to tell
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void giveBack(T granted) {
+    claim
+        .rollback(granted)
+        .whenComplete(
+            (released, failure) -> {
+              if (failure != null) {
+                log.warn(
+                    "{}: could not give back an abandoned acquisition; it expires with its lease:"
+                        + " {}",
+                    claim.describe(),
+                    Failures.unwrap(failure).toString());
+              }
+            });
+  }
+
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns has nothing more to tell
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void heldByAnother(long retryAfterMillis, String channel, Topic seen, long generation) {
+    Topic joined = null;
+    Topic left = null;
+    boolean parked = false;
+    Subscriptions subscriptions = waiting.subscriptions();
+    synchronized (this) {
+      if (result.isDone()) {
+        return;
+      }
+      failing = false;
+      long remaining = deadline - waiting.clock().nanoTime();
+      if (timed && remaining <= 0) {
+        result.complete(null);
+        return;
+      }
+      if (topic != null && !topic.channel().equals(channel)) {
+        left = topic; // refused by something else now (a multi-lock's other part): follow it
+        topic = null;
+      }
+      if (topic == null) {
+        topic = subscriptions.join(channel);
+        // subscribed since before the attempt: park as if it had been joined
+        joined = topic == seen ? null : topic;
+      }
+      if (joined == null) {
+        parked = topic.park(this, generation);
+        if (parked) {
+          long waitNanos = waiting.settings().recheckNanos();
+          if (retryAfterMillis > 0) {
+            waitNanos = Math.min(waitNanos, TimeUnit.MILLISECONDS.toNanos(retryAfterMillis) + 1);
+          }
+          if (timed) {
+            waitNanos = Math.min(waitNanos, remaining);
+          }
+          Topic on = topic;
+          recheck = waiting.timer().schedule(() -> recheckDue(on), waitNanos);
+        }
+      }
+    }
+    if (left != null) {
+      subscriptions.leave(left);
+    }
+    if (joined != null) {
+      joined
+          .subscribed()
+          .whenComplete(
+              (ok, failure) -> {
+                if (failure != null) {
+                  retryOrFail(failure, waiting.clock().nanoTime());
+                } else {
+                  attempt();
+                }
+              });
+    } else if (!parked) {
+      attempt(); // a release arrived while the attempt was on its way
+    }
+  }
+
+  private void recheckDue(Topic on) {
+    if (on.unpark(this)) {
+      attempt();
+    }
+  }
+
+  private void retryOrFail(Throwable failure, long sentAt) {
+    if (result.isDone()) {
+      return;
+    }
+    if (!Failures.isTransient(failure)) {
+      result.completeExceptionally(Failures.forCaller(claim.describe(), claim.verb(), failure));
+      return;
+    }
+    long now = waiting.clock().nanoTime();
+    synchronized (this) {
+      if (!failing) {
+        failing = true;
+        failingSince = sentAt;
+      }
+      if (now - failingSince >= waiting.settings().commandTimeoutNanos()
+          || (timed && now - deadline >= 0)) {
+        result.completeExceptionally(
+            new WardenException(
+                claim.describe()
+                    + ": "
+                    + claim.verb()
+                    + " failed: Redis did not answer for "
+                    + Duration.ofNanos(now - failingSince).toMillis()
+                    + " ms",
+                Failures.unwrap(failure)));
+        return;
+      }
+    }
+    waiting.timer().schedule(this::attempt, waiting.settings().retryBackoffNanos());
+  }
+
+  private void verdictOverdue() {
+    result.completeExceptionally(
+        new WardenException(
+            claim.describe()
+                + ": "
+                + claim.verb()
+                + " failed: no answer from Redis within the wait plus "
+                + TimeUnit.NANOSECONDS.toMillis(waiting.settings().verdictMarginNanos())
+                + " ms"));
+  }
+
+  private void cleanUp(boolean granted) {
+    Topic left;
+    synchronized (this) {
+      if (recheck != null) {
+        recheck.cancel();
+        recheck = null;
+      }
+      if (verdict != null) {
+        verdict.cancel();
+        verdict = null;
+      }
+      left = topic;
+      topic = null;
+    }
+    if (left != null) {
+      left.unpark(this);
+      waiting.subscriptions().leave(left);
+    }
+    waiting.unregister(this);
+    claim.finished(granted);
+  }
+}

@@ -1,0 +1,75 @@
+package dev.warden.internal.wait;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What an {@link Acquisition} is taking: one atomic attempt, and how to give back a grant nobody
+ * will use. Implemented by each primitive (lock, fair lock, semaphore, latch, condition, ...).
+ *
+ * @param <T> what a successful attempt grants
+ */
+public interface Claim<T> {
+  /** Describes the object for messages: {@code lock 'orders'}. */
+  String describe();
+
+  /** Names what the acquisition does, for messages: {@code acquire}, {@code await}. */
+  default String verb() {
+    return "acquire";
+  }
+
+  /** The channel on which a release of the object is published. */
+  String channel();
+
+  /**
+   * Tries once. {@code othersWait}: other local acquirers wait on the channel, so a later release
+   * must publish. The reply's grant is null when the object is not free.
+   */
+  CompletableFuture<Outcome<T>> attempt(boolean othersWait);
+
+  /** Gives back a grant that arrived after the acquisition was abandoned. */
+  CompletableFuture<?> rollback(T granted);
+
+  /** Called once the acquisition is over, however it ended (e.g. to leave a queue). */
+  default void finished(boolean granted) {}
+
+  /**
+   * Whether the object is known to be held by another owner of this client, whose release will
+   * wake this client's waiters (or hand the object to one): then the first attempt is skipped and
+   * the acquisition parks at once. Wake-ups that come meanwhile are not lost: the topic's
+   * generation is read before this is asked.
+   */
+  default boolean heldLocally() {
+    return false;
+  }
+
+  /**
+   * The id by which a release message may name this acquisition to wake it (alone, as the fair
+   * lock's head, or first, as a semaphore's; see {@link WakeMessage}); null if releases never name
+   * one.
+   */
+  default String waiterId() {
+    return null;
+  }
+
+  /**
+   * What a release by another owner of this client needs to hand the object straight to this
+   * claim while it is parked, or null when it takes no hand-off (the default). Asked for every
+   * parked waiter a release looks at, under the topic's lock: it must be cheap (made once).
+   */
+  default HandOffTerms handOffTerms() {
+    return null;
+  }
+
+  /** The claim's place in the object's queue now, or {@link Long#MAX_VALUE} when it has none. */
+  default long ticket() {
+    return Long.MAX_VALUE;
+  }
+
+  /**
+   * The grant a hand-off made with this token (called only when {@link #handOffTerms()} is not
+   * null).
+   */
+  default T handedOver(long token, long sentAtNanos) {
+    throw new UnsupportedOperationException(describe() + ": " + verb() + " takes no hand-off");
+  }
+}

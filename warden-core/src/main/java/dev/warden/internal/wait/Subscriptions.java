@@ -1,0 +1,155 @@
+package dev.warden.internal.wait;
+
+import dev.warden.internal.base.Settings;
+import dev.warden.internal.base.Timer;
+import dev.warden.internal.redis.PubSub;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * Wakes local waiters when Redis pub/sub reports that an object was released.
+ *
+ * <p>One pub/sub connection per Warden. All local waiters on one channel share one {@link Topic}
+ * and one subscription, taken when the first joins and dropped {@link
+ * Settings#SUBSCRIPTION_LINGER_MILLIS} after the last leaves (unless somebody joined again
+ * meanwhile). What a message wakes is its {@link WakeMessage}. A lock release says {@code released
+ * <client id>}: the client that released ignores it, because it woke its own waiters when the
+ * release returned ({@link #releasedLocally}). A confirmed (re)subscription wakes every parked
+ * waiter, because messages may have been lost while the connection was down.
+ *
+ * <p>Thread-safety: joining and leaving take this object's monitor (and send SUBSCRIBE and
+ * UNSUBSCRIBE under it, so they reach Redis in order); listener callbacks run on a Lettuce
+ * event-loop thread and only take a topic's short lock and hand work to {@link Waiter#wake()}.
+ */
+public final class Subscriptions {
+  private final PubSub pubSub;
+  private final Map<String, Topic> topics = new ConcurrentHashMap<>();
+  private final String ownRelease;
+  private final Timer timer;
+  private final long lingerNanos;
+
+  /**
+   * @param clientId this client's id, which its own lock releases publish
+   * @param timer ends the subscriptions nobody rejoined within the linger time
+   */
+  public Subscriptions(PubSub pubSub, String clientId, Timer timer, Settings settings) {
+    this.pubSub = pubSub;
+    this.ownRelease = WakeMessage.released(clientId);
+    this.timer = timer;
+    this.lingerNanos = settings.subscriptionLingerNanos();
+    pubSub.listen(
+        new PubSub.Listener() {
+          @Override
+          public void message(String channel, String message) {
+            if (message.equals(ownRelease)) {
+              return; // this client's own release, which woke its waiters when it returned
+            }
+            Topic topic = topics.get(channel);
+            if (topic != null) {
+              topic.deliver(WakeMessage.parse(message));
+            }
+          }
+
+          @Override
+          public void subscribed(String channel) {
+            Topic topic = topics.get(channel);
+            if (topic != null) {
+              topic.wakeAll();
+            }
+          }
+        });
+  }
+
+  /**
+   * The message this client's lock releases publish: other clients wake one waiter on it, this
+   * client ignores it.
+   */
+  public String ownReleaseMessage() {
+    return ownRelease;
+  }
+
+  /** Joins the channel's topic, subscribing unless it is subscribed already. */
+  public synchronized Topic join(String channel) {
+    Topic topic = topics.computeIfAbsent(channel, Topic::new);
+    topic.members++;
+    if (topic.subscribed == null || topic.subscribed.isCompletedExceptionally()) {
+      topic.subscribed = pubSub.subscribe(channel);
+    }
+    return topic;
+  }
+
+  /**
+   * Leaves a topic. The last member's leaving keeps the subscription for the linger time: a thread
+   * that waits again right away (a contended lock taken in a loop) then finds it in place instead
+   * of subscribing anew and trying twice.
+   */
+  public synchronized void leave(Topic topic) {
+    if (--topic.members == 0) {
+      try {
+        timer.schedule(() -> unsubscribeIfIdle(topic), lingerNanos);
+      } catch (RejectedExecutionException closing) {
+        topics.remove(topic.channel(), topic); // the Warden is closing, its connection with it
+      }
+    }
+  }
+
+  private synchronized void unsubscribeIfIdle(Topic topic) {
+    if (topic.members == 0 && topics.remove(topic.channel(), topic)) {
+      pubSub.unsubscribe(topic.channel());
+    }
+  }
+
+  /**
+   * Wakes local waiters of the channel after a release by this client, as the release's message
+   * would.
+   */
+  public void releasedLocally(String channel, WakeMessage wake) {
+    Topic topic = topics.get(channel);
+    if (topic != null) {
+      topic.deliver(wake);
+    }
+  }
+
+  /**
+   * Returns whether a local acquirer other than the member of {@code own} (null if the caller is
+   * not a member) waits on the channel: then the object must publish when released.
+   */
+  public boolean othersWait(String channel, Topic own) {
+    Topic topic = topics.get(channel);
+    if (topic == null) {
+      return false; // the uncontended path: no lock taken
+    }
+    synchronized (this) {
+      return topic.members > (topic == own ? 1 : 0);
+    }
+  }
+
+  /** The local waiters of a channel now, or null when none waits. */
+  public Topic topic(String channel) {
+    return topics.get(channel);
+  }
+
+  /**
+   * Returns the number of channels subscribed to for waiting acquirers now, without those kept a
+   * moment longer after their last waiter left (for tests and diagnostics).
+   */
+  public synchronized int subscriptions() {
+    int waitedOn = 0;
+    for (Topic topic : topics.values()) {
+      if (topic.members > 0) {
+        waitedOn++;
+      }
+    }
+    return waitedOn;
+  }
+
+  /** Returns the number of waiters parked now, over every channel. */
+  public int parked() {
+    int parked = 0;
+    for (Topic topic : topics.values()) {
+      parked += topic.parkedCount();
+    }
+    return parked;
+  }
+}

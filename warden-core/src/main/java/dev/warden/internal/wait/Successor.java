@@ -1,0 +1,27 @@
+package dev.warden.internal.wait;
+
+/**
+ * A parked acquisition that a release by another owner of this client may complete directly (a
+ * hand-off), once {@link Topic#claim} took it off its topic: no attempt of its own is in flight
+ * then, and its wake-up is the claimer's to give.
+ */
+public interface Successor {
+  /** What the release script needs to grant it the object. */
+  HandOffTerms terms();
+
+  /** Its place in the object's queue now ({@link Long#MAX_VALUE} when it has none). */
+  long ticket();
+
+  /** Completes the acquisition with the object, which the release gave it with this token. */
+  void grant(long token, long sentAtNanos);
+
+  /** It was not handed the object: it tries again for itself. */
+  void wake();
+
+  /**
+   * It was not handed the object because another waiter comes first: it parks again on {@code
+   * topic} unless a wake-up it would have had came since {@code claimedAtGeneration} (then it
+   * tries at once).
+   */
+  void reparkOrWake(Topic topic, long claimedAtGeneration);
+}

@@ -1,0 +1,88 @@
+-- fair-acquire: takes the fair lock if it is free and the caller is first in line, else queues it.
+-- KEYS[1]  lock hash: owner id -> hold count; '#t' -> fencing token (as lock-acquire.lua)
+-- KEYS[2]  fence counter (as lock-acquire.lua)
+-- KEYS[3]  queue: waiter (owner id) -> ticket; the order in which waiters first asked
+-- KEYS[4]  heartbeats: waiter -> deadline (server ms) after which it counts as dead
+-- KEYS[5]  ticket counter
+-- ARGV[1]  owner id
+-- ARGV[2]  lease in ms
+-- ARGV[3]  the owner's hold count as the client knows it
+-- ARGV[4]  fence counter retention in ms
+-- ARGV[5]  '1' to join the queue when refused (the caller waits), '0' not to (tryLock())
+-- ARGV[6]  heartbeat timeout in ms: a waiter that has not asked again for this long is dead
+-- ARGV[7]  the ticket this waiter was given before ('' if none): a waiter dropped for a late
+--          heartbeat takes its old place again
+-- ARGV[8]  release channel
+-- ARGV[9]  this acquisition's id (see lock-acquire.lua: a retry of it changes nothing)
+-- Returns  {1, token, holdCount} when the owner holds the lock afterwards;
+--          {0, retryAfterMs, ticket} when refused (ticket -1 when not queued).
+-- Wakes    'w:<waiter>' (see "Wake messages" in CONCURRENCY.md)
+-- Cost: independent of the queue's length (only its head is looked at, and only when the lock is
+-- free; at most DEAD_HEADS dead heads are dropped per call).
+local DEAD_HEADS = 10 -- dead waiters dropped from the head of the queue per call, at most
+local KEY_LIFE = 4 -- how long the queue's keys live, in heartbeat timeouts
+local RENEW_BELOW = 3 -- renew them when fewer heartbeat timeouts than this are left
+local lock, fence, queue, beats, tickets = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local owner, lease = ARGV[1], tonumber(ARGV[2])
+local timeout = tonumber(ARGV[6])
+local now = server_ms()
+
+local held = redis.call('HGET', lock, owner)
+if held then
+  held = reenter(lock, owner, held, ARGV[3], ARGV[9], lease)
+  return {1, tonumber(redis.call('HGET', lock, '#t')), held}
+end
+
+-- PTTL: -2 when the lock is free; while another owner holds it, its queue needs no look
+local pttl = redis.call('PTTL', lock)
+local free = pttl == -2
+local head, headDeadline, crowded = nil, nil, false
+if free then
+  -- the first live waiter; dead ones in front of it leave the queue
+  local cleaned
+  head, headDeadline, cleaned = live_head(queue, beats, now, DEAD_HEADS)
+  crowded = head == nil and redis.call('ZCARD', queue) > 0 -- more dead heads than we drop
+  if not crowded and (head == nil or head == owner) then
+    local token = mint_token(fence, ARGV[4])
+    grant(lock, owner, token, ARGV[9])
+    redis.call('PEXPIRE', lock, lease)
+    redis.call('ZREM', queue, owner)
+    redis.call('ZREM', beats, owner)
+    return {1, token, 1}
+  end
+  if cleaned and head and head ~= owner then
+    -- the lock is free and the new head may not know it yet
+    redis.call('PUBLISH', ARGV[8], 'w:' .. head)
+  end
+end
+
+local ticket = -1
+if ARGV[5] == '1' then
+  local fresh = false -- a key made just now, without an expiry yet
+  ticket = redis.call('ZSCORE', queue, owner)
+  if not ticket then
+    if ARGV[7] ~= '' then
+      ticket = ARGV[7]
+    else
+      ticket = redis.call('INCR', tickets)
+      fresh = ticket == 1
+    end
+    redis.call('ZADD', queue, ticket, owner)
+  end
+  ticket = tonumber(ticket)
+  redis.call('ZADD', beats, now + timeout, owner)
+  -- The queue's keys live while some waiter is alive: they are given KEY_LIFE heartbeat timeouts
+  -- whenever fewer than RENEW_BELOW are left (the three always expire together; a key made just
+  -- now has none), so they outlive a waiter's heartbeat deadline by at least RENEW_BELOW - 1.
+  if fresh or redis.call('PTTL', queue) < timeout * RENEW_BELOW then
+    redis.call('PEXPIRE', queue, timeout * KEY_LIFE)
+    redis.call('PEXPIRE', beats, timeout * KEY_LIFE)
+    redis.call('PEXPIRE', tickets, timeout * KEY_LIFE)
+  end
+end
+
+local retry = pttl
+if free then
+  retry = crowded and 1 or (headDeadline - now) -- the head takes it, or is dropped as dead
+end
+return {0, retry, ticket}

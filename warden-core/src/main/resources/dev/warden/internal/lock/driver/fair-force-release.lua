@@ -1,0 +1,19 @@
+-- fair-force-release: deletes the fair lock whoever holds it and tells the first waiter.
+-- KEYS[1]  lock hash (see fair-acquire.lua)
+-- KEYS[2]  queue (see fair-acquire.lua)
+-- ARGV[1]  release channel
+-- Returns  {1} when the lock was held, {0} when it was free.
+-- Raises   WRONGTYPE when the key holds something that is not a lock: it is not deleted.
+-- Wakes    'w:<waiter>' (see "Wake messages" in CONCURRENCY.md)
+local deleted, wrong = force_delete(KEYS[1])
+if wrong then
+  return wrong
+end
+if not deleted then
+  return {0}
+end
+local first = redis.call('ZRANGE', KEYS[2], 0, 0)
+if #first > 0 then
+  redis.call('PUBLISH', ARGV[1], 'w:' .. first[1])
+end
+return {1}

@@ -1,0 +1,14 @@
+-- rw-writer-leave: takes a waiting writer that gave up off the waiting list at once, and wakes
+-- the readers it was keeping out.
+-- KEYS[1]  waiting writers (see rw-write-acquire.lua)
+-- KEYS[2]  wanted flag (see rw-write-acquire.lua)
+-- ARGV[1]  owner id
+-- ARGV[2]  release channel
+-- Returns  {1} when the writer was waiting, {0} when not.
+-- Wakes    'all' (see "Wake messages" in CONCURRENCY.md)
+local writers, wanted, owner = KEYS[1], KEYS[2], ARGV[1]
+local removed = redis.call('ZREM', writers, owner)
+if removed == 1 and redis.call('ZCARD', writers) == 0 and redis.call('DEL', wanted) == 1 then
+  redis.call('PUBLISH', ARGV[2], 'all')
+end
+return {removed}

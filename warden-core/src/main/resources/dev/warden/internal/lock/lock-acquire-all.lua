@@ -1,0 +1,41 @@
+-- lock-acquire-all: takes several reentrant locks of one hash slot at once, or none of them
+-- (a multi-lock's parts that one script can reach).
+-- KEYS[2i-1]  lock hash of the i-th lock (see lock-acquire.lua)
+-- KEYS[2i]    fence counter of the i-th lock (see lock-acquire.lua)
+-- ARGV[1]     owner id
+-- ARGV[2]     lease in ms
+-- ARGV[3]     fence counter retention in ms
+-- ARGV[4]     this acquisition's id (see lock-acquire.lua)
+-- ARGV[4+i]   the owner's hold count of the i-th lock as the client knows it
+-- Returns     {1, token1, count1, token2, count2, ...} when the owner holds every lock afterwards;
+--             {0, i, pttl} when the i-th lock is held by another owner: nothing was taken, and
+--             that lock is marked so that its release publishes and its hand-offs give way
+--             ('#w', '#o': see lock-acquire.lua).
+local owner, lease, id = ARGV[1], tonumber(ARGV[2]), ARGV[4]
+local n = #KEYS / 2
+for i = 1, n do
+  local lock = KEYS[2 * i - 1]
+  if redis.call('EXISTS', lock) == 1 and not redis.call('HGET', lock, owner) then
+    -- a multi-lock waiter is never handed a part: the holder must release now and then
+    redis.call('HSET', lock, '#w', 1, '#o', 1)
+    return {0, i, redis.call('PTTL', lock)}
+  end
+end
+local taken = {1}
+for i = 1, n do
+  local lock, fence = KEYS[2 * i - 1], KEYS[2 * i]
+  local held = redis.call('HGET', lock, owner)
+  local token
+  if held then
+    held = reenter(lock, owner, held, ARGV[4 + i], id, lease)
+    token = tonumber(redis.call('HGET', lock, '#t'))
+  else
+    token = mint_token(fence, ARGV[3])
+    grant(lock, owner, token, id)
+    redis.call('PEXPIRE', lock, lease)
+    held = 1
+  end
+  taken[#taken + 1] = token
+  taken[#taken + 1] = held
+end
+return taken

@@ -1,0 +1,140 @@
+-- prelude: local functions shared by every Warden script. The loader (ScriptLoader.java) puts this
+-- file in front of each script's own text before it computes the SHA-1, so EVALSHA still sends only
+-- the digest and a call costs nothing more. Nothing here calls Redis until a script calls it.
+-- Line numbers: an error Redis reports in a script counts this prelude's lines too; subtract its
+-- length (wc -l prelude.lua) to find the line in the script's own file.
+-- Everything here is local: a script sees these names, Redis sees no globals.
+
+-- The largest and smallest free-permit counts a semaphore keeps (a Java int).
+local INT32_MAX, INT32_MIN = 2147483647, -2147483648
+
+-- The server clock: TIME is read at most once per run (the script runs as one instant, so every
+-- deadline it writes and every token it mints come from the same reading), and only when a
+-- script first asks.
+local server_time
+local function server_clock()
+  if not server_time then
+    server_time = redis.call('TIME')
+  end
+  return server_time
+end
+
+-- The server clock in milliseconds.
+local function server_ms()
+  local time = server_clock()
+  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+
+-- The server clock in microseconds.
+local function server_us()
+  local time = server_clock()
+  return tonumber(time[1]) * 1000000 + tonumber(time[2])
+end
+
+-- Mints the next fencing token of a lock from its fence counter (INCR). When the counter was
+-- absent (first use, retention over, or Redis restarted) it restarts above every token issued
+-- before, from the server clock in microseconds, and lives `retention` ms from then.
+local function mint_token(fence, retention)
+  local token = redis.call('INCR', fence)
+  if token == 1 then
+    token = server_us()
+    redis.call('SET', fence, string.format('%.0f', token), 'PX', retention)
+  end
+  return token
+end
+
+-- Writes a new hold record: `owner` holds the lock once, under `token`, raised by `acquisition`
+-- ('#t' and '#a': see lock-acquire.lua). More field-value pairs may follow.
+local function grant(hash, owner, token, acquisition, ...)
+  redis.call('HSET', hash, owner, 1, '#t', string.format('%.0f', token), '#a', acquisition, ...)
+end
+
+-- The same for a read hold, whose token and acquisition live under 't:<owner>' and 'a:<owner>'
+-- (see rw-write-acquire.lua).
+local function grant_read(reads, owner, token, acquisition)
+  redis.call('HSET', reads, owner, 1, 't:' .. owner, string.format('%.0f', token),
+    'a:' .. owner, acquisition)
+end
+
+-- Counts one more hold of an owner that holds `held` (as HGET read it) and returns its count.
+-- A replay of the acquisition that raised the count last (its first reply lost: the count is
+-- above `known`, the count the client knew, and `field` names that acquisition) changes nothing;
+-- a count raised by another, abandoned acquisition of the same owner is not mistaken for it.
+local function count_again(hash, owner, held, known, acquisition, field)
+  held = tonumber(held)
+  if held <= tonumber(known) or redis.call('HGET', hash, field) ~= acquisition then
+    held = redis.call('HINCRBY', hash, owner, 1)
+    redis.call('HSET', hash, field, acquisition)
+  end
+  return held
+end
+
+-- Re-enters a lock hash the owner holds (count_again under '#a'), and gives it at least `lease`
+-- ms: never shortens the lease an outer hold asked for. Returns the hold count.
+local function reenter(hash, owner, held, known, acquisition, lease)
+  held = count_again(hash, owner, held, known, acquisition, '#a')
+  if redis.call('PTTL', hash) < lease then
+    redis.call('PEXPIRE', hash, lease)
+  end
+  return held
+end
+
+-- Ends an owner's read hold: its count, token and acquisition in the reads hash, and its lease
+-- among the readers (see rw-write-acquire.lua).
+local function drop_reader(reads, readers, owner)
+  redis.call('HDEL', reads, owner, 't:' .. owner, 'a:' .. owner)
+  redis.call('ZREM', readers, owner)
+end
+
+-- Gives back one of the `held` (> 0) holds of an owner, `known` being the count the client knew
+-- before: a replayed call finds the count lowered already and changes nothing. Returns the holds
+-- left; 0 when this was the last one, which the caller then ends (the hash field is untouched).
+local function give_back(hash, owner, held, known)
+  if held < tonumber(known) then
+    return held
+  end
+  if held > 1 then
+    return redis.call('HINCRBY', hash, owner, -1)
+  end
+  return 0
+end
+
+-- The first live waiter of a queue (zset, waiter -> ticket) whose heartbeats (zset, waiter ->
+-- deadline, server ms) run past `now`. Dead waiters in front of it leave both sets, at most
+-- `limit` of them (bounded work). Returns the waiter (nil when the queue is empty or only dead
+-- waiters were looked at), its deadline, and whether any dead waiter was dropped.
+local function live_head(queue, beats, now, limit)
+  local dropped = false
+  for _ = 1, limit do
+    local first = redis.call('ZRANGE', queue, 0, 0)[1]
+    if not first then
+      break
+    end
+    local deadline = tonumber(redis.call('ZSCORE', beats, first))
+    if deadline and deadline > now then
+      return first, deadline, dropped
+    end
+    redis.call('ZREM', queue, first)
+    redis.call('ZREM', beats, first)
+    dropped = true
+  end
+  return nil, nil, dropped
+end
+
+-- Deletes a lock's hash, whoever holds it. Returns true when it existed, false when not; and,
+-- second, an error reply for the script to return when the key holds another type (it is then
+-- left alone).
+local function force_delete(hash)
+  local kind = redis.call('TYPE', hash)['ok']
+  if kind == 'none' then
+    return false
+  end
+  if kind ~= 'hash' then
+    return false,
+      redis.error_reply('WRONGTYPE Operation against a key holding the wrong kind of value')
+  end
+  redis.call('DEL', hash)
+  return true
+end
+
+-- end of the prelude; the script's own file follows

@@ -1,0 +1,23 @@
+-- leased-semaphore-release: gives back a leased permit by its id and wakes a waiter.
+-- KEYS[1]  semaphore (see leased-semaphore-acquire.lua)
+-- KEYS[2]  leases: permit id -> when its lease ends (zset, server ms)
+-- ARGV[1]  permit id
+-- ARGV[2]  release channel
+-- Returns  {1} when the permit was leased and is free again;
+--          {0} when the id is unknown (never issued, released already, or returned to the pool
+--          after its lease ended), or when its lease had ended: it returns to the pool here.
+-- Wakes    '1' (a '<n>'; see "Wake messages" in CONCURRENCY.md)
+local semaphore, leases, id = KEYS[1], KEYS[2], ARGV[1]
+local ends = redis.call('ZSCORE', leases, id)
+if not ends then
+  return {0}
+end
+redis.call('ZREM', leases, id)
+redis.call('HINCRBY', semaphore, 'permits', 1)
+if redis.call('HDEL', semaphore, '#w') == 1 then
+  redis.call('PUBLISH', ARGV[2], '1')
+end
+if tonumber(ends) <= server_ms() then
+  return {0}
+end
+return {1}

@@ -1,0 +1,255 @@
+package dev.warden.internal.lease;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.warden.internal.base.Settings;
+import dev.warden.internal.base.VirtualTime;
+import dev.warden.internal.redis.Deployment;
+import dev.warden.internal.redis.PubSub;
+import dev.warden.internal.redis.Script;
+import dev.warden.internal.redis.Scripts;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.ProtocolKeyword;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The lease keeper in virtual time, behind a real {@link Scripts} and a deployment whose script
+ * calls the test answers by hand. Lost-lease callbacks run directly on the test thread.
+ */
+class LeaseKeeperTest {
+  private static final Duration LEASE = Duration.ofSeconds(30);
+  private static final long PERIOD = Duration.ofSeconds(10).toNanos();
+  private static final Renewal RENEWAL =
+      new Renewal(new Script("renew", "return {}", null), List.of("lock"));
+
+  private final Settings settings = new Settings(LEASE, Duration.ofSeconds(3), Duration.ofSeconds(5));
+  private final VirtualTime time = new VirtualTime();
+  private final StubDeployment redis = new StubDeployment();
+  private final LeaseKeeper keeper =
+      new LeaseKeeper(new Scripts(redis), time, time, Runnable::run, settings);
+
+  /** One script call the keeper sent: how many holds it renews, and its reply to complete. */
+  private record Call(String routingKey, int holds, CompletableFuture<Object> reply) {
+    void renewedAll() {
+      reply.complete(List.<Long>of());
+    }
+
+    void notRenewed(long... indices) {
+      List<Long> list = new ArrayList<>();
+      for (long index : indices) {
+        list.add(index);
+      }
+      reply.complete(list);
+    }
+
+    void failed() {
+      reply.completeExceptionally(new RedisConnectionException("connection lost"));
+    }
+  }
+
+  private static final class StubDeployment implements Deployment {
+    final List<Call> calls = new ArrayList<>();
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> CompletableFuture<T> dispatch(
+        byte[] routingKey,
+        ProtocolKeyword type,
+        CommandOutput<String, String, T> output,
+        CommandArgs<String, String> args) {
+      CompletableFuture<T> reply = new CompletableFuture<>();
+      // sha, key count, one key per hold, the lease, one owner per hold
+      calls.add(
+          new Call(
+              new String(routingKey, StandardCharsets.UTF_8),
+              (args.count() - 3) / 2,
+              (CompletableFuture<Object>) reply));
+      return reply;
+    }
+
+    @Override
+    public <T> CompletableFuture<T> command(
+        String routingKey, Function<RedisAsyncCommands<String, String>, RedisFuture<T>> command) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public PubSub pubSub() {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void onReconnect(Runnable action) {}
+
+    @Override
+    public String describe() {
+      return "stub";
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  private int holds;
+
+  /** A hold taken now, its lease running from now. */
+  private Hold hold() {
+    return hold(time.nanoTime() + LEASE.toNanos());
+  }
+
+  private Hold hold(long leaseDeadlineNanos) {
+    int n = holds++;
+    return new Hold(
+        "lock 'l" + n + "'",
+        "owner-" + n,
+        n,
+        1,
+        LEASE.toMillis(),
+        leaseDeadlineNanos,
+        new Renewal(RENEWAL.script(), List.of("lock-" + n)));
+  }
+
+  @Test
+  void theTickerStartsOnTheFirstAddAndRenewsEveryThirdOfTheLease() {
+    assertThat(keeper.isRunning()).isFalse();
+    assertThat(time.pending()).isZero();
+    long added = time.nanoTime();
+    keeper.add(hold());
+    keeper.add(hold());
+    assertThat(keeper.isRunning()).isTrue();
+    assertThat(time.dueTimes()).containsExactly(added + PERIOD);
+
+    time.advanceTo(added + PERIOD - 1);
+    assertThat(redis.calls).isEmpty();
+    time.advanceTo(added + PERIOD);
+    assertThat(redis.calls).hasSize(1);
+    assertThat(redis.calls.get(0).holds()).isEqualTo(2);
+    redis.calls.get(0).renewedAll();
+    time.advanceTo(added + 3 * PERIOD);
+    assertThat(redis.calls).hasSize(3);
+    assertThat(time.pending()).isOne();
+  }
+
+  @Test
+  void renewalsGoOutInBatchesOfTheRenewalBatchSize() {
+    int count = 2 * Settings.RENEWAL_BATCH + 88;
+    for (int i = 0; i < count; i++) {
+      keeper.add(hold());
+    }
+    time.advance(Duration.ofNanos(PERIOD));
+    assertThat(redis.calls).extracting(Call::holds)
+        .containsExactlyInAnyOrder(Settings.RENEWAL_BATCH, Settings.RENEWAL_BATCH, 88);
+  }
+
+  @Test
+  void aHoldTheReplyListsAsNotRenewedIsLostAndLeavesTheKeeper() {
+    List<Hold> added = List.of(hold(), hold(), hold());
+    added.forEach(keeper::add);
+    time.advance(Duration.ofNanos(PERIOD));
+    Call call = redis.calls.get(0);
+    // the reply's indices are the batch's order, which is the keeper's set's order
+    Hold lost =
+        added.stream()
+            .filter(h -> call.routingKey().equals("lock-" + h.token()))
+            .findFirst()
+            .orElseThrow();
+    call.notRenewed(1);
+
+    assertThat(lost.lost()).isDone();
+    assertThat(lost.state()).isEqualTo(Hold.State.LOST);
+    assertThat(lost.lostReason()).contains("expired");
+    assertThat(keeper.size()).isEqualTo(2);
+    long renewedUntil = time.nanoTime() + LEASE.toNanos();
+    for (Hold hold : added) {
+      if (hold != lost) {
+        assertThat(hold.lost()).isNotDone();
+        assertThat(hold.leaseDeadlineNanos()).isEqualTo(renewedUntil);
+      }
+    }
+    time.advance(Duration.ofNanos(PERIOD));
+    assertThat(redis.calls.get(1).holds()).isEqualTo(2);
+  }
+
+  @Test
+  // FutureReturnValueIgnored: thenRun only records the time; the test asserts on it
+  @SuppressWarnings("FutureReturnValueIgnored")
+  void whenRenewalsKeepFailingAHoldIsReportedLostAtItsLocalLeaseDeadlineNotAtTheNextTick() {
+    long added = time.nanoTime();
+    // taken 5 s before the keeper got it: its lease ends between two ticks
+    long deadline = added + LEASE.toNanos() - Duration.ofSeconds(5).toNanos();
+    Hold hold = hold(deadline);
+    long[] lostAt = {0};
+    hold.lost().thenRun(() -> lostAt[0] = time.nanoTime());
+    keeper.add(hold);
+
+    time.advanceTo(added + PERIOD);
+    redis.calls.get(0).failed();
+    assertThat(time.dueTimes()).as("an extra tick at the lease's deadline").contains(deadline);
+    time.advanceTo(added + 2 * PERIOD);
+    redis.calls.get(1).failed();
+
+    time.advanceTo(deadline - 1);
+    assertThat(hold.lost()).isNotDone();
+    time.advanceTo(deadline);
+    assertThat(hold.lost()).isDone();
+    assertThat(lostAt[0]).isEqualTo(deadline);
+    assertThat(hold.lostReason()).contains("no renewal succeeded before the lease's deadline");
+    assertThat(keeper.size()).isZero();
+  }
+
+  @Test
+  void aTickThatFindsNoHoldStopsTheTickerAndALaterAddStartsItAgain() {
+    Hold hold = hold();
+    keeper.add(hold);
+    keeper.remove(hold);
+    assertThat(keeper.isRunning()).as("remove alone does not touch the timer").isTrue();
+    time.advance(Duration.ofNanos(PERIOD));
+    assertThat(redis.calls).isEmpty();
+    assertThat(keeper.isRunning()).isFalse();
+    assertThat(time.pending()).isZero();
+
+    time.advance(Duration.ofSeconds(60));
+    long readded = time.nanoTime();
+    keeper.add(hold());
+    assertThat(keeper.isRunning()).isTrue();
+    assertThat(time.dueTimes()).containsExactly(readded + PERIOD);
+    time.advance(Duration.ofNanos(PERIOD));
+    assertThat(redis.calls).hasSize(1);
+  }
+
+  @Test
+  void renewNowRenewsOnTheTimerRightAway() {
+    keeper.add(hold());
+    keeper.renewNow();
+    assertThat(redis.calls).as("not on the caller's thread").isEmpty();
+    time.runDue();
+    assertThat(redis.calls).hasSize(1);
+  }
+
+  @Test
+  void stopClearsEverythingAndNothingRunsAfterwards() {
+    keeper.add(hold());
+    keeper.add(hold());
+    keeper.stop();
+    assertThat(keeper.size()).isZero();
+    assertThat(keeper.isRunning()).isFalse();
+    assertThat(time.pending()).isZero();
+
+    keeper.add(hold());
+    keeper.renewNow();
+    assertThat(keeper.size()).as("a hold added after stop is dropped").isZero();
+    assertThat(keeper.isRunning()).isFalse();
+    time.advance(Duration.ofMinutes(5));
+    assertThat(redis.calls).isEmpty();
+  }
+}

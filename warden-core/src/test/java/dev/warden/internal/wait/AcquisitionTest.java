@@ -1,0 +1,314 @@
+package dev.warden.internal.wait;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.warden.WardenException;
+import dev.warden.internal.base.Settings;
+import dev.warden.internal.base.VirtualTime;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionException;
+import java.time.Duration;
+import java.util.concurrent.CancellationException;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The acquisition state machine in virtual time: a scripted claim answers each attempt by hand, a
+ * stub pub/sub confirms subscriptions and delivers messages, and nothing runs on another thread.
+ */
+class AcquisitionTest {
+  private static final String CHANNEL = ScriptedClaim.CHANNEL;
+  private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(3);
+  private static final Duration RECHECK = Duration.ofSeconds(10);
+  private static final Duration LINGER = Duration.ofMillis(Settings.SUBSCRIPTION_LINGER_MILLIS);
+
+  private final Settings settings = new Settings(Duration.ofSeconds(30), COMMAND_TIMEOUT, RECHECK);
+  private final VirtualTime time = new VirtualTime();
+  private final StubPubSub pubSub = new StubPubSub();
+  private final Subscriptions subscriptions =
+      new Subscriptions(pubSub, "client-1", time, settings);
+  private final Waiting waiting = new Waiting(settings, time, time, subscriptions);
+  private final ScriptedClaim claim = new ScriptedClaim();
+
+  /** How an acquisition ended, and when (virtual time). */
+  private final class Result {
+    String granted;
+    Throwable failure;
+    boolean done;
+    long at;
+
+    Result(Acquisition<String> acquisition) {
+      acquisition.whenComplete(
+          (value, error) -> {
+            done = true;
+            granted = value;
+            failure = error;
+            at = time.nanoTime();
+          });
+    }
+  }
+
+  private Acquisition<String> start(ScriptedClaim claim, Duration wait) {
+    return new Acquisition<>(waiting, claim, wait == null ? -1 : wait.toNanos()).start();
+  }
+
+  /** Starts an acquisition that is refused, subscribes, is refused again and parks. */
+  private Acquisition<String> parked(ScriptedClaim claim, Duration wait, long retryAfterMillis) {
+    Acquisition<String> acquisition = start(claim, wait);
+    claim.refuse(0);
+    pubSub.confirm(CHANNEL);
+    claim.refuse(retryAfterMillis);
+    assertThat(subscriptions.parked()).isOne();
+    return acquisition;
+  }
+
+  @Test
+  void anAttemptThatIsGrantedCompletesAtOnceWithoutSubscribingOrLeavingATimerBehind() {
+    Result result = new Result(start(claim, Duration.ofSeconds(5)));
+    assertThat(claim.attempts).hasSize(1);
+    assertThat(claim.othersWait).containsExactly(false);
+    claim.grant("token-1");
+    assertThat(result.granted).isEqualTo("token-1");
+    assertThat(pubSub.subscribes).isEmpty();
+    assertThat(time.pending()).as("the verdict timer is cancelled").isZero();
+    assertThat(waiting.pending()).isZero();
+    assertThat(claim.finished).containsExactly(true);
+  }
+
+  @Test
+  void aRefusedAttemptJoinsTheTopicTriesAgainOnceSubscribedThenParks() {
+    Result result = new Result(start(claim, null));
+    claim.refuse(0);
+    assertThat(pubSub.subscribes).containsExactly(CHANNEL);
+    time.advance(Duration.ofSeconds(30));
+    assertThat(claim.attempts).as("no attempt before the subscription is confirmed").hasSize(1);
+    assertThat(time.pending()).isZero();
+
+    pubSub.confirm(CHANNEL);
+    assertThat(claim.attempts).hasSize(2);
+    long parkedAt = time.nanoTime();
+    claim.refuse(0);
+    assertThat(subscriptions.parked()).isOne();
+    assertThat(time.dueTimes()).containsExactly(parkedAt + RECHECK.toNanos());
+    assertThat(result.done).isFalse();
+    assertThat(pubSub.subscribes).hasSize(1);
+  }
+
+  @Test
+  void aReleaseMessageOrALocalReleaseWakesTheParkedAcquisitionToTryAgain() {
+    Result result = new Result(parked(claim, null, 0));
+    pubSub.publish(CHANNEL, WakeMessage.released("client-2"));
+    assertThat(claim.attempts).hasSize(3);
+    assertThat(subscriptions.parked()).isZero();
+    assertThat(time.pending()).as("the re-check timer is cancelled").isZero();
+    claim.refuse(0);
+    assertThat(subscriptions.parked()).isOne();
+
+    pubSub.publish(CHANNEL, subscriptions.ownReleaseMessage());
+    assertThat(claim.attempts).as("this client's own release message wakes nobody").hasSize(3);
+
+    subscriptions.releasedLocally(CHANNEL, WakeMessage.ONE);
+    assertThat(claim.attempts).hasSize(4);
+    claim.grant("token-4");
+    assertThat(result.granted).isEqualTo("token-4");
+    assertThat(claim.finished).containsExactly(true);
+  }
+
+  @Test
+  void theRecheckTimerTriesAgainAfterTheRecheckInterval() {
+    parked(claim, null, 0);
+    time.advance(RECHECK.minusNanos(1));
+    assertThat(claim.attempts).hasSize(2);
+    time.advance(Duration.ofNanos(1));
+    assertThat(claim.attempts).hasSize(3);
+    assertThat(subscriptions.parked()).isZero();
+  }
+
+  @Test
+  void theRecheckTimerTriesAgainWhenTheHoldersLeaseMayHaveRunOutIfThatIsSooner() {
+    parked(claim, null, 200);
+    time.advance(Duration.ofMillis(200));
+    assertThat(claim.attempts).hasSize(2);
+    time.advance(Duration.ofNanos(1));
+    assertThat(claim.attempts).hasSize(3);
+  }
+
+  @Test
+  void aTimedAcquisitionWhoseWaitRunsOutCompletesWithNullExactlyAtTheDeadline() {
+    long deadline = time.nanoTime() + Duration.ofSeconds(2).toNanos();
+    Result result = new Result(parked(claim, Duration.ofSeconds(2), 0));
+    time.advanceTo(deadline - 1);
+    assertThat(result.done).isFalse();
+    time.advanceTo(deadline);
+    assertThat(claim.attempts).as("a last attempt at the deadline").hasSize(3);
+    claim.refuse(0);
+    assertThat(result.done).isTrue();
+    assertThat(result.failure).isNull();
+    assertThat(result.granted).isNull();
+    assertThat(result.at).isEqualTo(deadline);
+    assertThat(claim.finished).containsExactly(false);
+    assertThat(time.dueTimes())
+        .as("only the subscription's linger is left, not the verdict timer")
+        .containsExactly(deadline + LINGER.toNanos());
+  }
+
+  @Test
+  void aRedisThatNeverAnswersIsFailedByTheVerdictTimerAtTheDeadlinePlusTheMargin() {
+    long verdictAt =
+        time.nanoTime() + Duration.ofSeconds(2).toNanos() + settings.verdictMarginNanos();
+    Result result = new Result(start(claim, Duration.ofSeconds(2)));
+    time.advanceTo(verdictAt - 1);
+    assertThat(result.done).isFalse();
+    time.advanceTo(verdictAt);
+    assertThat(result.at).isEqualTo(verdictAt);
+    assertThat(result.failure)
+        .isInstanceOf(WardenException.class)
+        .hasMessage(
+            "lock 'orders': acquire failed: no answer from Redis within the wait plus 500 ms");
+    assertThat(claim.finished).containsExactly(false);
+
+    claim.grant("late"); // the reply turns up after all: nobody will use it
+    assertThat(claim.rollbacks).containsExactly("late");
+  }
+
+  @Test
+  void transientFailuresAreRetriedAfterTheBackoffUntilTheyHaveLastedTheCommandTimeout() {
+    long start = time.nanoTime();
+    Result result = new Result(start(claim, null));
+    long backoff = settings.retryBackoffNanos();
+    assertThat(backoff).isEqualTo(Duration.ofMillis(50).toNanos());
+    while (true) {
+      claim.fail(new RedisConnectionException("connection lost"));
+      if (result.done) {
+        break;
+      }
+      assertThat(time.dueTimes()).containsExactly(time.nanoTime() + backoff);
+      time.advance(Duration.ofNanos(backoff - 1));
+      int sent = claim.attempts.size();
+      time.advance(Duration.ofNanos(1));
+      assertThat(claim.attempts).hasSize(sent + 1);
+    }
+    assertThat(result.at - start).isEqualTo(COMMAND_TIMEOUT.toNanos());
+    assertThat(claim.attempts).hasSize(61); // at 0, 50, ..., 3000 ms
+    assertThat(result.failure)
+        .isInstanceOf(WardenException.class)
+        .hasMessage("lock 'orders': acquire failed: Redis did not answer for 3000 ms")
+        .hasCauseInstanceOf(RedisConnectionException.class);
+    assertThat(time.pending()).isZero();
+    assertThat(claim.finished).containsExactly(false);
+  }
+
+  @Test
+  void aTransientFailureFollowedByAnAnswerIsForgotten() {
+    Result result = new Result(start(claim, null));
+    claim.fail(new RedisConnectionException("connection lost"));
+    time.advance(Duration.ofMillis(50));
+    claim.grant("token-2");
+    assertThat(result.granted).isEqualTo("token-2");
+    assertThat(result.failure).isNull();
+  }
+
+  @Test
+  void aFailureThatIsNotTransientFailsTheAcquisitionAtOnce() {
+    Result result = new Result(start(claim, null));
+    claim.fail(new RedisCommandExecutionException("ERR Error running script"));
+    assertThat(result.failure)
+        .isInstanceOf(WardenException.class)
+        .hasMessage("lock 'orders': acquire failed: ERR Error running script");
+    assertThat(claim.attempts).hasSize(1);
+    assertThat(time.pending()).as("no retry scheduled").isZero();
+  }
+
+  @Test
+  void aGrantArrivingAfterCancelIsGivenBackThroughTheClaimsRollback() {
+    Acquisition<String> acquisition = start(claim, null);
+    Result result = new Result(acquisition);
+    assertThat(acquisition.cancel()).isTrue();
+    assertThat(result.failure).isInstanceOf(CancellationException.class);
+    assertThat(claim.finished).containsExactly(false);
+    claim.grant("token-3");
+    assertThat(claim.rollbacks).containsExactly("token-3");
+    assertThat(claim.finished).containsExactly(false);
+  }
+
+  @Test
+  void closingWaitingFailsEveryPendingAcquisitionAndEveryLaterOne() {
+    Result parked = new Result(parked(claim, null, 0));
+    ScriptedClaim other = new ScriptedClaim();
+    Result inFlight = new Result(start(other, Duration.ofSeconds(5)));
+    assertThat(waiting.pending()).isEqualTo(2);
+
+    waiting.close();
+    for (Result result : new Result[] {parked, inFlight}) {
+      assertThat(result.failure)
+          .isInstanceOf(WardenException.class)
+          .hasMessage("the Warden was closed while this call waited");
+    }
+    assertThat(waiting.pending()).isZero();
+    assertThat(subscriptions.parked()).isZero();
+    assertThat(subscriptions.subscriptions()).isZero();
+    other.grant("token-5");
+    assertThat(other.rollbacks).containsExactly("token-5");
+
+    ScriptedClaim late = new ScriptedClaim();
+    Result afterClose = new Result(start(late, null));
+    assertThat(afterClose.failure).hasMessage("the Warden is closed");
+    assertThat(late.attempts).isEmpty();
+    assertThat(late.finished).containsExactly(false);
+  }
+
+  @Test
+  void finishedIsCalledOnceWithTheVerdictWhateverHappensAfterwards() {
+    Acquisition<String> acquisition = parked(claim, Duration.ofSeconds(5), 0);
+    pubSub.publish(CHANNEL, "released");
+    claim.grant("token-6");
+    assertThat(acquisition.cancel()).isFalse();
+    acquisition.fail(new WardenException("too late"));
+    acquisition.wake();
+    time.advance(Duration.ofSeconds(60));
+    assertThat(claim.finished).containsExactly(true);
+    assertThat(claim.rollbacks).isEmpty();
+    assertThat(claim.attempts).hasSize(3);
+  }
+
+  @Test
+  void theSubscriptionLingersOneLingerPeriodAfterTheLastMemberLeftThenIsDropped() {
+    parked(claim, null, 0);
+    pubSub.publish(CHANNEL, "released");
+    claim.grant("token-7");
+    long leftAt = time.nanoTime();
+    assertThat(subscriptions.subscriptions()).isZero();
+    assertThat(subscriptions.topic(CHANNEL)).as("kept for the linger period").isNotNull();
+
+    time.advanceTo(leftAt + LINGER.toNanos() - 1);
+    assertThat(pubSub.unsubscribes).isEmpty();
+    time.advanceTo(leftAt + LINGER.toNanos());
+    assertThat(pubSub.unsubscribes).containsExactly(CHANNEL);
+    assertThat(subscriptions.topic(CHANNEL)).isNull();
+  }
+
+  @Test
+  void anAcquisitionThatRejoinsWithinTheLingerKeepsTheSubscriptionAndParksWithoutASecondTry() {
+    parked(claim, null, 0);
+    pubSub.publish(CHANNEL, "released");
+    claim.grant("token-8");
+    long leftAt = time.nanoTime();
+
+    time.advance(LINGER.dividedBy(2));
+    ScriptedClaim next = new ScriptedClaim();
+    Result result = new Result(start(next, null));
+    next.refuse(0);
+    assertThat(next.attempts).as("the topic was subscribed before its attempt").hasSize(1);
+    assertThat(subscriptions.parked()).isOne();
+
+    time.advanceTo(leftAt + LINGER.toNanos());
+    assertThat(pubSub.unsubscribes).isEmpty();
+    assertThat(pubSub.subscribes).containsExactly(CHANNEL);
+
+    pubSub.publish(CHANNEL, "released");
+    next.grant("token-9");
+    assertThat(result.granted).isEqualTo("token-9");
+    long secondLeftAt = time.nanoTime();
+    time.advanceTo(secondLeftAt + LINGER.toNanos());
+    assertThat(pubSub.unsubscribes).containsExactly(CHANNEL);
+  }
+}

@@ -1,0 +1,69 @@
+package dev.warden.internal.wait;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A claim whose attempts the test answers by hand: each {@link #attempt} returns a future the test
+ * completes ({@link #grant}, {@link #refuse}, {@link #fail}); rollbacks and {@code finished} calls
+ * are recorded.
+ */
+final class ScriptedClaim implements Claim<String> {
+  static final String CHANNEL = "warden:{orders}:released";
+
+  final List<CompletableFuture<Outcome<String>>> attempts = new ArrayList<>();
+  final List<Boolean> othersWait = new ArrayList<>();
+  final List<String> rollbacks = new ArrayList<>();
+  final List<Boolean> finished = new ArrayList<>();
+
+  @Override
+  public String describe() {
+    return "lock 'orders'";
+  }
+
+  @Override
+  public String channel() {
+    return CHANNEL;
+  }
+
+  @Override
+  public CompletableFuture<Outcome<String>> attempt(boolean othersWait) {
+    this.othersWait.add(othersWait);
+    CompletableFuture<Outcome<String>> reply = new CompletableFuture<>();
+    attempts.add(reply);
+    return reply;
+  }
+
+  @Override
+  public CompletableFuture<?> rollback(String granted) {
+    rollbacks.add(granted);
+    return CompletableFuture.completedFuture(null);
+  }
+
+  @Override
+  public void finished(boolean granted) {
+    finished.add(granted);
+  }
+
+  /** The attempt in flight: the last one sent, which must not have been answered yet. */
+  CompletableFuture<Outcome<String>> last() {
+    CompletableFuture<Outcome<String>> reply = attempts.get(attempts.size() - 1);
+    if (reply.isDone()) {
+      throw new AssertionError("no attempt in flight; attempts: " + attempts.size());
+    }
+    return reply;
+  }
+
+  void grant(String grant) {
+    last().complete(Outcome.granted(grant));
+  }
+
+  void refuse(long retryAfterMillis) {
+    last().complete(Outcome.busy(retryAfterMillis));
+  }
+
+  void fail(Throwable failure) {
+    last().completeExceptionally(failure);
+  }
+}

@@ -1,0 +1,56 @@
+package dev.warden.internal.wait;
+
+import dev.warden.internal.redis.PubSub;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A pub/sub connection the test drives: subscriptions complete when the test {@link #confirm}s
+ * them, messages arrive when it {@link #publish}es; every SUBSCRIBE and UNSUBSCRIBE is recorded.
+ */
+final class StubPubSub implements PubSub {
+  final List<String> subscribes = new ArrayList<>();
+  final List<String> unsubscribes = new ArrayList<>();
+  private final Map<String, CompletableFuture<Void>> pending = new HashMap<>();
+  private Listener listener;
+
+  @Override
+  public void listen(Listener listener) {
+    this.listener = listener;
+  }
+
+  @Override
+  public CompletableFuture<Void> subscribe(String channel) {
+    subscribes.add(channel);
+    CompletableFuture<Void> confirmed = new CompletableFuture<>();
+    pending.put(channel, confirmed);
+    return confirmed;
+  }
+
+  @Override
+  public void unsubscribe(String channel) {
+    unsubscribes.add(channel);
+  }
+
+  @Override
+  public void close() {}
+
+  /** Redis confirms the last SUBSCRIBE of the channel, as Lettuce reports it: listener, future. */
+  void confirm(String channel) {
+    listener.subscribed(channel);
+    pending.remove(channel).complete(null);
+  }
+
+  /** The last SUBSCRIBE of the channel fails. */
+  void refuse(String channel, Throwable failure) {
+    pending.remove(channel).completeExceptionally(failure);
+  }
+
+  /** A message arrives on the channel. */
+  void publish(String channel, String message) {
+    listener.message(channel, message);
+  }
+}
