@@ -240,8 +240,6 @@ public final class LeaseKeeper {
     }
   }
 
-  // FutureReturnValueIgnored: the timer's future is not needed: renewAll() reports its own failures
-  @SuppressWarnings("FutureReturnValueIgnored")
   private void renewalFailed(Batch batch, Throwable failure) {
     long now = clock.nanoTime();
     long earliest = Long.MAX_VALUE;
