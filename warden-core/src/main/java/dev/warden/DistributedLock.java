@@ -10,11 +10,10 @@ import java.util.concurrent.locks.Lock;
 /**
  * A reentrant lock shared by every process that uses the same Redis and the same name.
  *
- * <p>Holds taken through the {@link Lock} methods belong to the calling thread of this
- * {@link Warden} instance; holds taken through {@link #acquire(Duration)} and its siblings belong
- * to the returned {@link LockHandle}. Without an explicit lease a hold is renewed by the lease
- * keeper until it is released; with one, it expires when the lease runs out, whatever the holder
- * is doing.
+ * <p>Holds taken through the {@link Lock} methods belong to the calling thread of this {@link
+ * Warden} instance; holds taken through {@link #acquire(Duration)} and its siblings belong to the
+ * returned {@link LockHandle}. Without an explicit lease a hold is renewed by the lease keeper
+ * until it is released; with one, it expires when the lease runs out, whatever the holder is doing.
  *
  * <pre>{@code
  * DistributedLock lock = warden.lock("invoice-42");
@@ -30,10 +29,9 @@ import java.util.concurrent.locks.Lock;
  * trip). A waiting acquirer sleeps until Redis pub/sub reports a release, re-checking at a bounded
  * interval and at once after the pub/sub connection reconnects.
  *
- * <p>If Redis restarts or fails over without the lock key, a hold is lost: the lease keeper
- * notices at its next renewal (or at once when the connection comes back), {@link
- * LockHandle#leaseLost()} completes and the next {@link #unlock()} throws {@link
- * LeaseExpiredException}.
+ * <p>If Redis restarts or fails over without the lock key, a hold is lost: the lease keeper notices
+ * at its next renewal (or at once when the connection comes back), {@link LockHandle#leaseLost()}
+ * completes and the next {@link #unlock()} throws {@link LeaseExpiredException}.
  *
  * @since 0.1
  */

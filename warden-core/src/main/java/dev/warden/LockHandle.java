@@ -35,9 +35,9 @@ public interface LockHandle extends AutoCloseable {
   boolean isHeld();
 
   /**
-   * Returns a stage that completes when the hold is known to be lost: the lock key vanished or
-   * went to another owner, or renewal was impossible until past the lease's local deadline. It
-   * never completes after a normal {@link #close()}.
+   * Returns a stage that completes when the hold is known to be lost: the lock key vanished or went
+   * to another owner, or renewal was impossible until past the lease's local deadline. It never
+   * completes after a normal {@link #close()}.
    *
    * @return a stage completed when the hold is lost
    */

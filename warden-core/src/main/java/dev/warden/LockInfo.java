@@ -12,9 +12,8 @@ import java.util.Map;
  * @param remainTimeToLive ms until the lock expires; -2 when not locked, -1 without expiry
  * @param currentToken fencing token of the current hold; -1 when the lock is free
  * @param lastToken last fencing token issued for this name; -1 when none is remembered
- * @param waitingClients number of Warden instances subscribed to this lock's release channel,
- *     that is, with at least one acquirer waiting
- *
+ * @param waitingClients number of Warden instances subscribed to this lock's release channel, that
+ *     is, with at least one acquirer waiting
  * @since 0.1
  */
 public record LockInfo(

@@ -1,9 +1,9 @@
 package dev.warden;
 
 /**
- * Thrown by {@link DistributedLock#acquire(java.time.Duration)}, and used to complete the future
- * of {@link DistributedLock#acquireAsync(java.time.Duration)}, when the lock could not be taken
- * within the requested wait because another owner kept holding it.
+ * Thrown by {@link DistributedLock#acquire(java.time.Duration)}, and used to complete the future of
+ * {@link DistributedLock#acquireAsync(java.time.Duration)}, when the lock could not be taken within
+ * the requested wait because another owner kept holding it.
  *
  * @since 0.1
  */

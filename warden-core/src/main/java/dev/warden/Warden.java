@@ -24,9 +24,9 @@ import java.util.Objects;
  * }</pre>
  *
  * <p>A {@code Warden} is thread-safe and meant to live as long as the application: it owns one
- * command connection, one pub/sub connection (for wake-ups), one lease-keeper timer and one
- * timer thread. Each instance is a distinct owner: the same thread holding a lock through two
- * instances is two owners.
+ * command connection, one pub/sub connection (for wake-ups), one lease-keeper timer and one timer
+ * thread. Each instance is a distinct owner: the same thread holding a lock through two instances
+ * is two owners.
  *
  * <p>{@link #close()} stops lease renewal and closes the connections; it does not release held
  * locks, which then expire when their lease runs out.
@@ -63,8 +63,8 @@ public final class Warden implements AutoCloseable {
   }
 
   /**
-   * Returns the reentrant lock of that name. Cheap: no round trip; instances of the same name
-   * share state.
+   * Returns the reentrant lock of that name. Cheap: no round trip; instances of the same name share
+   * state.
    *
    * @param name the lock's name
    * @return the lock
@@ -229,8 +229,8 @@ public final class Warden implements AutoCloseable {
     }
 
     /**
-     * Sets how long one Redis call may take before it fails with {@link WardenException}. Default
-     * 5 s.
+     * Sets how long one Redis call may take before it fails with {@link WardenException}. Default 5
+     * s.
      *
      * @param commandTimeout the new value
      * @return this builder
@@ -271,8 +271,7 @@ public final class Warden implements AutoCloseable {
       if (uri == null) {
         throw new IllegalStateException("uri must be set before build()");
       }
-      return new Warden(
-          WardenRuntime.start(uri, watchdogTimeout, commandTimeout, recheckInterval));
+      return new Warden(WardenRuntime.start(uri, watchdogTimeout, commandTimeout, recheckInterval));
     }
 
     private static String requireText(String argument, String value) {
@@ -284,7 +283,8 @@ public final class Warden implements AutoCloseable {
 
     private static Duration atLeast(String argument, Duration value, Duration minimum) {
       if (value == null || value.compareTo(minimum) < 0) {
-        throw new IllegalArgumentException(argument + " must be at least " + minimum + ": " + value);
+        throw new IllegalArgumentException(
+            argument + " must be at least " + minimum + ": " + value);
       }
       return value;
     }

@@ -10,7 +10,6 @@ package dev.warden;
  * @param subscriptions pub/sub channels subscribed to for waiting acquirers
  * @param acquisitions acquisitions in progress (waiting or about to complete)
  * @param parkedWaiters of those, the ones parked until a release message or their next re-check
- *
  * @since 0.1
  */
 public record WardenStats(

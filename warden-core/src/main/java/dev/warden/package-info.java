@@ -1,6 +1,6 @@
 /**
- * Warden's API: distributed locks and synchronizers on Redis, shared by every process that uses
- * the same Redis and the same names.
+ * Warden's API: distributed locks and synchronizers on Redis, shared by every process that uses the
+ * same Redis and the same names.
  *
  * <ul>
  *   <li>{@link dev.warden.Warden} is the entry point: one per application and Redis deployment,
@@ -13,9 +13,9 @@
  *   <li>{@link dev.warden.LockHandle} is a hold owned by a handle rather than a thread, for
  *       asynchronous code and virtual threads.
  *   <li>{@link dev.warden.DistributedSemaphore} counts permits without owners, as {@link
- *       java.util.concurrent.Semaphore}; {@link dev.warden.LeasedSemaphore} leases each permit,
- *       so a process that dies does not keep it. {@link dev.warden.DistributedCountDownLatch}
- *       opens when its count reaches zero.
+ *       java.util.concurrent.Semaphore}; {@link dev.warden.LeasedSemaphore} leases each permit, so
+ *       a process that dies does not keep it. {@link dev.warden.DistributedCountDownLatch} opens
+ *       when its count reaches zero.
  *   <li>{@link dev.warden.LockInfo} and {@link dev.warden.WardenStats} are snapshots for
  *       diagnostics and metrics.
  *   <li>{@link dev.warden.WardenException} is every Redis failure; {@link

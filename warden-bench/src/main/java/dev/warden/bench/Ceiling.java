@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
  */
 record Ceiling(Map<Integer, Double> clients, String note) {
   static final List<Integer> CLIENTS = List.of(1, 16);
-  private static final Pattern REQUESTS_PER_SECOND = Pattern.compile("([0-9.]+) requests per second");
+  private static final Pattern REQUESTS_PER_SECOND =
+      Pattern.compile("([0-9.]+) requests per second");
   private static final long TIMEOUT_SECONDS = 120;
 
   /** Runs redis-benchmark against the server at {@code uri}; never throws for a missing tool. */
@@ -39,13 +40,26 @@ record Ceiling(Map<Integer, Double> clients, String note) {
       command.addAll(connection);
       command.addAll(
           List.of(
-              "-c", Integer.toString(clients), "-n", Integer.toString(requests), "-r", "100000", "-q",
-              "EVALSHA", sha, "1", "warden-bench:ceiling:__rand_int__", "owner", "30000"));
+              "-c",
+              Integer.toString(clients),
+              "-n",
+              Integer.toString(requests),
+              "-r",
+              "100000",
+              "-q",
+              "EVALSHA",
+              sha,
+              "1",
+              "warden-bench:ceiling:__rand_int__",
+              "owner",
+              "30000"));
       Optional<Double> rate;
       try {
         rate = run(command);
       } catch (IOException e) {
-        return new Ceiling(Map.of(), "redis-benchmark did not run (apt-get install redis-tools): " + e.getMessage());
+        return new Ceiling(
+            Map.of(),
+            "redis-benchmark did not run (apt-get install redis-tools): " + e.getMessage());
       }
       if (rate.isEmpty()) {
         return new Ceiling(Map.of(), "redis-benchmark printed no rate");
@@ -58,7 +72,9 @@ record Ceiling(Map<Integer, Double> clients, String note) {
   /** Returns redis-benchmark's host, port and credential options for a redis:// URI. */
   static List<String> connectionArguments(URI uri) {
     List<String> arguments = new ArrayList<>();
-    arguments.addAll(List.of("-h", uri.getHost(), "-p", Integer.toString(uri.getPort() < 0 ? 6379 : uri.getPort())));
+    arguments.addAll(
+        List.of(
+            "-h", uri.getHost(), "-p", Integer.toString(uri.getPort() < 0 ? 6379 : uri.getPort())));
     String userInfo = uri.getUserInfo();
     if (userInfo != null && !userInfo.isEmpty()) {
       int colon = userInfo.indexOf(':');
@@ -72,7 +88,8 @@ record Ceiling(Map<Integer, Double> clients, String note) {
     return arguments;
   }
 
-  private static Optional<Double> run(List<String> command) throws IOException, InterruptedException {
+  private static Optional<Double> run(List<String> command)
+      throws IOException, InterruptedException {
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     byte[] output = process.getInputStream().readAllBytes();
     if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {

@@ -10,13 +10,14 @@ import java.util.concurrent.locks.Lock;
  * W2 and W3: T threads contend for one lock (W2 the reentrant lock, W3 the fair lock), each with a
  * lock object of its own, and increment a plain shared counter while they hold it. Measures
  * acquisitions per second and how long lock() waited; checks that the counter equals the
- * acquisitions (a lost increment means two holders at once) and records the longest stretch
- * without an acquisition (a stall: a missed wake-up waiting for a re-check or a lease).
+ * acquisitions (a lost increment means two holders at once) and records the longest stretch without
+ * an acquisition (a stall: a missed wake-up waiting for a re-check or a lease).
  */
 final class Contended implements Workload {
   static final Metric ACQUISITIONS =
       Metric.higher("acquisitions_per_s", "acquisitions/s", Metric.Unit.RATE).inChart();
-  static final Metric WAIT_P99 = Metric.lower("wait_p99_us", "wait p99", Metric.Unit.MICROS).inChart();
+  static final Metric WAIT_P99 =
+      Metric.lower("wait_p99_us", "wait p99", Metric.Unit.MICROS).inChart();
   static final List<Integer> THREADS = List.of(2, 8, 32);
 
   private final String id;
@@ -44,25 +45,31 @@ final class Contended implements Workload {
 
   @Override
   public String title() {
-    return "contended: T threads on one " + (fair ? "fair " : "") + "lock, incrementing a plain counter";
+    return "contended: T threads on one "
+        + (fair ? "fair " : "")
+        + "lock, incrementing a plain counter";
   }
 
   @Override
   public List<Point> points(Settings settings) {
     return Point.perThreadCount(
-        THREADS, Map.of("fair", fair), settings, threads -> (contender, prefix) -> start(contender, prefix, threads));
+        THREADS,
+        Map.of("fair", fair),
+        settings,
+        threads -> (contender, prefix) -> start(contender, prefix, threads));
   }
 
   /**
-   * The state the lock protects. Volatile only so that threads of this JVM see each other's
-   * writes without relying on the lock; the increment stays a read and a separate write.
+   * The state the lock protects. Volatile only so that threads of this JVM see each other's writes
+   * without relying on the lock; the increment stays a read and a separate write.
    */
   private static final class Guarded {
     volatile long counter;
     volatile long lastAcquiredNanos;
   }
 
-  // NonAtomicVolatileUpdate: the counter is deliberately not atomic: overlapping holders lose increments
+  // NonAtomicVolatileUpdate: the counter is deliberately not atomic: overlapping holders lose
+  // increments
   @SuppressWarnings("NonAtomicVolatileUpdate")
   private Trial start(Contender contender, String prefix, int threads) {
     List<Lock> locks = new ArrayList<>();
@@ -105,7 +112,8 @@ final class Contended implements Workload {
     Map<String, Double> metrics = new LinkedHashMap<>();
     metrics.put("acquisitions_per_s", measurement.perSecond(acquisitions));
     metrics.putAll(measurement.latencies("wait"));
-    metrics.put("longest_gap_us", acquisitions == 0 ? Double.NaN : (double) tally.histogram("gap").max());
+    metrics.put(
+        "longest_gap_us", acquisitions == 0 ? Double.NaN : (double) tally.histogram("gap").max());
     metrics.putAll(measurement.costsPer(acquisitions));
     long counter = tally.inRun("counter");
     long acquired = tally.inRun("acquisitions");

@@ -1,8 +1,8 @@
 package dev.warden.bench;
 
-import java.util.function.Function;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
+import java.util.function.Function;
 
 /**
  * One library's client, connected for one point of one workload, seen through the {@code

@@ -1,6 +1,8 @@
 package dev.warden.bench;
 
-/** The per-operation cost metrics every workload but W5 reports (see {@link Measurement#costsPer}). */
+/**
+ * The per-operation cost metrics every workload but W5 reports (see {@link Measurement#costsPer}).
+ */
 final class Costs {
   static final Metric COMMANDS = Metric.lower("cmds_per_op", "cmds/op", Metric.Unit.NUMBER);
   static final Metric SCRIPTS = Metric.lower("scripts_per_op", "scripts/op", Metric.Unit.NUMBER);

@@ -10,7 +10,10 @@ import java.util.Locale;
 final class Format {
   private Format() {}
 
-  /** Returns a whole number with thousands separators, {@code 12,345}; fractions below 100 keep one or two digits. */
+  /**
+   * Returns a whole number with thousands separators, {@code 12,345}; fractions below 100 keep one
+   * or two digits.
+   */
   static String number(double value) {
     if (Double.isNaN(value)) {
       return "n/a";
@@ -22,7 +25,10 @@ final class Format {
     return String.format(Locale.ROOT, magnitude >= 10 ? "%.1f" : "%.2f", value);
   }
 
-  /** Returns a number in at most four significant characters: {@code 950}, {@code 12.3k}, {@code 1.2M}. */
+  /**
+   * Returns a number in at most four significant characters: {@code 950}, {@code 12.3k}, {@code
+   * 1.2M}.
+   */
   static String compact(double value) {
     if (Double.isNaN(value)) {
       return "n/a";
@@ -54,7 +60,9 @@ final class Format {
     return Double.isNaN(ratio) ? "n/a" : String.format(Locale.ROOT, "%.2fx", ratio);
   }
 
-  /** Returns {@code text} padded with spaces to {@code width}, on the right or (numbers) the left. */
+  /**
+   * Returns {@code text} padded with spaces to {@code width}, on the right or (numbers) the left.
+   */
   static String pad(String text, int width, boolean alignRight) {
     if (text.length() >= width) {
       return text;

@@ -43,7 +43,8 @@ final class Json {
     } else if (value instanceof List<?> list) {
       appendEntries(out, list.iterator(), '[', ']', indent);
     } else {
-      throw new IllegalArgumentException("cannot write a " + value.getClass().getName() + " as JSON");
+      throw new IllegalArgumentException(
+          "cannot write a " + value.getClass().getName() + " as JSON");
     }
   }
 

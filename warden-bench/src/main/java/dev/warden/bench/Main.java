@@ -26,11 +26,11 @@ import java.util.Properties;
 
 /**
  * {@code warden bench}: measures Warden against Redisson on one Redis (a throwaway {@code
- * redis-server} unless {@code --uri} is given), workload by workload, prints a line per run and
- * the final ratios with the targets, and writes results.json, summary.md and SVG charts.
+ * redis-server} unless {@code --uri} is given), workload by workload, prints a line per run and the
+ * final ratios with the targets, and writes results.json, summary.md and SVG charts.
  *
- * <p>Exit status: 0 when the benchmark ran (targets missed included: they are for later), 1 when
- * it could not run or Warden failed a correctness check or a run, 2 for a bad command line.
+ * <p>Exit status: 0 when the benchmark ran (targets missed included: they are for later), 1 when it
+ * could not run or Warden failed a correctness check or a run, 2 for a bad command line.
  */
 public final class Main {
   /** How long each library runs before a full run's first measurement. */
@@ -73,7 +73,8 @@ public final class Main {
     System.exit(status); // client threads must not keep the JVM alive
   }
 
-  static int run(List<String> args, PrintStream out, PrintStream err) throws InterruptedException, IOException {
+  static int run(List<String> args, PrintStream out, PrintStream err)
+      throws InterruptedException, IOException {
     Optional<Settings> parsed;
     try {
       parsed = Settings.parse(args, Path.of("bench-results"));
@@ -120,8 +121,15 @@ public final class Main {
       // Before a full run, each library runs W1 at 4 threads and W5 with 1,000 locks unmeasured, so
       // that neither meets a cold JIT in a measured point: taking and holding many locks at once
       // runs code that W1 does not (a quick run is a smoke test and skips it).
-      List<Point> jvmWarmUp = settings.quick() ? List.of() : List.of(new W1Uncontended().points(settings).get(1), new W5LeaseKeeper().points(settings).get(0));
-      int runs = plan.values().stream().flatMap(List::stream).mapToInt(point -> 2 * point.rounds()).sum() + 2 * jvmWarmUp.size();
+      List<Point> jvmWarmUp =
+          settings.quick()
+              ? List.of()
+              : List.of(
+                  new W1Uncontended().points(settings).get(1),
+                  new W5LeaseKeeper().points(settings).get(0));
+      int runs =
+          plan.values().stream().flatMap(List::stream).mapToInt(point -> 2 * point.rounds()).sum()
+              + 2 * jvmWarmUp.size();
       out.printf(
           "%d runs (%s), about %d min; results go to %s%n",
           runs,
@@ -145,7 +153,12 @@ public final class Main {
       Report.text(results, verdicts).forEach(out::println);
       List<Path> written = write(results, verdicts);
       out.println();
-      out.println("Wrote " + written.stream().map(Path::toString).reduce((a, b) -> a + ", " + b).orElse("nothing"));
+      out.println(
+          "Wrote "
+              + written.stream()
+                  .map(Path::toString)
+                  .reduce((a, b) -> a + ", " + b)
+                  .orElse("nothing"));
       return wardenFailed(results) ? 1 : 0;
     } finally {
       if (server != null) {
@@ -162,24 +175,39 @@ public final class Main {
     List<String> charts = new ArrayList<>();
     for (Results.WorkloadResult workload : results.workloads()) {
       List<SvgChart.Panel> panels = new ArrayList<>();
-      for (Metric metric : workload.workload().headline().stream().filter(Metric::charted).toList()) {
+      for (Metric metric :
+          workload.workload().headline().stream().filter(Metric::charted).toList()) {
         List<SvgChart.Bars> bars = new ArrayList<>();
         for (Results.PointResult point : workload.points()) {
-          bars.add(new SvgChart.Bars(point.point().label(), point.warden(metric.key()), point.redisson(metric.key())));
+          bars.add(
+              new SvgChart.Bars(
+                  point.point().label(), point.warden(metric.key()), point.redisson(metric.key())));
         }
         panels.add(new SvgChart.Panel(metric, bars));
       }
       String name = workload.workload().id() + ".svg";
-      written.add(writeFile(dir.resolve(name), SvgChart.bars(workload.workload().id() + " " + workload.workload().title(), panels)));
+      written.add(
+          writeFile(
+              dir.resolve(name),
+              SvgChart.bars(workload.workload().id() + " " + workload.workload().title(), panels)));
       charts.add(name);
     }
     List<SvgChart.Ratio> ratios = new ArrayList<>();
     for (Targets.Verdict verdict : verdicts) {
       if (!Double.isNaN(verdict.ratioGoal())) {
-        ratios.add(new SvgChart.Ratio(verdict.workload() + " " + verdict.target(), verdict.value(), verdict.ratioGoal(), verdict.atLeast(), verdict.outcome()));
+        ratios.add(
+            new SvgChart.Ratio(
+                verdict.workload() + " " + verdict.target(),
+                verdict.value(),
+                verdict.ratioGoal(),
+                verdict.atLeast(),
+                verdict.outcome()));
       }
     }
-    written.add(writeFile(dir.resolve("targets.svg"), SvgChart.ratios("Warden / Redisson against the targets of issue #5", ratios)));
+    written.add(
+        writeFile(
+            dir.resolve("targets.svg"),
+            SvgChart.ratios("Warden / Redisson against the targets of issue #5", ratios)));
     written.add(writeFile(dir.resolve("summary.md"), Report.markdown(results, verdicts, charts)));
     written.add(writeFile(dir.resolve("results.json"), Json.write(results.toJson(verdicts))));
     return written;
@@ -196,8 +224,13 @@ public final class Main {
         "mode",
         settings.quick()
             ? "quick (smoke run): one " + settings.seconds() + " s window per point and library"
-            : "full: " + settings.rounds() + " rounds of " + settings.window().toSeconds() + " s per point and library, A B B A, after "
-                + JVM_WARM_UP.toSeconds() + " s each of unmeasured W1 T=4 and W5 N=1,000 per library to warm the JIT");
+            : "full: "
+                + settings.rounds()
+                + " rounds of "
+                + settings.window().toSeconds()
+                + " s per point and library, A B B A, after "
+                + JVM_WARM_UP.toSeconds()
+                + " s each of unmeasured W1 T=4 and W5 N=1,000 per library to warm the JIT");
     about.put("warden_version", mavenVersion("dev.warden", "warden-core"));
     // Which Warden was measured: the checkout's commit and the jar's digest tell builds apart.
     about.put("git_commit", gitCommit());
@@ -219,10 +252,14 @@ public final class Main {
 
   /** Returns the system's one-minute load average, or NaN where the platform has none. */
   private static double loadAverage() {
-    return Math.round(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage() * 100) / 100.0;
+    return Math.round(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage() * 100)
+        / 100.0;
   }
 
-  /** Returns {@code git rev-parse --short HEAD} of the working directory, "-dirty" if it has changes. */
+  /**
+   * Returns {@code git rev-parse --short HEAD} of the working directory, "-dirty" if it has
+   * changes.
+   */
   private static String gitCommit() {
     try {
       String commit = runGit("rev-parse", "--short", "HEAD");
@@ -244,7 +281,10 @@ public final class Main {
     return git.waitFor() == 0 ? output : "";
   }
 
-  /** Returns the first 12 hex digits of the SHA-256 of the jar a class was loaded from, or "classes". */
+  /**
+   * Returns the first 12 hex digits of the SHA-256 of the jar a class was loaded from, or
+   * "classes".
+   */
   private static String codeDigest(Class<?> type) {
     try {
       Path source = Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
@@ -278,7 +318,13 @@ public final class Main {
     Duration total = Duration.ZERO;
     for (List<Point> points : plan.values()) {
       for (Point point : points) {
-        total = total.plus(point.warmUp().plus(point.window()).plusSeconds(2).multipliedBy(2L * point.rounds()));
+        total =
+            total.plus(
+                point
+                    .warmUp()
+                    .plus(point.window())
+                    .plusSeconds(2)
+                    .multipliedBy(2L * point.rounds()));
       }
     }
     return Math.max(1, Math.round(total.toSeconds() / 60.0));

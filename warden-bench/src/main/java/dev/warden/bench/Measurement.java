@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What the runner measured around one trial's window: the workers' tally, the window's length,
- * and the Redis and client CPU work done meanwhile. Workloads turn it into metrics.
+ * What the runner measured around one trial's window: the workers' tally, the window's length, and
+ * the Redis and client CPU work done meanwhile. Workloads turn it into metrics.
  *
  * @param point the point measured
  * @param tally the merged counts and latencies of the workers
@@ -18,8 +18,8 @@ record Measurement(
     Point point, Tally tally, double seconds, RedisStats.Delta redis, long clientCpuNanos) {
 
   /**
-   * Returns the measurements of several rounds of one point as one: tallies merged, windows,
-   * Redis work and CPU time added up.
+   * Returns the measurements of several rounds of one point as one: tallies merged, windows, Redis
+   * work and CPU time added up.
    */
   static Measurement combine(List<Measurement> rounds) {
     Tally tally = new Tally(new Window());
@@ -41,9 +41,10 @@ record Measurement(
   }
 
   /**
-   * Returns the operations counted and the cost metrics per operation: Redis commands (run by scripts or not, the script
-   * calls themselves not included), script calls, round trips (socket reads Redis processed),
-   * client and Redis CPU in microseconds; NaN for all when no operation completed.
+   * Returns the operations counted and the cost metrics per operation: Redis commands (run by
+   * scripts or not, the script calls themselves not included), script calls, round trips (socket
+   * reads Redis processed), client and Redis CPU in microseconds; NaN for all when no operation
+   * completed.
    */
   Map<String, Double> costsPer(double operations) {
     Map<String, Double> costs = new LinkedHashMap<>();

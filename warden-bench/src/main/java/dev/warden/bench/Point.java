@@ -9,8 +9,8 @@ import java.util.Optional;
 import java.util.function.IntFunction;
 
 /**
- * One point of a workload (a thread count, a number of held locks), measured once for each
- * library, each time with a fresh client.
+ * One point of a workload (a thread count, a number of held locks), measured once for each library,
+ * each time with a fresh client.
  *
  * @param label how tables show the point, e.g. {@code T=16}
  * @param parameters the point's settings for the results file, e.g. {@code threads=16}
@@ -45,8 +45,8 @@ record Point(
   }
 
   /**
-   * Returns a point per thread count, labelled {@code T=<n>}, with the settings' warm-up and
-   * window and the libraries' default watchdog; {@code starters} gives each count's starter.
+   * Returns a point per thread count, labelled {@code T=<n>}, with the settings' warm-up and window
+   * and the libraries' default watchdog; {@code starters} gives each count's starter.
    */
   static List<Point> perThreadCount(
       List<Integer> threadCounts,

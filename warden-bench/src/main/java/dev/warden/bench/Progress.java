@@ -6,8 +6,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The progress display: one line per run ({@code [ 3/34] W1 T=16  Warden  ...}) that ends with
- * the run's headline numbers. On a terminal the line also counts the seconds of the current phase
+ * The progress display: one line per run ({@code [ 3/34] W1 T=16 Warden ...}) that ends with the
+ * run's headline numbers. On a terminal the line also counts the seconds of the current phase
  * (setup, warm-up, window) once a second; in a log it is written once, when the run ends.
  *
  * <p>Thread-safe: the runner's thread sets the phase, a daemon ticker redraws the line.
@@ -24,7 +24,8 @@ final class Progress implements AutoCloseable {
   private long phaseStartNanos;
   private long phaseSeconds;
 
-  // FutureReturnValueIgnored: the ticker runs until close(); its future would only say it was cancelled
+  // FutureReturnValueIgnored: the ticker runs until close(); its future would only say it was
+  // cancelled
   @SuppressWarnings("FutureReturnValueIgnored")
   Progress(PrintStream out, boolean live, int total) {
     this.out = out;

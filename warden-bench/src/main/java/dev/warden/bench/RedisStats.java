@@ -61,14 +61,15 @@ final class RedisStats implements AutoCloseable {
 
   /**
    * Reads the counters now, one INFO call per section. A window's opening snapshot reads the
-   * command calls last and its closing one reads them first, so that only one INFO call's time
-   * on either edge is counted by Redis but not by the workers.
+   * command calls last and its closing one reads them first, so that only one INFO call's time on
+   * either edge is counted by Redis but not by the workers.
    */
   Snapshot snapshot(boolean opening) {
     Map<String, Long> calls = opening ? null : parseCommandCalls(redis.info("commandstats"));
     String cpu = redis.info("cpu");
     double cpuSeconds =
-        Double.parseDouble(field(cpu, "used_cpu_sys")) + Double.parseDouble(field(cpu, "used_cpu_user"));
+        Double.parseDouble(field(cpu, "used_cpu_sys"))
+            + Double.parseDouble(field(cpu, "used_cpu_user"));
     long reads = Long.parseLong(field(redis.info("stats"), "total_reads_processed"));
     if (opening) {
       calls = parseCommandCalls(redis.info("commandstats"));
@@ -81,14 +82,16 @@ final class RedisStats implements AutoCloseable {
     Map<String, Long> calls = new TreeMap<>();
     Matcher matcher = COMMAND_CALLS.matcher(commandstats);
     while (matcher.find()) {
-      calls.put(matcher.group(1).toLowerCase(java.util.Locale.ROOT), Long.parseLong(matcher.group(2)));
+      calls.put(
+          matcher.group(1).toLowerCase(java.util.Locale.ROOT), Long.parseLong(matcher.group(2)));
     }
     return calls;
   }
 
   /** Returns the value of {@code name:value} in an INFO text. */
   static String field(String info, String name) {
-    Matcher matcher = Pattern.compile("^" + Pattern.quote(name) + ":(.*?)\\r?$", Pattern.MULTILINE).matcher(info);
+    Matcher matcher =
+        Pattern.compile("^" + Pattern.quote(name) + ":(.*?)\\r?$", Pattern.MULTILINE).matcher(info);
     if (!matcher.find()) {
       throw new IllegalStateException("INFO has no field " + name);
     }
@@ -134,7 +137,11 @@ final class RedisStats implements AutoCloseable {
         }
       }
       return new Delta(
-          commands, scripts, Math.max(0, reads - before.reads - INFO_CALLS_PER_SNAPSHOT), cpuSeconds - before.cpuSeconds, byCommand);
+          commands,
+          scripts,
+          Math.max(0, reads - before.reads - INFO_CALLS_PER_SNAPSHOT),
+          cpuSeconds - before.cpuSeconds,
+          byCommand);
     }
   }
 
@@ -148,7 +155,11 @@ final class RedisStats implements AutoCloseable {
    * @param byCommand calls per command (scripts included)
    */
   record Delta(
-      long commands, long scripts, long roundTrips, double cpuSeconds, Map<String, Long> byCommand) {
+      long commands,
+      long scripts,
+      long roundTrips,
+      double cpuSeconds,
+      Map<String, Long> byCommand) {
     /** Nothing done: the start of a sum. */
     static final Delta NONE = new Delta(0, 0, 0, 0, Map.of());
 

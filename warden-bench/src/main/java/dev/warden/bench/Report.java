@@ -8,9 +8,9 @@ import java.util.Map;
 
 /**
  * Turns results and target verdicts into what people read: the console's final tables and
- * summary.md. Both show, per workload, the headline metrics of Warden and Redisson and their
- * ratio (Warden / Redisson), the redis-benchmark ceiling, every target with PASS or MISS, and
- * whatever could not be measured or failed a correctness check.
+ * summary.md. Both show, per workload, the headline metrics of Warden and Redisson and their ratio
+ * (Warden / Redisson), the redis-benchmark ceiling, every target with PASS or MISS, and whatever
+ * could not be measured or failed a correctness check.
  */
 final class Report {
   private Report() {}
@@ -156,9 +156,17 @@ final class Report {
       for (PointResult point : workload.points()) {
         for (Library library : Library.values()) {
           Sample sample = point.sample(library);
-          String where = workload.workload().id() + " " + point.point().label() + " " + library.displayName();
+          String where =
+              workload.workload().id() + " " + point.point().label() + " " + library.displayName();
           if (!sample.measured()) {
-            notes.add(where + ": " + (sample.status() == Sample.Status.UNAVAILABLE ? "not available in this build (" : "failed (") + sample.note() + ")");
+            notes.add(
+                where
+                    + ": "
+                    + (sample.status() == Sample.Status.UNAVAILABLE
+                        ? "not available in this build ("
+                        : "failed (")
+                    + sample.note()
+                    + ")");
           }
           sample.problems().forEach(problem -> notes.add(where + ": " + problem));
         }

@@ -8,9 +8,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Everything one benchmark run measured: per workload, per point, a {@link Sample} per library;
- * the ceiling; and facts about the run (versions, settings). Filled by the runner on its thread,
- * then read by the report, the targets and the charts.
+ * Everything one benchmark run measured: per workload, per point, a {@link Sample} per library; the
+ * ceiling; and facts about the run (versions, settings). Filled by the runner on its thread, then
+ * read by the report, the targets and the charts.
  */
 final class Results {
   private final Map<String, Object> about;
@@ -111,7 +111,11 @@ final class Results {
           p.put(library.key(), point.sample(library).toJson());
         }
         Map<String, Object> ratios = new LinkedHashMap<>();
-        point.sample(Library.WARDEN).metrics().keySet().forEach(key -> ratios.put(key, point.ratio(key)));
+        point
+            .sample(Library.WARDEN)
+            .metrics()
+            .keySet()
+            .forEach(key -> ratios.put(key, point.ratio(key)));
         p.put("ratios_warden_over_redisson", ratios);
         points.add(p);
       }

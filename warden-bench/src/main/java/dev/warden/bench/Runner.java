@@ -12,10 +12,10 @@ import java.util.Map;
 /**
  * Measures every point of every workload for both libraries, alternating on the same Redis: for
  * each point, a fresh client of one library, its trial's warm-up, then the measured window between
- * two snapshots of Redis's counters and this JVM's CPU time; then the same for the other library.
- * A point measured in two rounds runs A, B, B, A and adds each library's rounds up; which library
- * is A alternates from point to point, so that drift on a shared machine does not always favour
- * the same one.
+ * two snapshots of Redis's counters and this JVM's CPU time; then the same for the other library. A
+ * point measured in two rounds runs A, B, B, A and adds each library's rounds up; which library is
+ * A alternates from point to point, so that drift on a shared machine does not always favour the
+ * same one.
  *
  * <p>Runs on the caller's thread; one trial at a time, so the JVM's CPU time in a window is the
  * running library's (and the benchmark's own bookkeeping, the same for both).
@@ -48,9 +48,19 @@ final class Runner {
       for (int round = 1; round <= point.rounds(); round++) {
         // A, B in odd rounds and B, A in even ones: A B B A for two rounds.
         boolean wardenNow = wardenFirst == (round % 2 == 1);
-        for (Library library : wardenNow ? List.of(Library.WARDEN, Library.REDISSON) : List.of(Library.REDISSON, Library.WARDEN)) {
+        for (Library library :
+            wardenNow
+                ? List.of(Library.WARDEN, Library.REDISSON)
+                : List.of(Library.REDISSON, Library.WARDEN)) {
           String roundLabel = point.rounds() == 1 ? "" : " " + round + "/" + point.rounds();
-          progress.begin(String.format(Locale.ROOT, "%s %-16s %-8s%s", workload.id(), point.label(), library.displayName(), roundLabel));
+          progress.begin(
+              String.format(
+                  Locale.ROOT,
+                  "%s %-16s %-8s%s",
+                  workload.id(),
+                  point.label(),
+                  library.displayName(),
+                  roundLabel));
           Outcome outcome = measure(workload, point, library);
           if (outcome.measurement() != null) {
             rounds.computeIfAbsent(library, l -> new ArrayList<>()).add(outcome.measurement());
@@ -63,7 +73,11 @@ final class Runner {
       }
       Map<Library, Sample> samples = new EnumMap<>(Library.class);
       for (Library library : Library.values()) {
-        samples.put(library, unmeasured.containsKey(library) ? unmeasured.get(library) : sample(workload, rounds.get(library)));
+        samples.put(
+            library,
+            unmeasured.containsKey(library)
+                ? unmeasured.get(library)
+                : sample(workload, rounds.get(library)));
       }
       results.add(workload, point, samples);
     }
@@ -71,13 +85,16 @@ final class Runner {
 
   /**
    * Runs {@code point} once per library for {@code each}, unmeasured, before anything is measured:
-   * the library measured first would otherwise meet a JIT that has compiled none of its code yet.
-   * A failure here is only shown: the measured runs report it again.
+   * the library measured first would otherwise meet a JIT that has compiled none of its code yet. A
+   * failure here is only shown: the measured runs report it again.
    */
   void warmUpJvm(Point point, Duration each) throws InterruptedException {
     for (Library library : Library.values()) {
-      progress.begin(String.format(Locale.ROOT, "JVM warm-up %-9s %-8s", point.label(), library.displayName()));
-      String prefix = String.join(":", "warden-bench", runId, "jvm-warm-up", point.slug(), library.key());
+      progress.begin(
+          String.format(
+              Locale.ROOT, "JVM warm-up %-9s %-8s", point.label(), library.displayName()));
+      String prefix =
+          String.join(":", "warden-bench", runId, "jvm-warm-up", point.slug(), library.key());
       String outcome = "done";
       try (Contender contender = library.connect(uri, point.watchdogTimeout())) {
         Trial trial = point.starter().start(contender, prefix);
@@ -114,8 +131,16 @@ final class Runner {
   }
 
   /** Runs one trial with a fresh client. */
-  private Outcome measure(Workload workload, Point point, Library library) throws InterruptedException {
-    String prefix = String.join(":", "warden-bench", runId, workload.id().toLowerCase(Locale.ROOT), point.slug(), library.key() + ++trials);
+  private Outcome measure(Workload workload, Point point, Library library)
+      throws InterruptedException {
+    String prefix =
+        String.join(
+            ":",
+            "warden-bench",
+            runId,
+            workload.id().toLowerCase(Locale.ROOT),
+            point.slug(),
+            library.key() + ++trials);
     System.gc(); // the previous trial's garbage is not this one's to collect
     Contender contender;
     try {
@@ -154,7 +179,9 @@ final class Runner {
       } finally {
         tally = trial.finish(STOP_GRACE);
       }
-      return Outcome.of(new Measurement(point, tally, (ended - started) / 1e9, after.minus(before), cpuAfter - cpuBefore));
+      return Outcome.of(
+          new Measurement(
+              point, tally, (ended - started) / 1e9, after.minus(before), cpuAfter - cpuBefore));
     } catch (BenchException e) {
       if (e.getCause() instanceof UnsupportedOperationException unsupported) {
         return Outcome.not(Sample.unavailable(unsupported.getMessage()));
@@ -167,7 +194,10 @@ final class Runner {
 
   private static String summary(Workload workload, Sample sample) {
     if (!sample.measured()) {
-      return (sample.status() == Sample.Status.UNAVAILABLE ? "not available in this build: " : "FAILED: ") + sample.note();
+      return (sample.status() == Sample.Status.UNAVAILABLE
+              ? "not available in this build: "
+              : "FAILED: ")
+          + sample.note();
     }
     StringBuilder line = new StringBuilder();
     for (Metric metric : workload.headline().subList(0, Math.min(5, workload.headline().size()))) {

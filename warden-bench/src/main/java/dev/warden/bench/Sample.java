@@ -40,7 +40,8 @@ record Sample(
     problems = List.copyOf(problems);
   }
 
-  static Sample measured(Map<String, Double> metrics, Map<String, Long> commandCalls, List<String> problems) {
+  static Sample measured(
+      Map<String, Double> metrics, Map<String, Long> commandCalls, List<String> problems) {
     return new Sample(Status.MEASURED, "", metrics, commandCalls, problems);
   }
 
@@ -62,7 +63,10 @@ record Sample(
     return status == Status.MEASURED;
   }
 
-  /** Returns the metric formatted, or "n/a" (not available) or "failed" for a sample without numbers. */
+  /**
+   * Returns the metric formatted, or "n/a" (not available) or "failed" for a sample without
+   * numbers.
+   */
   String format(Metric metric) {
     if (!measured()) {
       return status == Status.UNAVAILABLE ? "n/a" : "failed";

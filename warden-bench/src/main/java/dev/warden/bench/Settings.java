@@ -45,8 +45,8 @@ record Settings(Optional<String> uri, Set<String> only, boolean quick, int secon
   }
 
   /**
-   * Returns how many rounds each point is measured in per library: 2 (in the order A, B, B, A,
-   * so that drift on a shared machine weighs on both alike), or 1 for a quick run.
+   * Returns how many rounds each point is measured in per library: 2 (in the order A, B, B, A, so
+   * that drift on a shared machine weighs on both alike), or 1 for a quick run.
    */
   int rounds() {
     return quick ? 1 : 2;
@@ -58,8 +58,8 @@ record Settings(Optional<String> uri, Set<String> only, boolean quick, int secon
   }
 
   /**
-   * Returns the warm-up before each window, with fresh clients: 40 % of the window, from 1 s to
-   * 5 s (the JVM is warm after the first rounds; connections, scripts and pools are not).
+   * Returns the warm-up before each window, with fresh clients: 40 % of the window, from 1 s to 5 s
+   * (the JVM is warm after the first rounds; connections, scripts and pools are not).
    */
   Duration warmUp() {
     return Duration.ofMillis(Math.max(1_000, Math.min(5_000, window().toMillis() * 2 / 5)));
@@ -107,7 +107,8 @@ record Settings(Optional<String> uri, Set<String> only, boolean quick, int secon
         default -> throw new IllegalArgumentException("unknown option: " + arg);
       }
     }
-    return Optional.of(new Settings(uri, only, quick, seconds != null ? seconds : quick ? 1 : 10, out));
+    return Optional.of(
+        new Settings(uri, only, quick, seconds != null ? seconds : quick ? 1 : 10, out));
   }
 
   private static String value(String name, String arg, int equals, List<String> rest) {
@@ -134,6 +135,7 @@ record Settings(Optional<String> uri, Set<String> only, boolean quick, int secon
     } catch (NumberFormatException notANumber) {
       // reported below
     }
-    throw new IllegalArgumentException(name + " must be a whole number from 1 to " + MAX_SECONDS + ": " + text);
+    throw new IllegalArgumentException(
+        name + " must be a whole number from 1 to " + MAX_SECONDS + ": " + text);
   }
 }

@@ -29,7 +29,8 @@ final class SvgChart {
   record Panel(Metric metric, List<Bars> bars) {}
 
   /** One row of the ratio chart. */
-  record Ratio(String label, double ratio, double goal, boolean higherIsBetter, Targets.Outcome outcome) {}
+  record Ratio(
+      String label, double ratio, double goal, boolean higherIsBetter, Targets.Outcome outcome) {}
 
   /** Returns a chart titled {@code title} with the panels side by side, three to a row. */
   static String bars(String title, List<Panel> panels) {
@@ -51,7 +52,14 @@ final class SvgChart {
   private static void panel(StringBuilder svg, int x, int y, Panel panel) {
     Metric metric = panel.metric();
     String better = metric.higherIsBetter() ? "higher is better" : "lower is better";
-    text(svg, x + PANEL_WIDTH / 2, y + 16, 13, "middle", "bold", metric.label() + " (" + better + ")");
+    text(
+        svg,
+        x + PANEL_WIDTH / 2,
+        y + 16,
+        13,
+        "middle",
+        "bold",
+        metric.label() + " (" + better + ")");
     double top = 0;
     for (Bars bars : panel.bars()) {
       top = Math.max(top, Math.max(finiteOrZero(bars.warden()), finiteOrZero(bars.redisson())));
@@ -64,8 +72,22 @@ final class SvgChart {
     for (int tick = 0; tick <= 4; tick++) {
       double value = top * tick / 4;
       double tickY = plotY + PLOT_HEIGHT - PLOT_HEIGHT * tick / 4.0;
-      svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e5e7eb\"/>%n", plotX, tickY, plotX + plotWidth, tickY));
-      text(svg, plotX - 6, (int) Math.round(tickY + 4), 10, "end", "normal", metric.formatShort(value));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e5e7eb\"/>%n",
+              plotX,
+              tickY,
+              plotX + plotWidth,
+              tickY));
+      text(
+          svg,
+          plotX - 6,
+          (int) Math.round(tickY + 4),
+          10,
+          "end",
+          "normal",
+          metric.formatShort(value));
     }
     int groups = Math.max(1, panel.bars().size());
     double slot = (double) plotWidth / groups;
@@ -79,15 +101,44 @@ final class SvgChart {
       String label = bars.label();
       int space = label.indexOf(' ');
       boolean wrap = space > 0 && label.length() * 6.5 > slot;
-      text(svg, (int) Math.round(center), plotY + PLOT_HEIGHT + 16, 11, "middle", "normal", wrap ? label.substring(0, space) : label);
+      text(
+          svg,
+          (int) Math.round(center),
+          plotY + PLOT_HEIGHT + 16,
+          11,
+          "middle",
+          "normal",
+          wrap ? label.substring(0, space) : label);
       if (wrap) {
-        text(svg, (int) Math.round(center), plotY + PLOT_HEIGHT + 30, 11, "middle", "normal", label.substring(space + 1));
+        text(
+            svg,
+            (int) Math.round(center),
+            plotY + PLOT_HEIGHT + 30,
+            11,
+            "middle",
+            "normal",
+            label.substring(space + 1));
       }
     }
-    svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#6b7280\"/>%n", plotX, plotY + PLOT_HEIGHT, plotX + plotWidth, plotY + PLOT_HEIGHT));
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#6b7280\"/>%n",
+            plotX,
+            plotY + PLOT_HEIGHT,
+            plotX + plotWidth,
+            plotY + PLOT_HEIGHT));
   }
 
-  private static void bar(StringBuilder svg, double x, double width, int plotY, double top, double value, String color, Metric metric) {
+  private static void bar(
+      StringBuilder svg,
+      double x,
+      double width,
+      int plotY,
+      double top,
+      double value,
+      String color,
+      Metric metric) {
     int baseline = plotY + PLOT_HEIGHT;
     int labelX = (int) Math.round(x + width / 2);
     if (Double.isNaN(value)) {
@@ -95,8 +146,24 @@ final class SvgChart {
       return;
     }
     double height = top == 0 ? 0 : PLOT_HEIGHT * Math.max(0, value) / top;
-    svg.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>%s</title></rect>%n", x, baseline - height, width, height, color, escape(metric.format(value))));
-    text(svg, labelX, (int) Math.round(baseline - height - 4), 9, "middle", "normal", metric.formatShort(value));
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>%s</title></rect>%n",
+            x,
+            baseline - height,
+            width,
+            height,
+            color,
+            escape(metric.format(value))));
+    text(
+        svg,
+        labelX,
+        (int) Math.round(baseline - height - 4),
+        9,
+        "middle",
+        "normal",
+        metric.formatShort(value));
   }
 
   /**
@@ -111,13 +178,35 @@ final class SvgChart {
     int height = 70 + rows.size() * rowHeight + 30;
     StringBuilder svg = open(width, height);
     text(svg, 16, 26, 16, "start", "bold", title);
-    text(svg, 16, 44, 11, "start", "normal", "Warden / Redisson (log scale); bar: measured, tick: goal; green PASS, red MISS, grey N/A");
+    text(
+        svg,
+        16,
+        44,
+        11,
+        "start",
+        "normal",
+        "Warden / Redisson (log scale); bar: measured, tick: goal; green PASS, red MISS, grey N/A");
     int plotTop = 60;
     int plotBottom = plotTop + rows.size() * rowHeight;
     for (double mark : new double[] {1 / 16.0, 1 / 4.0, 1, 4, 16}) {
       double x = labelWidth + ratioX(mark, plotWidth);
-      svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\"/>%n", x, plotTop - 4, x, plotBottom, mark == 1 ? "#374151" : "#e5e7eb"));
-      text(svg, (int) Math.round(x), plotBottom + 16, 10, "middle", "normal", mark < 1 ? "1/" + Math.round(1 / mark) + "x" : Math.round(mark) + "x");
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\"/>%n",
+              x,
+              plotTop - 4,
+              x,
+              plotBottom,
+              mark == 1 ? "#374151" : "#e5e7eb"));
+      text(
+          svg,
+          (int) Math.round(x),
+          plotBottom + 16,
+          10,
+          "middle",
+          "normal",
+          mark < 1 ? "1/" + Math.round(1 / mark) + "x" : Math.round(mark) + "x");
     }
     for (int i = 0; i < rows.size(); i++) {
       Ratio row = rows.get(i);
@@ -126,15 +215,40 @@ final class SvgChart {
       double one = labelWidth + ratioX(1, plotWidth);
       if (!Double.isNaN(row.ratio())) {
         double end = labelWidth + ratioX(row.ratio(), plotWidth);
-        String color = row.outcome() == Targets.Outcome.PASS ? "#16a34a" : row.outcome() == Targets.Outcome.MISS ? "#dc2626" : "#9ca3af";
-        svg.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>%n", Math.min(one, end), y + 5, Math.abs(end - one), rowHeight - 10, color));
+        String color =
+            row.outcome() == Targets.Outcome.PASS
+                ? "#16a34a"
+                : row.outcome() == Targets.Outcome.MISS ? "#dc2626" : "#9ca3af";
+        svg.append(
+            String.format(
+                Locale.ROOT,
+                "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>%n",
+                Math.min(one, end),
+                y + 5,
+                Math.abs(end - one),
+                rowHeight - 10,
+                color));
       }
       if (!Double.isNaN(row.goal())) {
         double goal = labelWidth + ratioX(row.goal(), plotWidth);
-        svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#111827\" stroke-width=\"2\"/>%n", goal, y + 2, goal, y + rowHeight - 2));
+        svg.append(
+            String.format(
+                Locale.ROOT,
+                "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#111827\" stroke-width=\"2\"/>%n",
+                goal,
+                y + 2,
+                goal,
+                y + rowHeight - 2));
       }
       String verdict = row.outcome() == Targets.Outcome.NA ? "N/A" : row.outcome().name();
-      text(svg, labelWidth + plotWidth + 10, y + 16, 11, "start", "normal", Format.ratio(row.ratio()) + "  " + verdict);
+      text(
+          svg,
+          labelWidth + plotWidth + 10,
+          y + 16,
+          11,
+          "start",
+          "normal",
+          Format.ratio(row.ratio()) + "  " + verdict);
     }
     return svg.append("</svg>\n").toString();
   }
@@ -165,24 +279,59 @@ final class SvgChart {
 
   private static StringBuilder open(int width, int height) {
     StringBuilder svg = new StringBuilder();
-    svg.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">%n", width, height, width, height));
-    svg.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>%n", width, height));
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">%n",
+            width,
+            height,
+            width,
+            height));
+    svg.append(
+        String.format(
+            Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>%n", width, height));
     return svg;
   }
 
   private static void legend(StringBuilder svg, int x, int y) {
-    svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>%n", x, y - 10, WARDEN_COLOR));
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>%n",
+            x,
+            y - 10,
+            WARDEN_COLOR));
     text(svg, x + 16, y, 12, "start", "normal", "Warden");
-    svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>%n", x + 80, y - 10, REDISSON_COLOR));
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>%n",
+            x + 80,
+            y - 10,
+            REDISSON_COLOR));
     text(svg, x + 96, y, 12, "start", "normal", "Redisson");
   }
 
-  private static void text(StringBuilder svg, int x, int y, int size, String anchor, String weight, String content) {
-    svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" %s font-size=\"%d\" text-anchor=\"%s\" font-weight=\"%s\" fill=\"#111827\">%s</text>%n", x, y, FONT, size, anchor, weight, escape(content)));
+  private static void text(
+      StringBuilder svg, int x, int y, int size, String anchor, String weight, String content) {
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<text x=\"%d\" y=\"%d\" %s font-size=\"%d\" text-anchor=\"%s\" font-weight=\"%s\" fill=\"#111827\">%s</text>%n",
+            x,
+            y,
+            FONT,
+            size,
+            anchor,
+            weight,
+            escape(content)));
   }
 
   /** Escapes text for SVG (XML) content and attributes. */
   static String escape(String text) {
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    return text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("\"", "&quot;");
   }
 }

@@ -60,7 +60,10 @@ final class Table {
     }
     lines.add(rule.toString());
     for (List<String> row : rows) {
-      lines.add("| " + String.join(" | ", row.stream().map(cell -> cell.replace("|", "\\|")).toList()) + " |");
+      lines.add(
+          "| "
+              + String.join(" | ", row.stream().map(cell -> cell.replace("|", "\\|")).toList())
+              + " |");
     }
     return lines;
   }

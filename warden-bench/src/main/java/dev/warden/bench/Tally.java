@@ -6,8 +6,8 @@ import java.util.TreeMap;
 /**
  * One worker thread's counts and latency histograms for one run, merged with the other threads'
  * once they have stopped. Events are counted over the whole run (for correctness checks, such as
- * "the counter equals the acquisitions") and, separately, within the measured window; latencies
- * are recorded when they overlap the window (see {@link Window}).
+ * "the counter equals the acquisitions") and, separately, within the measured window; latencies are
+ * recorded when they overlap the window (see {@link Window}).
  *
  * <p>Not thread-safe: one per thread, merged with {@link #add} after the threads have joined.
  */
@@ -52,9 +52,12 @@ final class Tally {
 
   /** Adds another thread's counts and histograms to these. */
   void add(Tally other) {
-    other.windowCounts.forEach((kind, n) -> windowCounts.computeIfAbsent(kind, k -> new long[1])[0] += n[0]);
-    other.runCounts.forEach((kind, n) -> runCounts.computeIfAbsent(kind, k -> new long[1])[0] += n[0]);
-    other.histograms.forEach((kind, h) -> histograms.computeIfAbsent(kind, k -> new Histogram()).add(h));
+    other.windowCounts.forEach(
+        (kind, n) -> windowCounts.computeIfAbsent(kind, k -> new long[1])[0] += n[0]);
+    other.runCounts.forEach(
+        (kind, n) -> runCounts.computeIfAbsent(kind, k -> new long[1])[0] += n[0]);
+    other.histograms.forEach(
+        (kind, h) -> histograms.computeIfAbsent(kind, k -> new Histogram()).add(h));
   }
 
   /** Returns how many events of {@code kind} happened within the window. */

@@ -11,14 +11,19 @@ import java.util.function.DoublePredicate;
 
 /**
  * The targets of issue #5 and how this run measures up to each: a ratio of Warden to Redisson, or
- * one of Warden's own numbers, against a goal. A target whose workload did not run, or whose
- * Warden primitive is not available in this build, is N/A, never PASS.
+ * one of Warden's own numbers, against a goal. A target whose workload did not run, or whose Warden
+ * primitive is not available in this build, is N/A, never PASS.
  */
 final class Targets {
-  /** W3's "no stall": the longest stretch without an acquisition stays below Warden's re-check interval. */
+  /**
+   * W3's "no stall": the longest stretch without an acquisition stays below Warden's re-check
+   * interval.
+   */
   static final double STALL_MICROS = 200_000;
+
   /** W3's "independent of waiters": commands per acquisition at T=32 within this factor of T=2. */
   static final double WAITER_COST_TOLERANCE = 1.25;
+
   /** W5's "no growth after churn": work after churn within this factor of the fresh run. */
   static final double CHURN_TOLERANCE = 1.10;
 
@@ -109,11 +114,23 @@ final class Targets {
     Map<String, Double> shares = new LinkedHashMap<>();
     for (PointResult fair : w3.map(WorkloadResult::points).orElse(List.of())) {
       w2.flatMap(w -> w.point(fair.point().label()))
-          .ifPresent(plain -> shares.put(fair.point().label(), fair.warden("acquisitions_per_s") / plain.warden("acquisitions_per_s")));
+          .ifPresent(
+              plain ->
+                  shares.put(
+                      fair.point().label(),
+                      fair.warden("acquisitions_per_s") / plain.warden("acquisitions_per_s")));
     }
     String at = worstKey(shares, false);
     double worst = at == null ? Double.NaN : shares.get(at);
-    addRatio("W3", "acquisitions/s vs Warden's W2 (worst T" + (Double.isNaN(worst) ? "" : ": " + at) + ")", ">= 0.80x", "", "", worst, 0.8, true);
+    addRatio(
+        "W3",
+        "acquisitions/s vs Warden's W2 (worst T" + (Double.isNaN(worst) ? "" : ": " + at) + ")",
+        ">= 0.80x",
+        "",
+        "",
+        worst,
+        0.8,
+        true);
 
     Optional<PointResult> few = w3.flatMap(w -> w.point("T=2"));
     Optional<PointResult> many = w3.flatMap(w -> w.point("T=32"));
@@ -132,14 +149,30 @@ final class Targets {
         false);
 
     double longestGap = worstWarden("W3", "longest_gap_us", true);
-    add("W3", "no stall: longest gap between acquisitions (every T)", "< " + Format.micros(STALL_MICROS), Format.micros(longestGap), "", longestGap, Format.micros(longestGap), v -> v < STALL_MICROS);
+    add(
+        "W3",
+        "no stall: longest gap between acquisitions (every T)",
+        "< " + Format.micros(STALL_MICROS),
+        Format.micros(longestGap),
+        "",
+        longestGap,
+        Format.micros(longestGap),
+        v -> v < STALL_MICROS);
     exclusion("W3");
   }
 
   private void w4() {
     Optional<PointResult> point = results.workload("W4").map(w -> w.points().get(0));
     double p99 = point.map(p -> p.warden("writer_wait_p99_us")).orElse(Double.NaN);
-    add("W4", "writer wait p99", "< 50 ms", Format.micros(p99), point.map(p -> Format.micros(p.redisson("writer_wait_p99_us"))).orElse(""), p99, Format.micros(p99), v -> v < 50_000);
+    add(
+        "W4",
+        "writer wait p99",
+        "< 50 ms",
+        Format.micros(p99),
+        point.map(p -> Format.micros(p.redisson("writer_wait_p99_us"))).orElse(""),
+        p99,
+        Format.micros(p99),
+        v -> v < 50_000);
     ratio("W4", point.map(p -> p.point().label()).orElse("16R+1W"), W4ReadWrite.READS, 0.8);
     exclusion("W4");
   }
@@ -165,7 +198,15 @@ final class Targets {
                 + Format.compact(point("W5", at).get().warden("cmds_per_s"))
                 + "/s at "
                 + at;
-    addRatio("W5", "no growth after churn: cmds/s churned vs fresh (worst N)", "<= " + Format.ratio(CHURN_TOLERANCE), detail, "", growth, CHURN_TOLERANCE, false);
+    addRatio(
+        "W5",
+        "no growth after churn: cmds/s churned vs fresh (worst N)",
+        "<= " + Format.ratio(CHURN_TOLERANCE),
+        detail,
+        "",
+        growth,
+        CHURN_TOLERANCE,
+        false);
     ratio("W5", "N=10,000", W5LeaseKeeper.CLIENT_CPU, 0.5);
   }
 
@@ -195,8 +236,19 @@ final class Targets {
   private void worstOfWarden(String workload, String target, Metric metric, double limit) {
     double worst = worstWarden(workload, metric.key(), !metric.higherIsBetter());
     Optional<PointResult> first = results.workload(workload).map(w -> w.points().get(0));
-    String redisson = first.map(p -> p.sample(Library.REDISSON).format(metric) + " at " + p.point().label()).orElse("");
-    add(workload, target, "<= " + Format.number(limit), metric.format(worst), redisson, worst, metric.format(worst), v -> Math.round(v * 10) / 10.0 <= limit);
+    String redisson =
+        first
+            .map(p -> p.sample(Library.REDISSON).format(metric) + " at " + p.point().label())
+            .orElse("");
+    add(
+        workload,
+        target,
+        "<= " + Format.number(limit),
+        metric.format(worst),
+        redisson,
+        worst,
+        metric.format(worst),
+        v -> Math.round(v * 10) / 10.0 <= limit);
   }
 
   /** Warden's mark on mutual exclusion: no correctness problem at any point of the workload. */
@@ -210,13 +262,25 @@ final class Targets {
       warden.problems().forEach(p -> problems.add(point.point().label() + ": " + p));
     }
     double value = anyMeasured ? problems.size() : Double.NaN;
-    add(workload, "mutual exclusion held (counter/reads checked)", "no violation", problems.isEmpty() ? "none" : String.join("; ", problems), "", value, anyMeasured ? problems.size() + " violations" : "n/a", v -> v == 0);
+    add(
+        workload,
+        "mutual exclusion held (counter/reads checked)",
+        "no violation",
+        problems.isEmpty() ? "none" : String.join("; ", problems),
+        "",
+        value,
+        anyMeasured ? problems.size() + " violations" : "n/a",
+        v -> v == 0);
   }
 
-  /** Returns Warden's largest (or smallest) value of a metric over the workload's points; NaN if none. */
+  /**
+   * Returns Warden's largest (or smallest) value of a metric over the workload's points; NaN if
+   * none.
+   */
   private double worstWarden(String workload, String key, boolean largest) {
     Map<String, Double> values = new LinkedHashMap<>();
-    for (PointResult point : results.workload(workload).map(WorkloadResult::points).orElse(List.of())) {
+    for (PointResult point :
+        results.workload(workload).map(WorkloadResult::points).orElse(List.of())) {
       values.put(point.point().label(), point.warden(key));
     }
     String at = worstKey(values, largest);
@@ -224,8 +288,8 @@ final class Targets {
   }
 
   /**
-   * Returns the key of the largest (or smallest) value; null when there is none or any value is
-   * NaN (a target is judged on every point or not at all).
+   * Returns the key of the largest (or smallest) value; null when there is none or any value is NaN
+   * (a target is judged on every point or not at all).
    */
   private static String worstKey(Map<String, Double> values, boolean largest) {
     String worst = null;
@@ -233,7 +297,10 @@ final class Targets {
       if (Double.isNaN(entry.getValue())) {
         return null;
       }
-      if (worst == null || (largest ? entry.getValue() > values.get(worst) : entry.getValue() < values.get(worst))) {
+      if (worst == null
+          || (largest
+              ? entry.getValue() > values.get(worst)
+              : entry.getValue() < values.get(worst))) {
         worst = entry.getKey();
       }
     }
@@ -249,15 +316,48 @@ final class Targets {
    * decimals: 2.00 commands per held lock against 2.00 is "no more", whatever the window's edges
    * added in the fourth decimal.
    */
-  private void addRatio(String workload, String target, String goal, String warden, String redisson, double ratio, double limit, boolean atLeast) {
+  private void addRatio(
+      String workload,
+      String target,
+      String goal,
+      String warden,
+      String redisson,
+      double ratio,
+      double limit,
+      boolean atLeast) {
     double shown = Math.round(ratio * 100) / 100.0;
-    Outcome outcome = Double.isNaN(ratio) ? Outcome.NA : (atLeast ? shown >= limit : shown <= limit) ? Outcome.PASS : Outcome.MISS;
-    verdicts.add(new Verdict(workload, target, goal, warden, redisson, Format.ratio(ratio), ratio, limit, atLeast, outcome));
+    Outcome outcome =
+        Double.isNaN(ratio)
+            ? Outcome.NA
+            : (atLeast ? shown >= limit : shown <= limit) ? Outcome.PASS : Outcome.MISS;
+    verdicts.add(
+        new Verdict(
+            workload,
+            target,
+            goal,
+            warden,
+            redisson,
+            Format.ratio(ratio),
+            ratio,
+            limit,
+            atLeast,
+            outcome));
   }
 
   /** Adds a verdict on one of Warden's own numbers. */
-  private void add(String workload, String target, String goal, String warden, String redisson, double value, String measured, DoublePredicate met) {
-    Outcome outcome = Double.isNaN(value) ? Outcome.NA : met.test(value) ? Outcome.PASS : Outcome.MISS;
-    verdicts.add(new Verdict(workload, target, goal, warden, redisson, measured, value, Double.NaN, false, outcome));
+  private void add(
+      String workload,
+      String target,
+      String goal,
+      String warden,
+      String redisson,
+      double value,
+      String measured,
+      DoublePredicate met) {
+    Outcome outcome =
+        Double.isNaN(value) ? Outcome.NA : met.test(value) ? Outcome.PASS : Outcome.MISS;
+    verdicts.add(
+        new Verdict(
+            workload, target, goal, warden, redisson, measured, value, Double.NaN, false, outcome));
   }
 }

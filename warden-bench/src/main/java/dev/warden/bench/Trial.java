@@ -3,9 +3,9 @@ package dev.warden.bench;
 import java.time.Duration;
 
 /**
- * One library's run at one point of a workload, already started (threads running, warming up)
- * when {@link Point.Starter#start} returns it. The runner opens and closes the measured window
- * around its Redis and CPU snapshots and then finishes the trial.
+ * One library's run at one point of a workload, already started (threads running, warming up) when
+ * {@link Point.Starter#start} returns it. The runner opens and closes the measured window around
+ * its Redis and CPU snapshots and then finishes the trial.
  */
 interface Trial {
 

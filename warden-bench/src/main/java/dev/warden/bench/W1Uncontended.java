@@ -28,10 +28,14 @@ final class W1Uncontended implements Workload {
   @Override
   public List<Point> points(Settings settings) {
     return Point.perThreadCount(
-        THREADS, Map.of(), settings, threads -> (contender, prefix) -> start(contender, prefix, threads));
+        THREADS,
+        Map.of(),
+        settings,
+        threads -> (contender, prefix) -> start(contender, prefix, threads));
   }
 
-  // LockNotBeforeTry: the measured pair: unlock() follows lock() at once, and a failure ends the trial
+  // LockNotBeforeTry: the measured pair: unlock() follows lock() at once, and a failure ends the
+  // trial
   @SuppressWarnings("LockNotBeforeTry")
   private static Trial start(Contender contender, String prefix, int threads) {
     List<Lock> locks = new ArrayList<>();

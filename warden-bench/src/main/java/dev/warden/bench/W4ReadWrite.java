@@ -7,9 +7,9 @@ import java.util.Optional;
 import java.util.concurrent.locks.Lock;
 
 /**
- * W4: 16 readers and 1 writer share one read-write lock, each thread with a lock object of its
- * own; the writer writes two fields, readers check that they see both or neither. Measures reads
- * and writes per second and how long the writer waits among the readers (a lock that lets readers
+ * W4: 16 readers and 1 writer share one read-write lock, each thread with a lock object of its own;
+ * the writer writes two fields, readers check that they see both or neither. Measures reads and
+ * writes per second and how long the writer waits among the readers (a lock that lets readers
  * starve the writer shows here).
  */
 final class W4ReadWrite implements Workload {

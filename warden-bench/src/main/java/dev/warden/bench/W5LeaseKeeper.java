@@ -13,9 +13,9 @@ import java.util.concurrent.locks.Lock;
 /**
  * W5: N locks (1,000 and 10,000) are taken without a lease, so the library's watchdog (3 s here)
  * renews them, and held through the window while nothing else happens: what keeping leases alive
- * costs Redis and the client. Each count is measured again after every lock went through some
- * short lock/unlock cycles first ("churned"): a keeper that does not forget released locks shows
- * up as more work there.
+ * costs Redis and the client. Each count is measured again after every lock went through some short
+ * lock/unlock cycles first ("churned"): a keeper that does not forget released locks shows up as
+ * more work there.
  *
  * <p>{@value #HOLDERS} threads take the locks (lock {@code i} by thread {@code i % 16}), wait for
  * the end of the trial and release them; the setup and the release are outside the window.
@@ -137,11 +137,14 @@ final class W5LeaseKeeper implements Workload {
     metrics.put("redis_cpu_pct", redis.cpuSeconds() / seconds * 100);
     metrics.put("redis_cpu_us_per_lock_per_s", redis.cpuSeconds() * 1e6 / seconds / locks);
     metrics.put("client_cpu_pct", measurement.clientCpuNanos() / 1e9 / seconds * 100);
-    metrics.put("client_cpu_us_per_lock_per_s", measurement.clientCpuNanos() / 1e3 / seconds / locks);
+    metrics.put(
+        "client_cpu_us_per_lock_per_s", measurement.clientCpuNanos() / 1e3 / seconds / locks);
     long lost = measurement.tally().inRun("leases_lost");
     metrics.put("leases_lost", (double) lost);
     if (lost > 0) {
-      problems.add(lost + " locks held under the watchdog had lost their lease by the time they were released");
+      problems.add(
+          lost
+              + " locks held under the watchdog had lost their lease by the time they were released");
     }
     return metrics;
   }

@@ -14,11 +14,10 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * W6: two threads ping-pong one lock, each through a lock object of its own. The holder lets the
- * other thread ask for the lock, keeps it for {@link #HOLD} (long enough for the other thread to
- * be waiting inside lock()), releases it and stamps the moment unlock() returned; the waiter, once
- * its lock() returns, takes that stamp. Measures the hand-off: from unlock() returning to the
- * waiter's lock() returning. A waiter that returns before unlock() does counts as an early
- * hand-off (0 us).
+ * other thread ask for the lock, keeps it for {@link #HOLD} (long enough for the other thread to be
+ * waiting inside lock()), releases it and stamps the moment unlock() returned; the waiter, once its
+ * lock() returns, takes that stamp. Measures the hand-off: from unlock() returning to the waiter's
+ * lock() returning. A waiter that returns before unlock() does counts as an early hand-off (0 us).
  *
  * <p>A thread asks for the lock again only after the other has taken it: otherwise the releaser
  * could take the lock straight back (both libraries allow barging) and the ping-pong would stop.
@@ -26,6 +25,7 @@ import java.util.concurrent.locks.LockSupport;
 final class W6HandOff implements Workload {
   static final Metric HANDOFF_P50 =
       Metric.lower("handoff_p50_us", "hand-off p50", Metric.Unit.MICROS).inChart();
+
   /** How long a holder keeps the lock, so the other thread is parked in lock() when it is freed. */
   static final Duration HOLD = Duration.ofMillis(5);
 
@@ -99,7 +99,8 @@ final class W6HandOff implements Workload {
                 theirs.mayAsk.release();
                 long until = acquired + HOLD.toNanos();
                 for (long left = HOLD.toNanos(); left > 0; left = until - System.nanoTime()) {
-                  LockSupport.parkNanos(left); // the critical section's length, not a wait for an event
+                  LockSupport.parkNanos(
+                      left); // the critical section's length, not a wait for an event
                 }
                 lock.unlock();
                 theirs.releasedAt.add(System.nanoTime());

@@ -3,8 +3,8 @@ package dev.warden.bench;
 /**
  * The measured window of one trial, as the workers see it: opened once, closed once. An event
  * counts when it happens while the window is open; a latency counts when its interval overlaps the
- * window, so that a wait still going on when the window closes (a starved writer, say) is
- * recorded when it ends instead of vanishing.
+ * window, so that a wait still going on when the window closes (a starved writer, say) is recorded
+ * when it ends instead of vanishing.
  *
  * <p>Thread-safe: the runner opens and closes it, workers read it.
  */
@@ -31,7 +31,9 @@ final class Window {
     return openedAt != NEVER && closedAt == NEVER;
   }
 
-  /** Returns whether the interval from {@code startNanos} to {@code endNanos} overlaps the window. */
+  /**
+   * Returns whether the interval from {@code startNanos} to {@code endNanos} overlaps the window.
+   */
   boolean overlaps(long startNanos, long endNanos) {
     long opened = openedAt;
     return opened != NEVER && endNanos >= opened && startNanos <= closedAt;

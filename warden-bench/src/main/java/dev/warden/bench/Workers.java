@@ -10,9 +10,9 @@ import java.util.function.Consumer;
 import java.util.function.IntFunction;
 
 /**
- * The worker threads of one trial: started together behind a gate, each with its own {@link
- * Tally}, running until {@link #finish} stops them. The first exception a worker throws is kept,
- * ends {@link #await} early, and is rethrown by {@link #finish}.
+ * The worker threads of one trial: started together behind a gate, each with its own {@link Tally},
+ * running until {@link #finish} stops them. The first exception a worker throws is kept, ends
+ * {@link #await} early, and is rethrown by {@link #finish}.
  *
  * <p>Workers are daemon threads named {@code bench-<name>-<index>}: a thread stuck in a lock call
  * cannot keep the JVM alive, and closing the trial's client ends such a call.
@@ -151,7 +151,12 @@ final class Workers implements Trial {
     }
     if (stuck > 0) {
       throw new BenchException(
-          stuck + " of " + threads.size() + " workers did not stop within " + grace.toSeconds() + " s");
+          stuck
+              + " of "
+              + threads.size()
+              + " workers did not stop within "
+              + grace.toSeconds()
+              + " s");
     }
     Tally merged = new Tally(new Window());
     workers.forEach(worker -> merged.add(worker.tally));

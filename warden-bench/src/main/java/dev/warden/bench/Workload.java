@@ -19,8 +19,8 @@ interface Workload {
   List<Point> points(Settings settings);
 
   /**
-   * Returns the metrics of one measurement, in report order; adds what a correctness check found
-   * to {@code problems}.
+   * Returns the metrics of one measurement, in report order; adds what a correctness check found to
+   * {@code problems}.
    */
   Map<String, Double> metrics(Measurement measurement, List<String> problems);
 

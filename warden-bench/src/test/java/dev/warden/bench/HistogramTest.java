@@ -37,7 +37,8 @@ class HistogramTest {
     for (long value : values) {
       Histogram histogram = new Histogram();
       histogram.record(value);
-      histogram.record(value + 1_000_000_000_000L); // a larger maximum, so the cap does not hide the slot top
+      histogram.record(
+          value + 1_000_000_000_000L); // a larger maximum, so the cap does not hide the slot top
 
       long reported = histogram.percentile(50);
 

@@ -23,7 +23,10 @@ class RedisStatsTest {
 
   @Test
   void readsAFieldOfAnInfoSection() {
-    assertThat(RedisStats.field("# CPU\r\nused_cpu_sys:1.25\r\nused_cpu_user:0.5\r\n", "used_cpu_user")).isEqualTo("0.5");
+    assertThat(
+            RedisStats.field(
+                "# CPU\r\nused_cpu_sys:1.25\r\nused_cpu_user:0.5\r\n", "used_cpu_user"))
+        .isEqualTo("0.5");
   }
 
   @Test
@@ -31,7 +34,8 @@ class RedisStatsTest {
     RedisStats.Snapshot before =
         new RedisStats.Snapshot(Map.of("evalsha", 10L, "hset", 10L, "info", 5L), 1.0, 100);
     RedisStats.Snapshot after =
-        new RedisStats.Snapshot(Map.of("evalsha", 14L, "hset", 12L, "del", 2L, "info", 6L), 1.5, 107);
+        new RedisStats.Snapshot(
+            Map.of("evalsha", 14L, "hset", 12L, "del", 2L, "info", 6L), 1.5, 107);
 
     RedisStats.Delta delta = after.minus(before);
 

@@ -30,7 +30,16 @@ class SettingsTest {
   @Test
   void parsesEveryOptionInBothSpellings() {
     Settings settings =
-        Settings.parse(List.of("--uri", "redis://h:1", "--only=w1, W3", "--quick", "--seconds", "2", "--out=x"), OUT)
+        Settings.parse(
+                List.of(
+                    "--uri",
+                    "redis://h:1",
+                    "--only=w1, W3",
+                    "--quick",
+                    "--seconds",
+                    "2",
+                    "--out=x"),
+                OUT)
             .orElseThrow();
 
     assertThat(settings.uri()).contains("redis://h:1");
@@ -54,7 +63,8 @@ class SettingsTest {
 
   @Test
   void aRoundIsNeverShorterThanOneSecond() {
-    assertThat(Settings.parse(List.of("--seconds", "1"), OUT).orElseThrow().window()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(Settings.parse(List.of("--seconds", "1"), OUT).orElseThrow().window())
+        .isEqualTo(Duration.ofSeconds(1));
   }
 
   @Test
@@ -64,9 +74,14 @@ class SettingsTest {
 
   @Test
   void errorsNameTheOptionAndTheValue() {
-    assertThatThrownBy(() -> Settings.parse(List.of("--seconds", "0"), OUT)).hasMessageContaining("--seconds").hasMessageContaining(": 0");
-    assertThatThrownBy(() -> Settings.parse(List.of("--only", "W7"), OUT)).hasMessageContaining("W7");
-    assertThatThrownBy(() -> Settings.parse(List.of("--uri"), OUT)).hasMessage("--uri needs a value");
-    assertThatThrownBy(() -> Settings.parse(List.of("--fast"), OUT)).hasMessage("unknown option: --fast");
+    assertThatThrownBy(() -> Settings.parse(List.of("--seconds", "0"), OUT))
+        .hasMessageContaining("--seconds")
+        .hasMessageContaining(": 0");
+    assertThatThrownBy(() -> Settings.parse(List.of("--only", "W7"), OUT))
+        .hasMessageContaining("W7");
+    assertThatThrownBy(() -> Settings.parse(List.of("--uri"), OUT))
+        .hasMessage("--uri needs a value");
+    assertThatThrownBy(() -> Settings.parse(List.of("--fast"), OUT))
+        .hasMessage("unknown option: --fast");
   }
 }

@@ -54,7 +54,10 @@ class SvgChartTest {
                 new SvgChart.Ratio("W1 T=16 pairs/s", 3.2, 3.0, true, Targets.Outcome.PASS),
                 new SvgChart.Ratio("W3 fair", Double.NaN, 0.8, true, Targets.Outcome.NA)));
 
-    assertThat(svg).contains(">W1 T=16 pairs/s</text>").contains("3.20x  PASS").contains("n/a  N/A");
+    assertThat(svg)
+        .contains(">W1 T=16 pairs/s</text>")
+        .contains("3.20x  PASS")
+        .contains("n/a  N/A");
   }
 
   private static int count(String text, String part) {

@@ -36,7 +36,8 @@ final class Demo {
   private static final Duration READY_LIMIT = Duration.ofSeconds(60);
   private static final Duration FINISH_GRACE = Duration.ofSeconds(60);
 
-  private record Settings(Optional<String> uri, int workers, int threads, int seconds, String lock) {}
+  private record Settings(
+      Optional<String> uri, int workers, int threads, int seconds, String lock) {}
 
   private final Settings settings;
   private final PrintStream out;
@@ -193,7 +194,9 @@ final class Demo {
         settings.lock());
   }
 
-  /** Shows progress until every worker has exited; returns false if they overran and were stopped. */
+  /**
+   * Shows progress until every worker has exited; returns false if they overran and were stopped.
+   */
   private boolean showProgressUntilAllExit(long started) throws InterruptedException {
     CompletableFuture<Void> allExited =
         CompletableFuture.allOf(
@@ -278,7 +281,8 @@ final class Demo {
       LockInfo info = warden.inspect(settings.lock());
       String last = info.lastToken() < 0 ? "none" : Text.grouped(info.lastToken());
       return (info.isLocked() ? "HELD by " + info.holders().keySet() : "free")
-          + ", last token issued " + last;
+          + ", last token issued "
+          + last;
     } catch (RuntimeException e) {
       return "not inspected: " + e;
     }

@@ -14,8 +14,8 @@ import java.util.List;
  *
  * <p>This is the only class of the CLI that talks to Redis without Warden. Thread-safe: one Lettuce
  * connection, each call one round trip (LRANGE of the whole list included). A call fails with a
- * Lettuce {@code RedisException} after {@link #COMMAND_TIMEOUT}, or at once while disconnected:
- * the demo reports a Redis that went away instead of waiting for it.
+ * Lettuce {@code RedisException} after {@link #COMMAND_TIMEOUT}, or at once while disconnected: the
+ * demo reports a Redis that went away instead of waiting for it.
  */
 final class DemoKeys implements AutoCloseable {
   static final String COUNTER = "demo:counter";
@@ -55,8 +55,8 @@ final class DemoKeys implements AutoCloseable {
   }
 
   /**
-   * Adds one to the counter with a separate read and write, not INCR: two callers that overlap
-   * both write the same value and one increment is lost. Only a lock around it keeps the count.
+   * Adds one to the counter with a separate read and write, not INCR: two callers that overlap both
+   * write the same value and one increment is lost. Only a lock around it keeps the count.
    */
   void incrementUnsafely() {
     String current = redis.get(COUNTER);

@@ -5,8 +5,8 @@ import java.util.List;
 
 /**
  * What a demo run produced, and whether it shows mutual exclusion: every increment kept, one
- * fencing token per acquisition, tokens strictly increasing in the order the critical sections
- * ran, and every worker finished.
+ * fencing token per acquisition, tokens strictly increasing in the order the critical sections ran,
+ * and every worker finished.
  *
  * @param workerProblems why workers have no result; empty when all reported one
  * @param acquisitions sum of the acquisitions the workers reported: the expected counter
@@ -35,13 +35,19 @@ record DemoOutcome(
           "counter is " + counter + ", more than the " + acquisitions + " increments reported");
     }
     if (tokens.length != acquisitions) {
-      failures.add(tokens.length + " fencing tokens recorded for " + acquisitions + " acquisitions");
+      failures.add(
+          tokens.length + " fencing tokens recorded for " + acquisitions + " acquisitions");
     }
     int outOfOrder = firstOutOfOrder(tokens);
     if (outOfOrder >= 0) {
       failures.add(
-          "fencing token #" + outOfOrder + " (" + tokens[outOfOrder]
-              + ") is not greater than the one before it (" + tokens[outOfOrder - 1] + ")");
+          "fencing token #"
+              + outOfOrder
+              + " ("
+              + tokens[outOfOrder]
+              + ") is not greater than the one before it ("
+              + tokens[outOfOrder - 1]
+              + ")");
     }
     if (acquisitions == 0 && failures.isEmpty()) {
       failures.add("no worker acquired the lock");
@@ -68,7 +74,9 @@ record DemoOutcome(
         List.of(
             "counter (actual)",
             Text.grouped(counter),
-            counter == acquisitions ? "ok" : "MISMATCH (" + Text.grouped(counter - acquisitions) + ")"));
+            counter == acquisitions
+                ? "ok"
+                : "MISMATCH (" + Text.grouped(counter - acquisitions) + ")"));
     rows.add(
         List.of(
             "fencing tokens recorded",

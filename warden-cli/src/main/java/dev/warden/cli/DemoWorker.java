@@ -104,7 +104,9 @@ final class DemoWorker {
         failure.compareAndSet(
             null,
             new IllegalStateException(
-                finished.getCount() + " threads still wait for the lock " + DRAIN_LIMIT.toSeconds()
+                finished.getCount()
+                    + " threads still wait for the lock "
+                    + DRAIN_LIMIT.toSeconds()
                     + " s after the run ended"));
         break;
       }

@@ -8,8 +8,8 @@ import java.util.Arrays;
  * (1.6 %) of its values. The array has a fixed size (29 KB) whatever the range, and histograms of
  * different threads and processes add up exactly, which percentiles of percentiles do not.
  *
- * <p>Percentiles follow the nearest-rank definition and report the top of the bucket they fall
- * in, capped at the largest recorded value: exact below 128, never below the true value above.
+ * <p>Percentiles follow the nearest-rank definition and report the top of the bucket they fall in,
+ * capped at the largest recorded value: exact below 128, never below the true value above.
  *
  * <p>Not thread-safe: give each thread its own and {@link #add} them afterwards.
  */
@@ -17,7 +17,8 @@ final class Histogram {
   private static final int EXACT = 128;
   private static final int SUB_BITS = 6;
   private static final int SUB_BUCKETS = 1 << SUB_BITS;
-  // Values of 128 and above have their highest bit at 7..62: 56 powers of two above the exact range.
+  // Values of 128 and above have their highest bit at 7..62: 56 powers of two above the exact
+  // range.
   private static final int BUCKETS = EXACT + (62 - SUB_BITS) * SUB_BUCKETS;
 
   private final long[] counts = new long[BUCKETS];

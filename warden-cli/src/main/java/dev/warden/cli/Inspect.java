@@ -28,7 +28,10 @@ final class Inspect {
       throw new UsageException(
           names.isEmpty()
               ? "inspect needs a lock name"
-              : "inspect takes one lock name, not " + names.size() + ": " + String.join(" ", names));
+              : "inspect takes one lock name, not "
+                  + names.size()
+                  + ": "
+                  + String.join(" ", names));
     }
     String name = names.get(0);
     String uri = options.string("--uri", DEFAULT_URI);

@@ -5,8 +5,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The {@code warden} command: dispatches to a subcommand and turns its outcome into an exit
- * status (0 success, 1 failure, 2 usage error).
+ * The {@code warden} command: dispatches to a subcommand and turns its outcome into an exit status
+ * (0 success, 1 failure, 2 usage error).
  */
 public final class Main {
   static final String USAGE =

@@ -11,8 +11,8 @@ import java.util.Set;
  * The arguments of one subcommand: {@code --name value} or {@code --name=value} options from a
  * known set, {@code -h}/{@code --help}, and positional arguments ({@code --} ends the options).
  *
- * <p>Every error is a {@link UsageException} whose message names the option and the value given,
- * so that the user sees what to fix. Immutable once parsed.
+ * <p>Every error is a {@link UsageException} whose message names the option and the value given, so
+ * that the user sees what to fix. Immutable once parsed.
  */
 final class Options {
   private final String command;
@@ -106,8 +106,8 @@ final class Options {
   /**
    * Returns the whole number given for {@code option}, or {@code fallback} if it was not given.
    *
-   * @throws UsageException naming the option and the value if it is not a whole number from
-   *     {@code min} to {@code max}
+   * @throws UsageException naming the option and the value if it is not a whole number from {@code
+   *     min} to {@code max}
    */
   int intInRange(String option, int fallback, int min, int max) {
     String text = values.get(option);

@@ -13,7 +13,9 @@ final class Text {
     return String.format(Locale.ROOT, "%,d", n);
   }
 
-  /** Returns a duration given in microseconds in the largest fitting unit: 850 us, 2.31 ms, 1.20 s. */
+  /**
+   * Returns a duration given in microseconds in the largest fitting unit: 850 us, 2.31 ms, 1.20 s.
+   */
   static String micros(long micros) {
     if (micros < 1_000) {
       return micros + " us";

@@ -47,8 +47,7 @@ final class WorkerProcess {
   }
 
   /** Starts {@code command} as worker number {@code number}; its stderr goes to ours. */
-  static WorkerProcess start(int number, List<String> command, PrintStream err)
-      throws IOException {
+  static WorkerProcess start(int number, List<String> command, PrintStream err) throws IOException {
     Process process =
         new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     return new WorkerProcess(number, process, err);

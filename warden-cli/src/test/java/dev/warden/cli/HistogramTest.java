@@ -70,12 +70,18 @@ class HistogramTest {
 
   @Test
   void bucketsTileTheWholeRangeWithoutGapsOrOverlaps() {
-    long[] edges = {0, 1, 127, 128, 129, 255, 256, 257, 1 << 20, Long.MAX_VALUE / 3, Long.MAX_VALUE};
+    long[] edges = {
+      0, 1, 127, 128, 129, 255, 256, 257, 1 << 20, Long.MAX_VALUE / 3, Long.MAX_VALUE
+    };
     for (long value : edges) {
       int index = Histogram.indexOf(value);
-      assertThat(Histogram.highestValueIn(index)).as("top of bucket of %d", value).isGreaterThanOrEqualTo(value);
+      assertThat(Histogram.highestValueIn(index))
+          .as("top of bucket of %d", value)
+          .isGreaterThanOrEqualTo(value);
       if (index > 0) {
-        assertThat(Histogram.highestValueIn(index - 1)).as("top of bucket below %d", value).isLessThan(value);
+        assertThat(Histogram.highestValueIn(index - 1))
+            .as("top of bucket below %d", value)
+            .isLessThan(value);
       }
     }
     for (long value = 0; value < 100_000; value++) {
@@ -83,7 +89,8 @@ class HistogramTest {
       assertThat(Histogram.indexOf(value + 1)).isBetween(index, index + 1);
       assertThat(Histogram.highestValueIn(index) >= value).isTrue();
     }
-    assertThat(Histogram.highestValueIn(Histogram.indexOf(Long.MAX_VALUE))).isEqualTo(Long.MAX_VALUE);
+    assertThat(Histogram.highestValueIn(Histogram.indexOf(Long.MAX_VALUE)))
+        .isEqualTo(Long.MAX_VALUE);
   }
 
   @Test

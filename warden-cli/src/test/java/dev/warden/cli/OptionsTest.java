@@ -59,8 +59,7 @@ class OptionsTest {
   @Test
   void optionWithoutAValueIsRejectedNamingIt() {
     assertThatThrownBy(() -> parse("--workers")).hasMessage("--workers needs a value");
-    assertThatThrownBy(() -> parse("--uri", "--workers", "2"))
-        .hasMessage("--uri needs a value");
+    assertThatThrownBy(() -> parse("--uri", "--workers", "2")).hasMessage("--uri needs a value");
   }
 
   @Test

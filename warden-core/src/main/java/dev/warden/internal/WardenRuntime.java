@@ -26,8 +26,8 @@ import java.util.concurrent.ForkJoinPool;
 
 /**
  * The composition root of one {@code Warden}: makes the deployment's connections, the timer, the
- * wake-ups, the lease keeper and the factories of the primitives, hands each its collaborators,
- * and closes them in order. It holds no state of its own beyond them. Public only so that {@code
+ * wake-ups, the lease keeper and the factories of the primitives, hands each its collaborators, and
+ * closes them in order. It holds no state of its own beyond them. Public only so that {@code
  * dev.warden.Warden} can reach it; the package is not exported.
  */
 public final class WardenRuntime {
@@ -47,8 +47,7 @@ public final class WardenRuntime {
     this.timer = new SystemTimer();
     Scripts scripts = new Scripts(deployment);
     Calls calls = new Calls(settings, clock, () -> closed);
-    this.subscriptions =
-        new Subscriptions(deployment.pubSub(), owners.clientId(), timer, settings);
+    this.subscriptions = new Subscriptions(deployment.pubSub(), owners.clientId(), timer, settings);
     this.waiting = new Waiting(settings, clock, timer, subscriptions);
     this.keeper = new LeaseKeeper(scripts, timer, clock, callbacks, settings);
     this.locks = new Locks(settings, clock, owners, scripts, calls, waiting, keeper, callbacks);

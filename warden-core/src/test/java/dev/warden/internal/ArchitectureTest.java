@@ -37,7 +37,8 @@ class ArchitectureTest {
           "sync", Set.of("base", "redis", "wait"));
 
   private static final Pattern IMPORT =
-      Pattern.compile("^import (?:static )?dev\\.warden\\.internal\\.([a-z.]+)\\.[A-Z]", Pattern.MULTILINE);
+      Pattern.compile(
+          "^import (?:static )?dev\\.warden\\.internal\\.([a-z.]+)\\.[A-Z]", Pattern.MULTILINE);
 
   @Test
   void eachPackageImportsOnlyThePackagesBelowIt() {

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * A bounded buffer across processes, built on one distributed lock and two conditions: producers
- * in two other JVMs, consumers here in two Warden clients. Every item must move exactly once.
+ * A bounded buffer across processes, built on one distributed lock and two conditions: producers in
+ * two other JVMs, consumers here in two Warden clients. Every item must move exactly once.
  */
 @ExtendWith(WardenExtension.class)
 class BoundedBufferIT {
@@ -33,7 +33,8 @@ class BoundedBufferIT {
   private static final int CAPACITY = 3;
 
   @Test
-  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns has nothing more to tell
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns
+  // has nothing more to tell
   @SuppressWarnings("FutureReturnValueIgnored")
   void producersAndConsumersInSeveralProcessesMoveEveryItemExactlyOnce(
       RedisServer redis, WardenFactory wardens) throws Exception {
@@ -42,7 +43,8 @@ class BoundedBufferIT {
     List<CompletableFuture<Void>> consumers = new ArrayList<>();
     for (int c = 0; c < 2; c++) {
       Warden warden = wardens.create();
-      consumers.add(CompletableFuture.runAsync(() -> consume(warden, redis.redis(), consumed, total)));
+      consumers.add(
+          CompletableFuture.runAsync(() -> consume(warden, redis.redis(), consumed, total)));
     }
     try (JvmProcess a =
             JvmProcess.start(
@@ -84,7 +86,10 @@ class BoundedBufferIT {
 
   /** Takes items until {@code total} were consumed by all consumers together. */
   private static void consume(
-      Warden warden, RedisCommands<String, String> redis, ConcurrentLinkedQueue<String> consumed, int total) {
+      Warden warden,
+      RedisCommands<String, String> redis,
+      ConcurrentLinkedQueue<String> consumed,
+      int total) {
     DistributedLock lock = warden.lock("buffer");
     Condition notFull = lock.newCondition("notFull");
     Condition notEmpty = lock.newCondition("notEmpty");

@@ -8,10 +8,10 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.util.concurrent.locks.Condition;
 
 /**
- * A producer process of the bounded buffer: puts items {@code <prefix>-0 .. <prefix>-(n-1)} into
- * a Redis list of at most {@code capacity} items, guarded by one lock and its conditions
- * {@code notFull} and {@code notEmpty}. Arguments: redis URI, prefix, n, capacity. Prints
- * {@code PRODUCED <n>} when done.
+ * A producer process of the bounded buffer: puts items {@code <prefix>-0 .. <prefix>-(n-1)} into a
+ * Redis list of at most {@code capacity} items, guarded by one lock and its conditions {@code
+ * notFull} and {@code notEmpty}. Arguments: redis URI, prefix, n, capacity. Prints {@code PRODUCED
+ * <n>} when done.
  */
 public final class BufferProducerMain {
   private BufferProducerMain() {}

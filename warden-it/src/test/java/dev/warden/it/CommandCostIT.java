@@ -51,8 +51,7 @@ class CommandCostIT {
   }
 
   @Test
-  void aReleaseWithAWaiterPublishesOnce(RedisServer redis, WardenFactory wardens)
-      throws Exception {
+  void aReleaseWithAWaiterPublishesOnce(RedisServer redis, WardenFactory wardens) throws Exception {
     Warden waiterWarden = wardens.create();
     DistributedLock holder = wardens.create().lock("cost-waited");
     DistributedLock waiter = waiterWarden.lock("cost-waited");

@@ -57,7 +57,8 @@ class ConditionIT {
         .hasMessageContaining("condition 'default' of lock 'misuse'")
         .hasMessageContaining("not held");
     assertThatThrownBy(condition::signal).isExactlyInstanceOf(IllegalMonitorStateException.class);
-    assertThatThrownBy(condition::signalAll).isExactlyInstanceOf(IllegalMonitorStateException.class);
+    assertThatThrownBy(condition::signalAll)
+        .isExactlyInstanceOf(IllegalMonitorStateException.class);
     assertThatThrownBy(() -> warden.lock("misuse").newCondition(" "))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("conditionName must not be null or blank: ' '");
@@ -70,7 +71,9 @@ class ConditionIT {
     for (int i = 0; i < 3; i++) {
       waiters.add(awaitInThread(wardens.create().lock("order"), "c"));
       long queued = i + 1L;
-      await().atMost(Duration.ofSeconds(5)).until(() -> redis.redis().zcard(waitersKey("order", "c")) == queued);
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> redis.redis().zcard(waitersKey("order", "c")) == queued);
     }
     DistributedLock signaller = wardens.create().lock("order");
     signaller.lock();
@@ -128,7 +131,8 @@ class ConditionIT {
       assertThat(lock.newCondition().await(300, TimeUnit.MILLISECONDS)).isFalse();
       assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isBetween(250L, 3_000L);
       assertThat(lock.isHeldByCurrentThread()).isTrue();
-      assertThat(lock.newCondition().awaitNanos(TimeUnit.MILLISECONDS.toNanos(100))).isNotPositive();
+      assertThat(lock.newCondition().awaitNanos(TimeUnit.MILLISECONDS.toNanos(100)))
+          .isNotPositive();
       assertThat(lock.getHoldCount()).isEqualTo(1);
     } finally {
       lock.unlock();
@@ -155,7 +159,9 @@ class ConditionIT {
               }
             });
     waiter.start();
-    await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isLocked() && warden.stats().subscriptions() == 1);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> !lock.isLocked() && warden.stats().subscriptions() == 1);
     waiter.interrupt();
     assertThat(heldAfter.get(10, TimeUnit.SECONDS)).isTrue();
     waiter.join(10_000);
@@ -168,11 +174,15 @@ class ConditionIT {
     try (JvmProcess doomed =
         JvmProcess.start(ConditionWaiterMain.class, redis.uri(), "dead-cond", "c")) {
       doomed.awaitLine("AWAITING", Duration.ofSeconds(30));
-      await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().zcard(waitersKey("dead-cond", "c")) == 1);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> redis.redis().zcard(waitersKey("dead-cond", "c")) == 1);
       doomed.kill();
     }
     CompletableFuture<Integer> alive = awaitInThread(wardens.create().lock("dead-cond"), "c");
-    await().atMost(Duration.ofSeconds(5)).until(() -> redis.redis().zcard(waitersKey("dead-cond", "c")) == 2);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> redis.redis().zcard(waitersKey("dead-cond", "c")) == 2);
     // once the dead waiter's heartbeat has run out, a signal must skip it
     String beats = "warden:{dead-cond}:lock:cond:c:beats";
     String deadId = redis.redis().zrange(waitersKey("dead-cond", "c"), 0, 0).get(0);
@@ -197,8 +207,14 @@ class ConditionIT {
     for (String type : List.of("fair", "write")) {
       Warden a = wardens.create();
       Warden b = wardens.create();
-      DistributedLock waiting = type.equals("fair") ? a.fairLock("cond-" + type) : a.readWriteLock("cond-" + type).writeLock();
-      DistributedLock signalling = type.equals("fair") ? b.fairLock("cond-" + type) : b.readWriteLock("cond-" + type).writeLock();
+      DistributedLock waiting =
+          type.equals("fair")
+              ? a.fairLock("cond-" + type)
+              : a.readWriteLock("cond-" + type).writeLock();
+      DistributedLock signalling =
+          type.equals("fair")
+              ? b.fairLock("cond-" + type)
+              : b.readWriteLock("cond-" + type).writeLock();
       CompletableFuture<Integer> done = new CompletableFuture<>();
       new Thread(
               () -> {

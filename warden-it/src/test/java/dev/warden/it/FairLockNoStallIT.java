@@ -37,7 +37,8 @@ class FairLockNoStallIT {
   private final AtomicInteger entered = new AtomicInteger();
 
   @Test
-  // FutureReturnValueIgnored: the chaos task runs until shutdown; its future would only say it was cancelled
+  // FutureReturnValueIgnored: the chaos task runs until shutdown; its future would only say it was
+  // cancelled
   @SuppressWarnings("FutureReturnValueIgnored")
   void neverStallsUnderARandomMixOfLockTryLockAndInterrupts(
       RedisServer redis, WardenFactory wardens) throws Exception {
@@ -79,7 +80,8 @@ class FairLockNoStallIT {
           7,
           TimeUnit.MILLISECONDS);
       for (Future<?> f : done) {
-        f.get(Boolean.getBoolean("warden.soak") ? 600 : 120, TimeUnit.SECONDS); // a stall fails here
+        f.get(
+            Boolean.getBoolean("warden.soak") ? 600 : 120, TimeUnit.SECONDS); // a stall fails here
       }
     } finally {
       chaos.shutdownNow();

@@ -221,8 +221,7 @@ class HandOffIT {
     DistributedLock holder = releasing.lock("told-elsewhere");
     holder.lock();
     DistributedLock local = releasing.lock("told-elsewhere");
-    CompletableFuture<Long> localWaiter =
-        Blocking.inThread(() -> Waiters.tokenAfterWaiting(local));
+    CompletableFuture<Long> localWaiter = Blocking.inThread(() -> Waiters.tokenAfterWaiting(local));
     awaitParked(releasing, 1);
     DistributedLock remote = waiting.lock("told-elsewhere");
     CompletableFuture<Long> remoteWaiter =

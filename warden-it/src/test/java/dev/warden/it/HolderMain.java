@@ -7,8 +7,8 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * A separate JVM that takes a lock with a watchdog lease, prints {@code LOCKED <token>} and then
- * waits until it is killed. Arguments: redis URI, lock name, watchdog timeout in ms, and
- * optionally the lock type ({@code lock}, the default, or {@code fair}).
+ * waits until it is killed. Arguments: redis URI, lock name, watchdog timeout in ms, and optionally
+ * the lock type ({@code lock}, the default, or {@code fair}).
  */
 public final class HolderMain {
   private HolderMain() {}

@@ -27,10 +27,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The {@link DistributedLock} contract, run against every lock type: each subclass says how to
- * make a lock of a name. Mutual exclusion is checked as an invariant ({@link CriticalSection}),
- * with the threads of two clients released together by a {@link StartGate}; {@code
- * -Dwarden.it.rounds=N} runs more rounds than the default, for a soak run.
+ * The {@link DistributedLock} contract, run against every lock type: each subclass says how to make
+ * a lock of a name. Mutual exclusion is checked as an invariant ({@link CriticalSection}), with the
+ * threads of two clients released together by a {@link StartGate}; {@code -Dwarden.it.rounds=N}
+ * runs more rounds than the default, for a soak run.
  */
 @ExtendWith(WardenExtension.class)
 abstract class LockContract {
@@ -222,8 +222,7 @@ abstract class LockContract {
   }
 
   @Test
-  void aThreadWhoseExplicitLeaseRanOutMayLockAgainWithoutUnlocking(Warden warden)
-      throws Exception {
+  void aThreadWhoseExplicitLeaseRanOutMayLockAgainWithoutUnlocking(Warden warden) throws Exception {
     DistributedLock throttle = lockOf(warden, "throttle");
     throttle.lock(150, TimeUnit.MILLISECONDS); // taken as a throttle: never unlocked
     long first = throttle.fencingToken();
@@ -250,8 +249,7 @@ abstract class LockContract {
   // ---- waiting ----
 
   @Test
-  void tryLockReturnsFalseAfterWaitingAboutAsLongAsAsked(WardenFactory wardens)
-      throws Exception {
+  void tryLockReturnsFalseAfterWaitingAboutAsLongAsAsked(WardenFactory wardens) throws Exception {
     DistributedLock holder = lockOf(wardens.create(), "busy");
     DistributedLock waiter = lockOf(wardens.create(), "busy");
     holder.lock();
@@ -416,7 +414,9 @@ abstract class LockContract {
     a.lock();
     tokens.add(a.fencingToken());
     a.lock();
-    assertThat(a.fencingToken()).as("a reentrant hold keeps the outer token").isEqualTo(tokens.get(0));
+    assertThat(a.fencingToken())
+        .as("a reentrant hold keeps the outer token")
+        .isEqualTo(tokens.get(0));
     a.unlock();
     a.unlock();
 
@@ -470,8 +470,8 @@ abstract class LockContract {
   }
 
   @Test
-  void acquireThrowsLockTimeoutAndTryAcquireReturnsEmptyWhenHeldElsewhere(
-      WardenFactory wardens) throws Exception {
+  void acquireThrowsLockTimeoutAndTryAcquireReturnsEmptyWhenHeldElsewhere(WardenFactory wardens)
+      throws Exception {
     DistributedLock holder = lockOf(wardens.create(), "handle-busy");
     DistributedLock other = lockOf(wardens.create(), "handle-busy");
     try (LockHandle held = holder.acquire(Duration.ZERO)) {
@@ -504,7 +504,9 @@ abstract class LockContract {
                 });
     assertThat(chain).isNotDone();
     holder.unlock();
-    assertThat(chain.get(10, TimeUnit.SECONDS)).doesNotContain("lettuce").doesNotContain("nioEventLoop");
+    assertThat(chain.get(10, TimeUnit.SECONDS))
+        .doesNotContain("lettuce")
+        .doesNotContain("nioEventLoop");
     assertThat(holder.isLocked()).isFalse();
   }
 
@@ -565,7 +567,10 @@ abstract class LockContract {
     CompletableFuture<Void> lost = handle.leaseLost().toCompletableFuture();
     handle.close();
     // two lease periods after the close: the keeper must not call a released hold lost
-    await().during(Duration.ofMillis(1_200)).atMost(Duration.ofSeconds(3)).until(() -> !lost.isDone());
+    await()
+        .during(Duration.ofMillis(1_200))
+        .atMost(Duration.ofSeconds(3))
+        .until(() -> !lost.isDone());
     assertThat(warden.stats().renewedHolds()).isZero();
     await().atMost(Duration.ofSeconds(5)).until(() -> !warden.stats().leaseKeeperRunning());
   }

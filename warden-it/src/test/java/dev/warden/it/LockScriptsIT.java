@@ -330,11 +330,9 @@ class LockScriptsIT {
     String condBeats = "warden:{s}:cond:beats";
     String arrivals = "warden:{s}:cond:arrivals";
     String[] enqueue = {LOCK, waiters, condBeats, arrivals};
-    assertThat(run("cond-enqueue", enqueue, "a", "w1", "5000"))
-        .containsExactly(0L);
+    assertThat(run("cond-enqueue", enqueue, "a", "w1", "5000")).containsExactly(0L);
     acquire("a", 0, 10_000, false);
-    assertThat(run("cond-enqueue", enqueue, "a", "w1", "5000"))
-        .containsExactly(1L);
+    assertThat(run("cond-enqueue", enqueue, "a", "w1", "5000")).containsExactly(1L);
     assertThat(run("cond-check", new String[] {waiters, condBeats, arrivals}, "w1", "5000"))
         .containsExactly(0L);
     assertThat(run("cond-signal", new String[] {LOCK, waiters, condBeats}, "b", "0", CHANNEL))

@@ -145,7 +145,9 @@ class MultiLockIT {
             });
     thread.start();
     // halfway: the first part is taken, the second is awaited
-    await().atMost(Duration.ofSeconds(5)).until(() -> mine.lock(order.get(0)).isLocked() && mine.stats().subscriptions() == 1);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> mine.lock(order.get(0)).isLocked() && mine.stats().subscriptions() == 1);
     thread.interrupt();
     thread.join(10_000);
     assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
@@ -214,13 +216,18 @@ class MultiLockIT {
   @WardenOptions(watchdogTimeoutMillis = 1_000)
   void theLeaseKeeperRenewsEveryPart(WardenFactory wardens) {
     Warden mine = wardens.create();
-    DistributedLock all = mine.multiLock(mine.lock("r1"), mine.fairLock("r2"), mine.readWriteLock("r3").writeLock());
+    DistributedLock all =
+        mine.multiLock(mine.lock("r1"), mine.fairLock("r2"), mine.readWriteLock("r3").writeLock());
     all.lock();
     Warden other = wardens.create();
     await() // more than two lease periods
         .during(Duration.ofMillis(2_500))
         .atMost(Duration.ofSeconds(5))
-        .until(() -> other.lock("r1").isLocked() && other.fairLock("r2").isLocked() && other.readWriteLock("r3").writeLock().isLocked());
+        .until(
+            () ->
+                other.lock("r1").isLocked()
+                    && other.fairLock("r2").isLocked()
+                    && other.readWriteLock("r3").writeLock().isLocked());
     assertThat(mine.stats().renewedHolds()).isEqualTo(3);
     all.unlock();
   }
@@ -243,6 +250,7 @@ class MultiLockIT {
     assertThatThrownBy(multi::fencingToken)
         .isInstanceOf(UnsupportedOperationException.class)
         .hasMessageContaining("supports lock, tryLock");
-    assertThatThrownBy(() -> multi.acquire(Duration.ZERO)).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> multi.acquire(Duration.ZERO))
+        .isInstanceOf(UnsupportedOperationException.class);
   }
 }

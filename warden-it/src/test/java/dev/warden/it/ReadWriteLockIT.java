@@ -150,7 +150,9 @@ class ReadWriteLockIT {
                 return reads;
               }));
     }
-    await().atMost(Duration.ofSeconds(5)).until(() -> readersWarden.readWriteLock("starve").readLock().isLocked());
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> readersWarden.readWriteLock("starve").readLock().isLocked());
     DistributedLock write = wardens.create().readWriteLock("starve").writeLock();
     long start = System.nanoTime();
     boolean got = write.tryLock(10, TimeUnit.SECONDS);
@@ -200,7 +202,10 @@ class ReadWriteLockIT {
     }
     await()
         .atMost(Duration.ofSeconds(5))
-        .until(() -> clients.get(0).stats().subscriptions() == 1 && clients.get(1).stats().subscriptions() == 1);
+        .until(
+            () ->
+                clients.get(0).stats().subscriptions() == 1
+                    && clients.get(1).stats().subscriptions() == 1);
     write.unlock();
     for (CompletableFuture<Boolean> reader : readers) {
       assertThat(reader.get(20, TimeUnit.SECONDS)).isTrue();
@@ -217,12 +222,15 @@ class ReadWriteLockIT {
     rw.readLock().lock();
     tokens.add(rw.readLock().fencingToken());
     DistributedLock otherRead = wardens.create().readWriteLock("tokens").readLock();
-    tokens.add(inThread(() -> {
-      otherRead.lock();
-      long token = otherRead.fencingToken();
-      otherRead.unlock();
-      return token;
-    }).get(10, TimeUnit.SECONDS));
+    tokens.add(
+        inThread(
+                () -> {
+                  otherRead.lock();
+                  long token = otherRead.fencingToken();
+                  otherRead.unlock();
+                  return token;
+                })
+            .get(10, TimeUnit.SECONDS));
     rw.readLock().unlock();
     rw.writeLock().lock();
     tokens.add(rw.writeLock().fencingToken());

@@ -6,8 +6,8 @@ import java.util.concurrent.Executor;
 
 /**
  * Starts blocking calls (acquire, await, lock...) off the test's thread, as futures, so that a test
- * can start a waiter, check that it waits, release what it waits for, and then wait for its
- * outcome with a bound: {@code future.get(10, SECONDS)}.
+ * can start a waiter, check that it waits, release what it waits for, and then wait for its outcome
+ * with a bound: {@code future.get(10, SECONDS)}.
  *
  * <pre>{@code
  * lock.lock();

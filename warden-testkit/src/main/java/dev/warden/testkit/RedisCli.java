@@ -23,20 +23,23 @@ final class RedisCli {
    */
   static String call(String host, int port, Duration timeout, String... command)
       throws IOException {
-    List<String> argv = new ArrayList<>(List.of("redis-cli", "-h", host, "-p", Integer.toString(port)));
+    List<String> argv =
+        new ArrayList<>(List.of("redis-cli", "-h", host, "-p", Integer.toString(port)));
     argv.addAll(List.of(command));
     Process process = new ProcessBuilder(argv).redirectErrorStream(true).start();
     try {
       if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         process.destroyForcibly();
-        throw new IOException("redis-cli " + String.join(" ", command) + " timed out after " + timeout);
+        throw new IOException(
+            "redis-cli " + String.join(" ", command) + " timed out after " + timeout);
       }
     } catch (InterruptedException e) {
       process.destroyForcibly();
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while running redis-cli", e);
     }
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+    String output =
+        new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
     if (process.exitValue() != 0 || output.startsWith("Could not connect")) {
       throw new IOException("redis-cli " + String.join(" ", command) + ": " + output);
     }

@@ -66,8 +66,8 @@ public final class StartGate {
    * @throws AssertionError if a round throws, or the contenders are still at work after the limit
    * @throws IllegalArgumentException if {@code contenders} is not positive or {@code rounds} is
    *     negative
-   * @throws InterruptedException if the calling thread is interrupted while waiting; the
-   *     contenders are interrupted too
+   * @throws InterruptedException if the calling thread is interrupted while waiting; the contenders
+   *     are interrupted too
    */
   public static void run(int contenders, int rounds, Round round) throws InterruptedException {
     run(contenders, rounds, DEFAULT_TIME_LIMIT, round);
@@ -81,8 +81,8 @@ public final class StartGate {
    *     timeLimit}
    * @throws IllegalArgumentException if {@code contenders} is not positive, {@code rounds} is
    *     negative or {@code timeLimit} is null or not positive
-   * @throws InterruptedException if the calling thread is interrupted while waiting; the
-   *     contenders are interrupted too
+   * @throws InterruptedException if the calling thread is interrupted while waiting; the contenders
+   *     are interrupted too
    */
   public static void run(int contenders, int rounds, Duration timeLimit, Round round)
       throws InterruptedException {
@@ -145,7 +145,8 @@ public final class StartGate {
     try {
       ready.await();
       gate.countDown();
-      CompletableFuture<Void> all = CompletableFuture.allOf(done.toArray(new CompletableFuture<?>[0]));
+      CompletableFuture<Void> all =
+          CompletableFuture.allOf(done.toArray(new CompletableFuture<?>[0]));
       try {
         CompletableFuture.anyOf(all, firstFailure).get(timeLimit.toNanos(), TimeUnit.NANOSECONDS);
       } catch (TimeoutException e) {

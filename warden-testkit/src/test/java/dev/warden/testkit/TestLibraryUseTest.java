@@ -13,9 +13,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The testkit's JUnit dependency is optional: the command line and the benchmarks load its
- * process launchers with no test library on the class path. Only the JUnit extension may refer to
- * JUnit types, and nothing may refer to the test-scoped libraries.
+ * The testkit's JUnit dependency is optional: the command line and the benchmarks load its process
+ * launchers with no test library on the class path. Only the JUnit extension may refer to JUnit
+ * types, and nothing may refer to the test-scoped libraries.
  */
 class TestLibraryUseTest {
   private static final List<String> JUNIT_USERS = List.of("WardenExtension", "StoredResource");

@@ -119,7 +119,9 @@ public final class Hold {
     }
   }
 
-  /** Encodes what a renewal sends for this hold; called by the lease keeper as it takes the hold. */
+  /**
+   * Encodes what a renewal sends for this hold; called by the lease keeper as it takes the hold.
+   */
   void encodeRenewal() {
     List<String> keys = renewal.keys();
     byte[][] encoded = new byte[keys.size()][];

@@ -25,23 +25,24 @@ import org.slf4j.LoggerFactory;
  * The first hold added to an idle keeper starts it; a tick that finds no hold to renew stops it, so
  * an idle Warden goes quiet within one period. Removing a hold only takes it out of the set: a
  * thread that takes and releases a lock in a loop neither schedules nor cancels a timer task, and
- * never wakes the timer thread. A tick only sends asynchronous script calls; replies are handled
- * on a Lettuce event-loop thread.
+ * never wakes the timer thread. A tick only sends asynchronous script calls; replies are handled on
+ * a Lettuce event-loop thread.
  *
  * <p>Cost per round: one script call per {@link #BATCH} holds, two Redis commands per hold (the
  * ownership check and the expiry). Each hold's keys and owner are encoded once, when it is added
  * (on the caller's thread, well under a microsecond), and sent as those bytes by every round; the
- * reply names only the holds not renewed (usually none). So a round encodes no string and parses
- * no per-hold reply, and its one loop over every hold stays small (it is also what the JIT must
+ * reply names only the holds not renewed (usually none). So a round encodes no string and parses no
+ * per-hold reply, and its one loop over every hold stays small (it is also what the JIT must
  * compile before a keeper with many holds runs at full speed).
  *
  * <p>A hold is lost when a renewal finds it gone or owned by another, or when no renewal succeeded
- * before its local lease deadline (the send time of its last successful renewal plus the lease,
- * on the monotonic clock: never later than Redis's own expiry). Then {@link Hold#lost()} completes
- * and the hold leaves the keeper.
+ * before its local lease deadline (the send time of its last successful renewal plus the lease, on
+ * the monotonic clock: never later than Redis's own expiry). Then {@link Hold#lost()} completes and
+ * the hold leaves the keeper.
  */
 public final class LeaseKeeper {
   private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
+
   /** Holds renewed by one script call: bounds the time Redis spends in one script. */
   static final int BATCH = Settings.RENEWAL_BATCH;
 
@@ -52,12 +53,14 @@ public final class LeaseKeeper {
   private final long leaseMillis;
   private final long periodNanos;
   private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
+
   /**
    * Whether the ticker is scheduled, read without the monitor by {@link #add}; written under it.
-   * With the set it forms a handshake (see {@link #stopIfIdle}): a hold is never added to a
-   * keeper whose ticker is about to stop without either the adder or the tick noticing.
+   * With the set it forms a handshake (see {@link #stopIfIdle}): a hold is never added to a keeper
+   * whose ticker is about to stop without either the adder or the tick noticing.
    */
   private volatile boolean ticking;
+
   private Timer.Scheduled ticker; // guarded by this
   private boolean stopped; // guarded by this
 
@@ -205,7 +208,8 @@ public final class LeaseKeeper {
    * Sends one batch. Each hold's keys and owner go out as the bytes encoded when it was added, and
    * the reply lists only the holds not renewed (usually none).
    */
-  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns has nothing more to tell
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns
+  // has nothing more to tell
   @SuppressWarnings("FutureReturnValueIgnored")
   private void renew(Batch batch) {
     long sentAt = clock.nanoTime();

@@ -11,8 +11,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Several locks of one slot whose drivers join groups (reentrant locks), taken by one script call
- * (lock-acquire-all.lua) for one owner: all or none. A refusal names the part that refused, and
- * the acquisition waits on that part's channel.
+ * (lock-acquire-all.lua) for one owner: all or none. A refusal names the part that refused, and the
+ * acquisition waits on that part's channel.
  */
 final class GroupClaim implements Claim<List<Granted>> {
   private final String describe;

@@ -10,8 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * This client's one record of who holds what: the {@link Hold} of each owner on each lock, the
  * owner of this client holding each lock whose driver lets local threads wait for it, and (through
- * it alone) the lease keeper's set of renewed holds. Redis stays the authority; this record is
- * what the client knows, kept by the lock layer and asked by the hand-off and the lease keeper.
+ * it alone) the lease keeper's set of renewed holds. Redis stays the authority; this record is what
+ * the client knows, kept by the lock layer and asked by the hand-off and the lease keeper.
  *
  * <p>Thread-safety: concurrent maps; a hold's own fields are the owner's (see {@link Hold}).
  */

@@ -11,9 +11,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The algorithm every lock type shares, over its {@link LockDriver} (the role of Curator's
- * {@code LockInternals}): acquire through an {@link Acquisition}, adopt the grant as a local
- * {@link Hold}, and release with retries, hand-off and the verdict on a lost lease.
+ * The algorithm every lock type shares, over its {@link LockDriver} (the role of Curator's {@code
+ * LockInternals}): acquire through an {@link Acquisition}, adopt the grant as a local {@link Hold},
+ * and release with retries, hand-off and the verdict on a lost lease.
  *
  * <p>Every script call carries the owner's hold count as this client knows it, so that a replayed
  * call changes nothing; Redis stays the authority, and {@link Holds} is what this client knows.
@@ -38,7 +38,11 @@ final class LockCore {
     this.guard = guard;
     this.handOff =
         new HandOff(
-            driver, context.waiting().subscriptions(), context.holds(), context.rows(), context.clock());
+            driver,
+            context.waiting().subscriptions(),
+            context.holds(),
+            context.rows(),
+            context.clock());
   }
 
   LockDriver driver() {
@@ -83,7 +87,8 @@ final class LockCore {
     String owner = context.owners().currentThread();
     Hold hold = holdBeforeAcquiring(owner);
     int heldBefore = hold == null ? 0 : hold.count();
-    Granted granted = acquisition(owner, heldBefore, lease.millis(), waitNanos).await(interruptible);
+    Granted granted =
+        acquisition(owner, heldBefore, lease.millis(), waitNanos).await(interruptible);
     if (granted == null) {
       return false;
     }
@@ -196,8 +201,7 @@ final class LockCore {
     boolean released = reply.held() || (hold.releaseInDoubt() && heldBefore == 1);
     if (!released) {
       hold.lostAtRelease(
-          "the lock expired, was force-unlocked, or was lost with Redis data",
-          context.callbacks());
+          "the lock expired, was force-unlocked, or was lost with Redis data", context.callbacks());
       throw leaseExpired(hold, "unlock");
     }
     hold.releaseInDoubt(false);

@@ -53,9 +53,7 @@ public final class Locks {
   /** The fair lock of that name. */
   public DistributedLock fairLock(String name) {
     return new RedisMutex(
-        context,
-        new FairDriver(context.scripts(), context.settings(), name),
-        LockCore.Guard.NONE);
+        context, new FairDriver(context.scripts(), context.settings(), name), LockCore.Guard.NONE);
   }
 
   /** The read-write lock of that name. */

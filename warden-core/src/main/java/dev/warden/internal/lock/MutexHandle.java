@@ -33,7 +33,8 @@ final class MutexHandle implements LockHandle {
    * arrives after that is given back by the acquisition itself, and a handle made before it is
    * closed here.
    */
-  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns has nothing more to tell
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns
+  // has nothing more to tell
   @SuppressWarnings("FutureReturnValueIgnored")
   static CompletableFuture<LockHandle> whenAcquired(
       RedisMutex lock,
@@ -55,8 +56,7 @@ final class MutexHandle implements LockHandle {
             Throwable cause = Failures.unwrap(failure);
             if (!(cause instanceof CancellationException)) {
               callbacks.execute(
-                  () ->
-                      handle.completeExceptionally(Failures.forCaller(object, "acquire", cause)));
+                  () -> handle.completeExceptionally(Failures.forCaller(object, "acquire", cause)));
             }
           } else if (granted == null) {
             callbacks.execute(() -> handle.completeExceptionally(timedOut.get()));

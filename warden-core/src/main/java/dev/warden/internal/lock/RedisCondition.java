@@ -20,19 +20,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 
 /**
- * A {@link Condition} of a distributed lock, shared by every client of the lock name under the
- * same condition name.
+ * A {@link Condition} of a distributed lock, shared by every client of the lock name under the same
+ * condition name.
  *
  * <p>{@code await} joins the condition's wait list while still holding the lock, then gives back
  * every hold with the lock's own release (so its waiters are woken as by an unlock); nobody can
- * signal in between, since signalling needs the lock, so no signal is lost. It then sleeps until
- * a signal message (or its heartbeat check, at least every second, finds it taken off the list),
- * and finally reacquires the lock, waiting as long as it takes, with the hold count it had.
- * {@code signal} takes the longest-waiting live waiter off the list and wakes it; waiters whose
- * process died (no heartbeat for {@link Settings#HEARTBEAT_TIMEOUT_MILLIS}) are skipped, so they
- * cannot swallow a signal. A waiter that times out or is interrupted leaves the list; if a signal
- * had already taken it off, the signal counts as received (an interrupt is then only recorded in
- * the thread's flag), so it is not lost.
+ * signal in between, since signalling needs the lock, so no signal is lost. It then sleeps until a
+ * signal message (or its heartbeat check, at least every second, finds it taken off the list), and
+ * finally reacquires the lock, waiting as long as it takes, with the hold count it had. {@code
+ * signal} takes the longest-waiting live waiter off the list and wakes it; waiters whose process
+ * died (no heartbeat for {@link Settings#HEARTBEAT_TIMEOUT_MILLIS}) are skipped, so they cannot
+ * swallow a signal. A waiter that times out or is interrupted leaves the list; if a signal had
+ * already taken it off, the signal counts as received (an interrupt is then only recorded in the
+ * thread's flag), so it is not lost.
  *
  * <p>Thread-bound like the lock's {@code lock()}: the calling thread must hold the lock, or {@link
  * IllegalMonitorStateException}. Cost: await is three script calls plus one per second of waiting;
@@ -204,8 +204,7 @@ final class RedisCondition implements Condition {
     }
   }
 
-  private List<Object> call(
-      Script script, String[] keys, String operation, String... args) {
+  private List<Object> call(Script script, String[] keys, String operation, String... args) {
     return Calls.awaitUninterruptibly(
         context.scripts().run(script, keys, args), describe, operation);
   }

@@ -25,13 +25,13 @@ import org.slf4j.LoggerFactory;
  * A lock made of several locks, held all together or not at all.
  *
  * <p>The parts are taken in one global order, by Redis Cluster hash slot and then by key, so that
- * two multi-locks of the same locks given in different orders cannot deadlock. Reentrant locks
- * that share a slot are taken together by one script ({@link GroupClaim}), all or none; other
- * parts one after the other, each waiting with its own machinery. If a part cannot be had in time,
- * or the caller is interrupted, or Redis fails, every part taken so far is given back before the
- * call returns or throws: no partial hold is left behind. Each part's hold is an ordinary hold of
- * that lock (renewed by the lease keeper without an explicit lease), and {@link #unlock()} gives
- * back every part, reporting the first failure only after trying them all.
+ * two multi-locks of the same locks given in different orders cannot deadlock. Reentrant locks that
+ * share a slot are taken together by one script ({@link GroupClaim}), all or none; other parts one
+ * after the other, each waiting with its own machinery. If a part cannot be had in time, or the
+ * caller is interrupted, or Redis fails, every part taken so far is given back before the call
+ * returns or throws: no partial hold is left behind. Each part's hold is an ordinary hold of that
+ * lock (renewed by the lease keeper without an explicit lease), and {@link #unlock()} gives back
+ * every part, reporting the first failure only after trying them all.
  *
  * <p>Supports {@code lock}, {@code lockInterruptibly}, {@code tryLock}, their lease variants,
  * {@code unlock} and {@code isHeldByCurrentThread}; the rest throws {@link
@@ -68,7 +68,8 @@ final class RedisMultiLock implements DistributedLock {
       sorted.add(part);
     }
     sorted.sort(
-        Comparator.comparingInt((RedisMutex part) -> SlotHash.getSlot(part.core().driver().holdKey()))
+        Comparator.comparingInt(
+                (RedisMutex part) -> SlotHash.getSlot(part.core().driver().holdKey()))
             .thenComparing(part -> part.core().driver().holdKey()));
     this.parts = List.copyOf(sorted);
     this.groups = group(parts);
@@ -141,8 +142,7 @@ final class RedisMultiLock implements DistributedLock {
   }
 
   @Override
-  public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit)
-      throws InterruptedException {
+  public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
     long waitNanos = Args.waitNanos("waitTime", waitTime, unit);
     return acquire(Lease.fixed(Args.leaseMillis("leaseTime", leaseTime, unit)), waitNanos, true);
   }

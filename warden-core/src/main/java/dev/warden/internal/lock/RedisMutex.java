@@ -128,7 +128,8 @@ final class RedisMutex implements DistributedLock {
 
   @Override
   public int getHoldCount() {
-    return query(driver.queries().holdCount(core.context().owners().currentThread()), "getHoldCount");
+    return query(
+        driver.queries().holdCount(core.context().owners().currentThread()), "getHoldCount");
   }
 
   @Override

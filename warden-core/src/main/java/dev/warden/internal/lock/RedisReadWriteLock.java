@@ -9,14 +9,14 @@ import dev.warden.internal.lock.driver.WriteDriver;
 
 /**
  * A read-write lock: many readers or one writer, both reentrant. The writer may also read, and
- * releasing its write hold then leaves it reading (downgrade) and lets waiting readers in. A
- * thread that holds only read holds and asks for the write lock gets an {@link
+ * releasing its write hold then leaves it reading (downgrade) and lets waiting readers in. A thread
+ * that holds only read holds and asks for the write lock gets an {@link
  * IllegalMonitorStateException} at once: an upgrade could deadlock two such readers.
  *
- * <p>Writers are preferred: once a writer waits, new readers queue behind it (re-entries of
- * current readers still succeed), so a stream of overlapping readers cannot starve it. When a
- * writer releases, all waiting readers are woken together. Read and write acquisitions share one
- * sequence of fencing tokens.
+ * <p>Writers are preferred: once a writer waits, new readers queue behind it (re-entries of current
+ * readers still succeed), so a stream of overlapping readers cannot starve it. When a writer
+ * releases, all waiting readers are woken together. Read and write acquisitions share one sequence
+ * of fencing tokens.
  */
 final class RedisReadWriteLock implements DistributedReadWriteLock {
   private final RedisMutex readLock;

@@ -12,8 +12,8 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * Waiting for Redis replies on a caller thread: once, or retried after transient failures for up
- * to the command timeout. The only place where Warden blocks.
+ * Waiting for Redis replies on a caller thread: once, or retried after transient failures for up to
+ * the command timeout. The only place where Warden blocks.
  */
 public final class Calls {
   private final Settings settings;

@@ -10,17 +10,17 @@ import java.util.function.Function;
 
 /**
  * The Redis deployment Warden talks to: where each command goes, and the pub/sub channel of
- * wake-ups. Every command names the key that routes it; scripts are routed by their first key
- * (all keys of one Warden object share a hash tag, so they share a slot). One server ({@link
- * SingleServer}) ignores the routing; a cluster sends each command to the master of the key's
- * slot, and Sentinel to the current master.
+ * wake-ups. Every command names the key that routes it; scripts are routed by their first key (all
+ * keys of one Warden object share a hash tag, so they share a slot). One server ({@link
+ * SingleServer}) ignores the routing; a cluster sends each command to the master of the key's slot,
+ * and Sentinel to the current master.
  *
  * <p>Thread-safety: every method may be called from any thread and does not block.
  */
 public interface Deployment {
   /**
-   * Sends a command built by the caller (a script call with pre-encoded arguments) to the node
-   * that serves {@code routingKey}.
+   * Sends a command built by the caller (a script call with pre-encoded arguments) to the node that
+   * serves {@code routingKey}.
    */
   <T> CompletableFuture<T> dispatch(
       byte[] routingKey,
@@ -36,8 +36,8 @@ public interface Deployment {
   PubSub pubSub();
 
   /**
-   * Runs {@code action} each time a command connection was re-established after a loss, when
-   * Redis may have lost data (a restart, a failover).
+   * Runs {@code action} each time a command connection was re-established after a loss, when Redis
+   * may have lost data (a restart, a failover).
    */
   void onReconnect(Runnable action);
 

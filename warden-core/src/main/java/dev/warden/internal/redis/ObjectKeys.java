@@ -6,8 +6,8 @@ import dev.warden.internal.base.Args;
  * The Redis names of one Warden object: {@code warden:{NAME}:<type>} and keys derived from it. All
  * share the hash tag {@code {NAME}}, so that on Redis Cluster they live in one slot and one script
  * can touch them all. The names used on every call (and the description every blocking call passes
- * along for its error messages) are built once, here: a string built anew costs an allocation,
- * and its hash is computed anew by every map lookup.
+ * along for its error messages) are built once, here: a string built anew costs an allocation, and
+ * its hash is computed anew by every map lookup.
  *
  * @param name the name the user gave
  * @param key the object's main key

@@ -9,14 +9,14 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * One Lua script, read once, and its SHA-1 (computed here, so no SCRIPT LOAD round trip is
- * needed). Scripts live beside the package that runs them: {@code lock-acquire.lua} of the lock
- * drivers is the resource {@code dev/warden/internal/lock/driver/lock-acquire.lua}.
+ * One Lua script, read once, and its SHA-1 (computed here, so no SCRIPT LOAD round trip is needed).
+ * Scripts live beside the package that runs them: {@code lock-acquire.lua} of the lock drivers is
+ * the resource {@code dev/warden/internal/lock/driver/lock-acquire.lua}.
  *
- * <p>The one loading rule, for Warden and for the script tests alike: a script's body is the
- * shared prelude ({@code redis/prelude.lua}: its local functions), then the script's own file.
- * EVALSHA sends only the digest, so the prelude costs nothing per call; error line numbers in a
- * script count the prelude's lines first.
+ * <p>The one loading rule, for Warden and for the script tests alike: a script's body is the shared
+ * prelude ({@code redis/prelude.lua}: its local functions), then the script's own file. EVALSHA
+ * sends only the digest, so the prelude costs nothing per call; error line numbers in a script
+ * count the prelude's lines first.
  *
  * @param name the script's name, e.g. {@code lock-acquire}
  * @param body the Lua source sent with EVAL: the prelude, then the script

@@ -46,7 +46,11 @@ public final class Scripts {
       keysAndArgs.add(arg.getBytes(StandardCharsets.UTF_8));
     }
     return withFallback(
-        script, routingKey, keys.length, keysAndArgs, () -> new NestedMultiOutput<>(StringCodec.UTF8));
+        script,
+        routingKey,
+        keys.length,
+        keysAndArgs,
+        () -> new NestedMultiOutput<>(StringCodec.UTF8));
   }
 
   /**
@@ -72,7 +76,8 @@ public final class Scripts {
       int keyCount,
       CommandArgs<String, String> keysAndArgs,
       Supplier<CommandOutput<String, String, T>> output) {
-    return dispatch(CommandType.EVALSHA, script.sha(), routingKey, keyCount, keysAndArgs, output.get())
+    return dispatch(
+            CommandType.EVALSHA, script.sha(), routingKey, keyCount, keysAndArgs, output.get())
         .exceptionallyCompose(
             failure ->
                 Failures.unwrap(failure) instanceof RedisNoScriptException

@@ -174,7 +174,8 @@ public final class SingleServer implements Deployment {
     }
 
     @Override
-    // FutureReturnValueIgnored: fire and forget: a failed unsubscribe only leaves an idle subscription
+    // FutureReturnValueIgnored: fire and forget: a failed unsubscribe only leaves an idle
+    // subscription
     @SuppressWarnings("FutureReturnValueIgnored")
     public void unsubscribe(String channel) {
       connection.async().unsubscribe(channel);

@@ -59,7 +59,10 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
 
   @Override
   public long getCount() {
-    String count = calls.query(calls.context().scripts().redis().command(keys.key(), r -> r.hget(keys.key(), "count")), "getCount");
+    String count =
+        calls.query(
+            calls.context().scripts().redis().command(keys.key(), r -> r.hget(keys.key(), "count")),
+            "getCount");
     return count == null ? 0 : Long.parseLong(count);
   }
 
@@ -108,9 +111,7 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
           .run(SyncScripts.LATCH_AWAIT, new String[] {keys.key()})
           .thenApply(
               reply ->
-                  Scripts.number(reply, 0) == 1
-                      ? Outcome.granted(Boolean.TRUE)
-                      : Outcome.busy(0));
+                  Scripts.number(reply, 0) == 1 ? Outcome.granted(Boolean.TRUE) : Outcome.busy(0));
     }
 
     @Override

@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  * cannot be guessed by another client to release someone else's permit.
  *
  * <p>Waiters are not queued: each acquisition asks for one permit, so there is no large request to
- * starve, and a release wakes one waiter per process (see {@link dev.warden.internal.wait.WakeMessage}).
+ * starve, and a release wakes one waiter per process (see {@link
+ * dev.warden.internal.wait.WakeMessage}).
  */
 final class RedisLeasedSemaphore implements LeasedSemaphore {
   /** How long a waiter's mark keeps the hash of a semaphore whose permits were never set. */

@@ -69,7 +69,10 @@ final class RedisSemaphore implements DistributedSemaphore {
 
   @Override
   public int availablePermits() {
-    String free = calls.query(calls.context().scripts().redis().command(keys.key(), r -> r.get(keys.key())), "availablePermits");
+    String free =
+        calls.query(
+            calls.context().scripts().redis().command(keys.key(), r -> r.get(keys.key())),
+            "availablePermits");
     return free == null ? 0 : Integer.parseInt(free);
   }
 

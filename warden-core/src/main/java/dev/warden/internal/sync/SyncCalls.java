@@ -141,7 +141,8 @@ final class SyncCalls {
     }
 
     /** Logs it if a give-back sent for an attempt in doubt fails, saying what that means. */
-    // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns has nothing more to tell
+    // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns
+    // has nothing more to tell
     @SuppressWarnings("FutureReturnValueIgnored")
     final void warnIfFails(CompletableFuture<?> giveBack, String consequence) {
       giveBack.whenComplete(

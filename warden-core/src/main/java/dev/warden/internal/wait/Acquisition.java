@@ -60,7 +60,8 @@ public final class Acquisition<T> implements Waiter, Successor {
   }
 
   /** Sends the first attempt; returns this acquisition. */
-  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns has nothing more to tell
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns
+  // has nothing more to tell
   @SuppressWarnings("FutureReturnValueIgnored")
   public Acquisition<T> start() {
     waiting.register(this);
@@ -185,7 +186,8 @@ public final class Acquisition<T> implements Waiter, Successor {
     attempt();
   }
 
-  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns has nothing more to tell
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns
+  // has nothing more to tell
   @SuppressWarnings("FutureReturnValueIgnored")
   private void attempt() {
     long generation;
@@ -240,7 +242,8 @@ public final class Acquisition<T> implements Waiter, Successor {
     }
   }
 
-  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns has nothing more to tell
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns
+  // has nothing more to tell
   @SuppressWarnings("FutureReturnValueIgnored")
   private void giveBack(T granted) {
     claim
@@ -257,7 +260,8 @@ public final class Acquisition<T> implements Waiter, Successor {
             });
   }
 
-  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns has nothing more to tell
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns
+  // has nothing more to tell
   @SuppressWarnings("FutureReturnValueIgnored")
   private void heldByAnother(long retryAfterMillis, String channel, Topic seen, long generation) {
     Topic joined = null;

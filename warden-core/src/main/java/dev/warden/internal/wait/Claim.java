@@ -33,10 +33,10 @@ public interface Claim<T> {
   default void finished(boolean granted) {}
 
   /**
-   * Whether the object is known to be held by another owner of this client, whose release will
-   * wake this client's waiters (or hand the object to one): then the first attempt is skipped and
-   * the acquisition parks at once. Wake-ups that come meanwhile are not lost: the topic's
-   * generation is read before this is asked.
+   * Whether the object is known to be held by another owner of this client, whose release will wake
+   * this client's waiters (or hand the object to one): then the first attempt is skipped and the
+   * acquisition parks at once. Wake-ups that come meanwhile are not lost: the topic's generation is
+   * read before this is asked.
    */
   default boolean heldLocally() {
     return false;
@@ -52,9 +52,9 @@ public interface Claim<T> {
   }
 
   /**
-   * What a release by another owner of this client needs to hand the object straight to this
-   * claim while it is parked, or null when it takes no hand-off (the default). Asked for every
-   * parked waiter a release looks at, under the topic's lock: it must be cheap (made once).
+   * What a release by another owner of this client needs to hand the object straight to this claim
+   * while it is parked, or null when it takes no hand-off (the default). Asked for every parked
+   * waiter a release looks at, under the topic's lock: it must be cheap (made once).
    */
   default HandOffTerms handOffTerms() {
     return null;

@@ -1,8 +1,8 @@
 package dev.warden.internal.wait;
 
 /**
- * The reply of one attempt: the grant, or null and how long the current holder may still hold
- * (ms; 0 or less when unknown), which bounds the wait before the next attempt.
+ * The reply of one attempt: the grant, or null and how long the current holder may still hold (ms;
+ * 0 or less when unknown), which bounds the wait before the next attempt.
  *
  * @param granted what the attempt got, or null when the object is not free
  * @param retryAfterMillis how long the holder may still hold, when refused

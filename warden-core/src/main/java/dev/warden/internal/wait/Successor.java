@@ -20,8 +20,8 @@ public interface Successor {
 
   /**
    * It was not handed the object because another waiter comes first: it parks again on {@code
-   * topic} unless a wake-up it would have had came since {@code claimedAtGeneration} (then it
-   * tries at once).
+   * topic} unless a wake-up it would have had came since {@code claimedAtGeneration} (then it tries
+   * at once).
    */
   void reparkOrWake(Topic topic, long claimedAtGeneration);
 }

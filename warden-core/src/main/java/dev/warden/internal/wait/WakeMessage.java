@@ -6,8 +6,8 @@ package dev.warden.internal.wait;
  * tabled in CONCURRENCY.md ("Wake messages"):
  *
  * <ul>
- *   <li>{@code released <client id>} (a lock release): one waiter; the releasing client ignores
- *       its own message. {@code released} alone (a force-unlock) and any other text: one waiter.
+ *   <li>{@code released <client id>} (a lock release): one waiter; the releasing client ignores its
+ *       own message. {@code released} alone (a force-unlock) and any other text: one waiter.
  *   <li>{@code all}: every parked waiter (a writer left, readers left, a latch opened, a
  *       condition's signalAll).
  *   <li>{@code w:<id>}: that waiter alone (the fair lock's head, a signalled condition waiter);

@@ -9,12 +9,12 @@ import java.util.concurrent.RejectedExecutionException;
 /**
  * A {@link Clock} and a {@link Timer} in virtual time, for tests: the clock stands still until the
  * test moves it, and scheduled tasks run on the test's own thread, in order of due time (ties in
- * the order they were scheduled), only while {@link #advance} or {@link #advanceTo} moves the
- * clock past them. While a task runs, the clock reads its due time.
+ * the order they were scheduled), only while {@link #advance} or {@link #advanceTo} moves the clock
+ * past them. While a task runs, the clock reads its due time.
  *
  * <p>{@link #execute} does not run the task at once (the caller would re-enter itself, which the
- * real timer thread never does): it is queued as due now, and runs on the next advance, even
- * {@code advance(Duration.ZERO)} ({@link #runDue()}).
+ * real timer thread never does): it is queued as due now, and runs on the next advance, even {@code
+ * advance(Duration.ZERO)} ({@link #runDue()}).
  *
  * <p>A periodic task is re-queued one period after its due time each time it ran (fixed rate, as
  * {@link SystemTimer}). A task that throws makes the advance throw: tests should not hide it.
@@ -86,7 +86,9 @@ public final class VirtualTime implements Clock, Timer {
     if (targetNanos - now < 0) {
       throw new IllegalArgumentException("time does not go back: " + (targetNanos - now) + " ns");
     }
-    for (Task task = queue.peek(); task != null && task.due - targetNanos <= 0; task = queue.peek()) {
+    for (Task task = queue.peek();
+        task != null && task.due - targetNanos <= 0;
+        task = queue.peek()) {
       queue.poll();
       if (task.cancelled) {
         continue;

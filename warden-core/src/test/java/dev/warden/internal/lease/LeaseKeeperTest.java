@@ -32,7 +32,8 @@ class LeaseKeeperTest {
   private static final Renewal RENEWAL =
       new Renewal(new Script("renew", "return {}", null), List.of("lock"));
 
-  private final Settings settings = new Settings(LEASE, Duration.ofSeconds(3), Duration.ofSeconds(5));
+  private final Settings settings =
+      new Settings(LEASE, Duration.ofSeconds(3), Duration.ofSeconds(5));
   private final VirtualTime time = new VirtualTime();
   private final StubDeployment redis = new StubDeployment();
   private final LeaseKeeper keeper =
@@ -147,7 +148,8 @@ class LeaseKeeperTest {
       keeper.add(hold());
     }
     time.advance(Duration.ofNanos(PERIOD));
-    assertThat(redis.calls).extracting(Call::holds)
+    assertThat(redis.calls)
+        .extracting(Call::holds)
         .containsExactlyInAnyOrder(Settings.RENEWAL_BATCH, Settings.RENEWAL_BATCH, 88);
   }
 

@@ -24,8 +24,7 @@ class AcquisitionTest {
   private final Settings settings = new Settings(Duration.ofSeconds(30), COMMAND_TIMEOUT, RECHECK);
   private final VirtualTime time = new VirtualTime();
   private final StubPubSub pubSub = new StubPubSub();
-  private final Subscriptions subscriptions =
-      new Subscriptions(pubSub, "client-1", time, settings);
+  private final Subscriptions subscriptions = new Subscriptions(pubSub, "client-1", time, settings);
   private final Waiting waiting = new Waiting(settings, time, time, subscriptions);
   private final ScriptedClaim claim = new ScriptedClaim();
 

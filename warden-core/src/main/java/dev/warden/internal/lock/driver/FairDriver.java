@@ -138,12 +138,11 @@ public final class FairDriver implements LockDriver {
   }
 
   /**
-   * Gives back one hold; with the last one, hands the lock straight to the waiter of {@code to}
-   * (or to nobody when null) if it is the live head of the queue. The reply is {1, remaining, head
-   * or ''}, {1, 0, waiter, token} when handed over, or {0} when the owner held no hold.
+   * Gives back one hold; with the last one, hands the lock straight to the waiter of {@code to} (or
+   * to nobody when null) if it is the live head of the queue. The reply is {1, remaining, head or
+   * ''}, {1, 0, waiter, token} when handed over, or {0} when the owner held no hold.
    */
-  private CompletableFuture<List<Object>> releaseTo(
-      String owner, int heldBefore, HandOffTerms to) {
+  private CompletableFuture<List<Object>> releaseTo(String owner, int heldBefore, HandOffTerms to) {
     return scripts.run(
         DriverScripts.FAIR_RELEASE,
         new String[] {keys.lock(), keys.key("queue"), keys.key("beats"), keys.fence()},
@@ -163,7 +162,9 @@ public final class FairDriver implements LockDriver {
     }
     String head = String.valueOf(reply.get(2));
     return new Release(
-        true, (int) Scripts.number(reply, 1), head.isEmpty() ? WakeMessage.ONE : WakeMessage.only(head));
+        true,
+        (int) Scripts.number(reply, 1),
+        head.isEmpty() ? WakeMessage.ONE : WakeMessage.only(head));
   }
 
   @Override

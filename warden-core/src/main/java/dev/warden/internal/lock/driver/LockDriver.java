@@ -5,9 +5,9 @@ import dev.warden.internal.wait.WakeMessage;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * What differs between lock types (reentrant, fair, read, write): their Redis data and scripts,
- * and whether and how a release hands the lock straight to a waiter of the same client. The lock
- * layer does the rest (the API, local holds, handles, waiting), in the manner of Curator's mutex,
+ * What differs between lock types (reentrant, fair, read, write): their Redis data and scripts, and
+ * whether and how a release hands the lock straight to a waiter of the same client. The lock layer
+ * does the rest (the API, local holds, handles, waiting), in the manner of Curator's mutex,
  * internals and driver. A driver sends its own calls: it is given what it needs when it is made,
  * and is never asked what type it is.
  */
@@ -107,8 +107,8 @@ public interface LockDriver {
   }
 
   /**
-   * Whether several locks of this type in one slot can be taken by one script call of a
-   * multi-lock (lock-acquire-all.lua takes reentrant locks).
+   * Whether several locks of this type in one slot can be taken by one script call of a multi-lock
+   * (lock-acquire-all.lua takes reentrant locks).
    */
   default boolean joinsGroups() {
     return false;

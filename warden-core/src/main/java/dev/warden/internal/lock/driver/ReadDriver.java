@@ -8,10 +8,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The read side of a read-write lock: every reader's hold has its own lease, kept as a deadline
- * in a sorted set, so an expired reader stops counting without any scan, and taking, releasing
- * or renewing a read hold costs the same however many readers there are. New readers are refused
- * while another owner writes or a writer waits. A release wakes every local waiter.
+ * The read side of a read-write lock: every reader's hold has its own lease, kept as a deadline in
+ * a sorted set, so an expired reader stops counting without any scan, and taking, releasing or
+ * renewing a read hold costs the same however many readers there are. New readers are refused while
+ * another owner writes or a writer waits. A release wakes every local waiter.
  */
 public final class ReadDriver implements LockDriver, LockQueries {
   private final Scripts scripts;

@@ -180,7 +180,6 @@ public final class ReentrantDriver implements LockDriver {
       }
     }
     long waiting = subscribers.getOrDefault(keys.channel(), 0L);
-    return new LockInfo(
-        keys.name(), keys.lock(), holders, ttl, currentToken, lastToken, waiting);
+    return new LockInfo(keys.name(), keys.lock(), holders, ttl, currentToken, lastToken, waiting);
   }
 }

@@ -24,8 +24,8 @@ public interface Successors {
     HandOffTerms terms();
 
     /**
-     * The release gave it the lock with this token: it holds it now. {@code othersWait}: Redis
-     * says that a waiter no hand-off can reach was refused meanwhile.
+     * The release gave it the lock with this token: it holds it now. {@code othersWait}: Redis says
+     * that a waiter no hand-off can reach was refused meanwhile.
      */
     void handedOver(long token, boolean othersWait);
 

@@ -8,10 +8,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The write side of a read-write lock: a hash of owner to hold count like the reentrant lock,
- * taken only while no other owner holds a live read hold. A waiting writer is registered (with a
- * heartbeat, like a fair-lock waiter) so that new readers queue behind it: writers are not
- * starved by overlapping readers. A release wakes every local waiter.
+ * The write side of a read-write lock: a hash of owner to hold count like the reentrant lock, taken
+ * only while no other owner holds a live read hold. A waiting writer is registered (with a
+ * heartbeat, like a fair-lock waiter) so that new readers queue behind it: writers are not starved
+ * by overlapping readers. A release wakes every local waiter.
  */
 public final class WriteDriver implements LockDriver {
   private static final String HEARTBEAT_TIMEOUT = Long.toString(Settings.HEARTBEAT_TIMEOUT_MILLIS);
@@ -66,7 +66,10 @@ public final class WriteDriver implements LockDriver {
             reply -> {
               if (Scripts.number(reply, 0) < 0) {
                 throw new IllegalMonitorStateException(
-                    describe() + ": " + owner + " holds read holds: a read lock cannot be upgraded");
+                    describe()
+                        + ": "
+                        + owner
+                        + " holds read holds: a read lock cannot be upgraded");
               }
               // a waiting writer's attempts are its heartbeat
               return Replies.queuedAttempt(reply);
