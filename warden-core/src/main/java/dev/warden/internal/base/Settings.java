@@ -26,6 +26,24 @@ public final class Settings {
   /** Holds renewed by one script call: bounds the time Redis spends in one script. */
   public static final int RENEWAL_BATCH = 256;
 
+  /**
+   * The first and the longest pause between reconnection attempts (doubling in between): once Redis
+   * is back, waiters and the lease keeper notice within a second, not Lettuce's 30 s.
+   */
+  public static final long RECONNECT_DELAY_FIRST_MILLIS = 10;
+
+  /** See {@link #RECONNECT_DELAY_FIRST_MILLIS}. */
+  public static final long RECONNECT_DELAY_MAX_MILLIS = 1_000;
+
+  /**
+   * The first and the longest pause before a blocking call (a release, a count-down) is sent again
+   * after a transient failure, doubling in between, within the command timeout.
+   */
+  public static final long CALL_RETRY_FIRST_MILLIS = 10;
+
+  /** See {@link #CALL_RETRY_FIRST_MILLIS}. */
+  public static final long CALL_RETRY_MAX_MILLIS = 200;
+
   /** How long a semaphore queue entry lives unless its waiter refreshes it. */
   public static final long SEMAPHORE_ENTRY_LEASE_MILLIS = 2_000;
 

@@ -28,12 +28,12 @@ import org.slf4j.LoggerFactory;
  * never wakes the timer thread. A tick only sends asynchronous script calls; replies are handled on
  * a Lettuce event-loop thread.
  *
- * <p>Cost per round: one script call per {@link #BATCH} holds, two Redis commands per hold (the
- * ownership check and the expiry). Each hold's keys and owner are encoded once, when it is added
- * (on the caller's thread, well under a microsecond), and sent as those bytes by every round; the
- * reply names only the holds not renewed (usually none). So a round encodes no string and parses no
- * per-hold reply, and its one loop over every hold stays small (it is also what the JIT must
- * compile before a keeper with many holds runs at full speed).
+ * <p>Cost per round: one script call per {@link Settings#RENEWAL_BATCH} holds, two Redis commands
+ * per hold (the ownership check and the expiry). Each hold's keys and owner are encoded once, when
+ * it is added (on the caller's thread, well under a microsecond), and sent as those bytes by every
+ * round; the reply names only the holds not renewed (usually none). So a round encodes no string
+ * and parses no per-hold reply, and its one loop over every hold stays small (it is also what the
+ * JIT must compile before a keeper with many holds runs at full speed).
  *
  * <p>A hold is lost when a renewal finds it gone or owned by another, or when no renewal succeeded
  * before its local lease deadline (the send time of its last successful renewal plus the lease, on
@@ -42,9 +42,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class LeaseKeeper {
   private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
-
-  /** Holds renewed by one script call: bounds the time Redis spends in one script. */
-  static final int BATCH = Settings.RENEWAL_BATCH;
 
   private final Scripts scripts;
   private final Timer timer;
@@ -183,7 +180,7 @@ public final class LeaseKeeper {
       }
       Batch batch = batchFor(filling, hold.renewal().script());
       batch.add(hold);
-      if (batch.size == BATCH) {
+      if (batch.size == Settings.RENEWAL_BATCH) {
         filling.remove(batch);
         renew(batch);
       }
@@ -284,12 +281,12 @@ public final class LeaseKeeper {
   }
 
   /**
-   * Up to {@link #BATCH} holds renewed by one call of their script, with their keys and owners as
-   * the script takes them.
+   * Up to {@link Settings#RENEWAL_BATCH} holds renewed by one call of their script, with their keys
+   * and owners as the script takes them.
    */
   private static final class Batch {
     final Script script;
-    final Hold[] holds = new Hold[BATCH];
+    final Hold[] holds = new Hold[Settings.RENEWAL_BATCH];
     final CommandArgs<String, String> keys = new CommandArgs<>(StringCodec.UTF8);
     final CommandArgs<String, String> owners = new CommandArgs<>(StringCodec.UTF8);
     int size;

@@ -81,7 +81,7 @@ public final class Calls {
     boolean interrupted = Thread.interrupted();
     try {
       long start = clock.nanoTime();
-      long backoffNanos = TimeUnit.MILLISECONDS.toNanos(10);
+      long backoffNanos = TimeUnit.MILLISECONDS.toNanos(Settings.CALL_RETRY_FIRST_MILLIS);
       while (true) {
         try {
           return call.get().join();
@@ -97,7 +97,9 @@ public final class Calls {
           // Back off while the connection is down (scripts then fail at once), then try again.
           LockSupport.parkNanos(Math.min(backoffNanos, left));
           interrupted |= Thread.interrupted();
-          backoffNanos = Math.min(backoffNanos * 2, TimeUnit.MILLISECONDS.toNanos(200));
+          backoffNanos =
+              Math.min(
+                  backoffNanos * 2, TimeUnit.MILLISECONDS.toNanos(Settings.CALL_RETRY_MAX_MILLIS));
         }
       }
     } finally {

@@ -18,7 +18,8 @@ import java.util.function.Supplier;
  * EVAL, which also caches the script: a NOSCRIPT reply means the script did not run, so resending
  * cannot apply it twice.
  *
- * <p>Every reply is a table whose first element is a status (see each script's header).
+ * <p>Every script replies with a table (integers and strings), never a bare value; most open it
+ * with a status, and each script's header gives its shape.
  */
 public final class Scripts {
   private final Deployment redis;

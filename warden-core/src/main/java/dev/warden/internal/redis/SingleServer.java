@@ -1,6 +1,7 @@
 package dev.warden.internal.redis;
 
 import dev.warden.WardenException;
+import dev.warden.internal.base.Settings;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
@@ -39,14 +40,16 @@ public final class SingleServer implements Deployment {
 
   private SingleServer(RedisURI uri, Duration commandTimeout, String clientName) {
     this.address = uri.toString();
-    // Reconnect back-off capped at one second (Lettuce's default grows to 30 s): once Redis is
-    // back, waiters and the lease keeper must notice within a second, not half a minute.
+    // Reconnect back-off capped (Lettuce's default grows to 30 s): see Settings.
     this.resources =
         DefaultClientResources.builder()
             .reconnectDelay(
                 () ->
                     Delay.exponential(
-                        Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+                        Duration.ofMillis(Settings.RECONNECT_DELAY_FIRST_MILLIS),
+                        Duration.ofMillis(Settings.RECONNECT_DELAY_MAX_MILLIS),
+                        2,
+                        TimeUnit.MILLISECONDS))
             .build();
     this.client = RedisClient.create(resources, uri);
     client.setOptions(

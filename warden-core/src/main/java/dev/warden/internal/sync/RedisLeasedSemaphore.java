@@ -32,8 +32,6 @@ import java.util.concurrent.TimeUnit;
  * dev.warden.internal.wait.WakeMessage}).
  */
 final class RedisLeasedSemaphore implements LeasedSemaphore {
-  /** How long a waiter's mark keeps the hash of a semaphore whose permits were never set. */
-  static final long UNSET_MARK_MILLIS = Settings.UNSET_MARK_MILLIS;
 
   private final SyncKeys keys;
   private final SyncCalls calls;
@@ -123,7 +121,7 @@ final class RedisLeasedSemaphore implements LeasedSemaphore {
                   Long.toString(leaseMillis),
                   waits ? "1" : "0",
                   othersWait ? "1" : "0",
-                  Long.toString(UNSET_MARK_MILLIS),
+                  Long.toString(Settings.UNSET_MARK_MILLIS),
                   keys.channel()))
           .thenApply(
               reply ->

@@ -30,9 +30,10 @@ import java.util.concurrent.TimeUnit;
  * travels across processes.
  *
  * <p><b>Dead waiters.</b> A queued waiter refreshes its entry at every attempt, at least every
- * {@link #QUEUE_HEARTBEAT_MILLIS}; an entry not refreshed for {@link #QUEUE_ENTRY_LEASE_MILLIS}
- * (its process died, or lost Redis) lapses, and each script drops at most ten lapsed entries. So a
- * crashed waiter holds up the others for about two seconds at most.
+ * {@link Settings#SEMAPHORE_HEARTBEAT_MILLIS}; an entry not refreshed for {@link
+ * Settings#SEMAPHORE_ENTRY_LEASE_MILLIS} (its process died, or lost Redis) lapses, and each script
+ * drops at most ten lapsed entries. So a crashed waiter holds up the others for about two seconds
+ * at most.
  *
  * <p><b>Retries.</b> Every change carries an operation id; the script leaves a marker under it for
  * a little longer than the call may be retried, so a call sent again after a lost reply changes
@@ -40,11 +41,6 @@ import java.util.concurrent.TimeUnit;
  * lost reply) gives it back by its marker.
  */
 final class RedisSemaphore implements DistributedSemaphore {
-  /** How long a queue entry lives unless its waiter refreshes it. */
-  static final long QUEUE_ENTRY_LEASE_MILLIS = Settings.SEMAPHORE_ENTRY_LEASE_MILLIS;
-
-  /** The longest a queued waiter waits between attempts, each of which refreshes its entry. */
-  static final long QUEUE_HEARTBEAT_MILLIS = Settings.SEMAPHORE_HEARTBEAT_MILLIS;
 
   private final SyncKeys keys;
   private final SyncCalls calls;
@@ -153,7 +149,7 @@ final class RedisSemaphore implements DistributedSemaphore {
               reply ->
                   Scripts.number(reply, 0) == 1
                       ? Outcome.granted(permits)
-                      : Outcome.busy(QUEUE_HEARTBEAT_MILLIS));
+                      : Outcome.busy(Settings.SEMAPHORE_HEARTBEAT_MILLIS));
     }
 
     @Override
@@ -214,7 +210,7 @@ final class RedisSemaphore implements DistributedSemaphore {
         operation,
         Long.toString(amount),
         entry,
-        Long.toString(QUEUE_ENTRY_LEASE_MILLIS),
+        Long.toString(Settings.SEMAPHORE_ENTRY_LEASE_MILLIS),
         calls.markerMillis(),
         keys.channel());
   }
