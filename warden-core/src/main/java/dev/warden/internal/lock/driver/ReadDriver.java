@@ -24,13 +24,7 @@ public final class ReadDriver implements LockDriver, LockQueries {
     this.scripts = scripts;
     this.settings = settings;
     this.keys = keys;
-    this.lockKeys =
-        new LockKeys(
-            keys.name(),
-            keys.reads(),
-            keys.fence(),
-            keys.channel(),
-            "read lock '" + keys.name() + "'");
+    this.lockKeys = keys.side(keys.reads(), "read lock");
     this.renewal = new Renewal(DriverScripts.RW_READ_RENEW, List.of(keys.reads(), keys.readers()));
   }
 

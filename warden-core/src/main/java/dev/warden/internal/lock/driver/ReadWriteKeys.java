@@ -41,6 +41,14 @@ public record ReadWriteKeys(LockKeys base) {
     return base.channel();
   }
 
+  /**
+   * The names of one side of the lock (its hold key {@code key}) as a lock's names: the shared
+   * fence and channel, and a description such as {@code read lock 'orders'}.
+   */
+  public LockKeys side(String key, String label) {
+    return new LockKeys(name(), key, fence(), channel(), label + " '" + name() + "'");
+  }
+
   /** The keys every rw acquire script takes, in order. */
   String[] acquireKeys() {
     return new String[] {write(), reads(), readers(), writers(), fence(), wanted()};

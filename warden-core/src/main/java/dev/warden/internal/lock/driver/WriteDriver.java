@@ -27,13 +27,7 @@ public final class WriteDriver implements LockDriver {
     this.scripts = scripts;
     this.settings = settings;
     this.keys = keys;
-    this.lockKeys =
-        new LockKeys(
-            keys.name(),
-            keys.write(),
-            keys.fence(),
-            keys.channel(),
-            "write lock '" + keys.name() + "'");
+    this.lockKeys = keys.side(keys.write(), "write lock");
     this.renewal = new Renewal(DriverScripts.LOCK_RENEW, List.of(keys.write()));
     this.queries = new HashQueries(scripts.redis(), keys.write());
   }
