@@ -34,8 +34,7 @@ public final class FairDriver implements LockDriver {
   private final Scripts scripts;
   private final Settings settings;
   private final LockKeys keys;
-  private final Renewal renewal;
-  private final LockQueries queries;
+  private final Parts parts;
 
   /** Tickets of this client's waiters, kept between their attempts. */
   private final Map<String, Long> tickets = new ConcurrentHashMap<>();
@@ -44,13 +43,16 @@ public final class FairDriver implements LockDriver {
     this.scripts = scripts;
     this.settings = settings;
     this.keys = LockKeys.of(name, "fair", "fair lock");
-    this.renewal = new Renewal(DriverScripts.LOCK_RENEW, List.of(keys.lock()));
-    this.queries = new HashQueries(scripts.redis(), keys.lock());
+    this.parts =
+        new Parts(
+            keys,
+            new Renewal(DriverScripts.LOCK_RENEW, List.of(keys.lock())),
+            new HashQueries(scripts.redis(), keys.lock()));
   }
 
   @Override
-  public LockKeys keys() {
-    return keys;
+  public Parts parts() {
+    return parts;
   }
 
   @Override
@@ -185,15 +187,5 @@ public final class FairDriver implements LockDriver {
             new String[] {keys.lock(), keys.key("queue")},
             keys.channel())
         .thenApply(Scripts::succeeded);
-  }
-
-  @Override
-  public Renewal renewal() {
-    return renewal;
-  }
-
-  @Override
-  public LockQueries queries() {
-    return queries;
   }
 }

@@ -44,8 +44,33 @@ public interface LockDriver {
     public static final Release HANDED_OVER = new Release(true, 0, WakeMessage.NONE);
   }
 
+  /**
+   * What every driver is made of: the lock's names, how the lease keeper renews its holds, and its
+   * one-read queries.
+   *
+   * @param keys the lock's name, label and keys
+   * @param renewal how the lease keeper renews holds of this lock
+   * @param queries the lock's one-read queries
+   */
+  record Parts(LockKeys keys, Renewal renewal, LockQueries queries) {}
+
+  /** This driver's parts. */
+  Parts parts();
+
   /** The lock's name, label and keys. */
-  LockKeys keys();
+  default LockKeys keys() {
+    return parts().keys();
+  }
+
+  /** How the lease keeper renews holds of this lock. */
+  default Renewal renewal() {
+    return parts().renewal();
+  }
+
+  /** The lock's one-read queries. */
+  default LockQueries queries() {
+    return parts().queries();
+  }
 
   /** Names the lock in messages, e.g. {@code fair lock 'orders'}. */
   default String describe() {
@@ -139,10 +164,4 @@ public interface LockDriver {
 
   /** Deletes every hold whoever owns it and wakes waiters; true if there was one. */
   CompletableFuture<Boolean> forceRelease();
-
-  /** How the lease keeper renews holds of this lock. */
-  Renewal renewal();
-
-  /** The lock's one-read queries. */
-  LockQueries queries();
 }

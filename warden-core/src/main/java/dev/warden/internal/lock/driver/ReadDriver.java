@@ -13,24 +13,26 @@ import java.util.concurrent.CompletableFuture;
  * renewing a read hold costs the same however many readers there are. New readers are refused while
  * another owner writes or a writer waits. A release wakes every local waiter.
  */
-public final class ReadDriver implements LockDriver, LockQueries {
+public final class ReadDriver implements LockDriver {
   private final Scripts scripts;
   private final Settings settings;
   private final ReadWriteKeys keys;
-  private final LockKeys lockKeys;
-  private final Renewal renewal;
+  private final Parts parts;
 
   public ReadDriver(Scripts scripts, Settings settings, ReadWriteKeys keys) {
     this.scripts = scripts;
     this.settings = settings;
     this.keys = keys;
-    this.lockKeys = keys.side(keys.reads(), "read lock");
-    this.renewal = new Renewal(DriverScripts.RW_READ_RENEW, List.of(keys.reads(), keys.readers()));
+    this.parts =
+        new Parts(
+            keys.side(keys.reads(), "read lock"),
+            new Renewal(DriverScripts.RW_READ_RENEW, List.of(keys.reads(), keys.readers())),
+            new ReadQueries(scripts, keys));
   }
 
   @Override
-  public LockKeys keys() {
-    return lockKeys;
+  public Parts parts() {
+    return parts;
   }
 
   @Override
@@ -78,41 +80,5 @@ public final class ReadDriver implements LockDriver, LockQueries {
             new String[] {keys.reads(), keys.readers()},
             keys.channel())
         .thenApply(Scripts::succeeded);
-  }
-
-  @Override
-  public Renewal renewal() {
-    return renewal;
-  }
-
-  @Override
-  public LockQueries queries() {
-    return this;
-  }
-
-  private CompletableFuture<List<Object>> query(String owner) {
-    return scripts.run(
-        DriverScripts.RW_READ_QUERY, new String[] {keys.reads(), keys.readers()}, owner);
-  }
-
-  @Override
-  public CompletableFuture<Boolean> isLocked() {
-    return query("").thenApply(reply -> Scripts.number(reply, 0) > 0);
-  }
-
-  @Override
-  public CompletableFuture<Integer> holdCount(String owner) {
-    return query(owner).thenApply(reply -> (int) Scripts.number(reply, 1));
-  }
-
-  @Override
-  public CompletableFuture<Long> remainTimeToLive() {
-    return query("").thenApply(reply -> Scripts.number(reply, 3));
-  }
-
-  @Override
-  public CompletableFuture<Long> token(String owner) {
-    return query(owner)
-        .thenApply(reply -> Scripts.number(reply, 2) < 0 ? null : Scripts.number(reply, 2));
   }
 }

@@ -28,8 +28,7 @@ public final class ReentrantDriver implements LockDriver {
   private final String ownerPrefix;
   private final String releaseMessage;
   private final LockKeys keys;
-  private final Renewal renewal;
-  private final LockQueries queries;
+  private final Parts parts;
 
   public ReentrantDriver(Scripts scripts, Settings settings, Owners owners, LockKeys keys) {
     this.scripts = scripts;
@@ -37,13 +36,16 @@ public final class ReentrantDriver implements LockDriver {
     this.ownerPrefix = owners.prefix();
     this.releaseMessage = WakeMessage.released(owners.clientId());
     this.keys = keys;
-    this.renewal = new Renewal(DriverScripts.LOCK_RENEW, List.of(keys.lock()));
-    this.queries = new HashQueries(scripts.redis(), keys.lock());
+    this.parts =
+        new Parts(
+            keys,
+            new Renewal(DriverScripts.LOCK_RENEW, List.of(keys.lock())),
+            new HashQueries(scripts.redis(), keys.lock()));
   }
 
   @Override
-  public LockKeys keys() {
-    return keys;
+  public Parts parts() {
+    return parts;
   }
 
   @Override
@@ -141,16 +143,6 @@ public final class ReentrantDriver implements LockDriver {
     return scripts
         .run(DriverScripts.LOCK_FORCE_RELEASE, new String[] {keys.lock()}, keys.channel())
         .thenApply(Scripts::succeeded);
-  }
-
-  @Override
-  public Renewal renewal() {
-    return renewal;
-  }
-
-  @Override
-  public LockQueries queries() {
-    return queries;
   }
 
   /**

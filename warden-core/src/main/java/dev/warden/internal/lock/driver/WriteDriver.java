@@ -19,22 +19,22 @@ public final class WriteDriver implements LockDriver {
   private final Scripts scripts;
   private final Settings settings;
   private final ReadWriteKeys keys;
-  private final LockKeys lockKeys;
-  private final Renewal renewal;
-  private final LockQueries queries;
+  private final Parts parts;
 
   public WriteDriver(Scripts scripts, Settings settings, ReadWriteKeys keys) {
     this.scripts = scripts;
     this.settings = settings;
     this.keys = keys;
-    this.lockKeys = keys.side(keys.write(), "write lock");
-    this.renewal = new Renewal(DriverScripts.LOCK_RENEW, List.of(keys.write()));
-    this.queries = new HashQueries(scripts.redis(), keys.write());
+    this.parts =
+        new Parts(
+            keys.side(keys.write(), "write lock"),
+            new Renewal(DriverScripts.LOCK_RENEW, List.of(keys.write())),
+            new HashQueries(scripts.redis(), keys.write()));
   }
 
   @Override
-  public LockKeys keys() {
-    return lockKeys;
+  public Parts parts() {
+    return parts;
   }
 
   @Override
@@ -96,15 +96,5 @@ public final class WriteDriver implements LockDriver {
     return scripts
         .run(DriverScripts.RW_FORCE_RELEASE, new String[] {keys.write()}, keys.channel())
         .thenApply(Scripts::succeeded);
-  }
-
-  @Override
-  public Renewal renewal() {
-    return renewal;
-  }
-
-  @Override
-  public LockQueries queries() {
-    return queries;
   }
 }
