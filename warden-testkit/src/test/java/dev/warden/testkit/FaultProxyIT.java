@@ -81,13 +81,15 @@ class FaultProxyIT {
 
   @Test
   void blackholeTimesOutAPingWhileTheConnectionStaysOpenAndHealLetsItThrough() {
-    try (StatefulRedisConnection<String, String> connection = connect(SHORT_TIMEOUT)) {
+    try (StatefulRedisConnection<String, String> connection = connect(WAIT)) {
       assertThat(connection.sync().ping()).isEqualTo("PONG");
 
       proxy.blackhole();
+      connection.setTimeout(SHORT_TIMEOUT); // only for the PING that cannot be answered
 
       assertThatThrownBy(() -> connection.sync().ping())
           .isInstanceOf(RedisCommandTimeoutException.class);
+      connection.setTimeout(WAIT);
       assertThat(connection.isOpen()).isTrue();
       assertThat(proxy.connections()).isEqualTo(1);
       assertThat(disconnects).hasValue(0);
