@@ -67,6 +67,8 @@ public final class FaultProxy implements AutoCloseable {
   private final ServerSocket listener;
   private final Thread acceptor;
   private final Set<Pair> pairs = ConcurrentHashMap.newKeySet();
+  // Every pump thread not yet seen dead, so that close() can join them all; pruned on accept.
+  private final Set<Thread> pumps = ConcurrentHashMap.newKeySet();
   private final AtomicLong pairIds = new AtomicLong();
 
   // Guarded by this; waiting pumps are woken with notifyAll on every change.
@@ -215,9 +217,10 @@ public final class FaultProxy implements AutoCloseable {
     for (Pair pair : List.copyOf(pairs)) {
       pair.close(/* reset= */ false);
     }
-    join(acceptor);
-    for (Pair pair : List.copyOf(pairs)) {
-      pair.join();
+    join(acceptor); // after this, no pair is added
+    for (Thread pump : List.copyOf(pumps)) {
+      join(pump);
+      pumps.remove(pump);
     }
   }
 
@@ -270,6 +273,7 @@ public final class FaultProxy implements AutoCloseable {
         reset(client);
         continue;
       }
+      pumps.removeIf(pump -> !pump.isAlive());
       Pair pair = new Pair(pairIds.incrementAndGet(), client, target);
       pairs.add(pair);
       pair.start();
@@ -352,6 +356,8 @@ public final class FaultProxy implements AutoCloseable {
     }
 
     void start() {
+      pumps.add(up);
+      pumps.add(down);
       up.start();
       down.start();
     }
@@ -397,11 +403,6 @@ public final class FaultProxy implements AutoCloseable {
         closeQuietly(target);
       }
       wake(); // a pump waiting on a blackhole or a delay sees the pair closed
-    }
-
-    void join() {
-      FaultProxy.join(up);
-      FaultProxy.join(down);
     }
 
     private void closeQuietly(Socket socket) {
