@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes sure the tools Warden builds and tests with are installed: java (>= 17, with javac), mvn
-# redis-server and redis-cli. Installs what is missing with apt-get (one `apt-get update` at most), using
+# redis-server, redis-sentinel and redis-cli. Installs what is missing with apt-get (one `apt-get update` at most), using
 # sudo when not root. Idempotent; never starts a server.
 #
 # Usage: scripts/setup.sh [-q|--quiet]    (--quiet: print only what it installs, and errors)
@@ -40,6 +40,12 @@ if command -v redis-server >/dev/null 2>&1; then
   found "redis-server: found at $(command -v redis-server)"
 else
   missing_packages+=(redis-server)
+fi
+
+if command -v redis-sentinel >/dev/null 2>&1; then
+  found "redis-sentinel: found at $(command -v redis-sentinel)"
+else
+  missing_packages+=(redis-sentinel) # RedisSentinels' sentinel processes
 fi
 
 if command -v redis-cli >/dev/null 2>&1; then

@@ -1,0 +1,652 @@
+package dev.warden.testkit;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
+import io.lettuce.core.sentinel.api.sync.RedisSentinelCommands;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+/**
+ * A Redis Sentinel set for tests: a master and 2 replicas ({@link RedisServer}s, the replicas
+ * started with {@code --replicaof}) watched by 3 {@code redis-sentinel} processes, all on free
+ * ports of 127.0.0.1. The sentinels use quorum 2, {@code down-after-milliseconds 1000}, {@code
+ * failover-timeout 3000} and {@code parallel-syncs 2}; each has its own config file (which it
+ * rewrites) in a temporary directory.
+ *
+ * <pre>{@code
+ * try (RedisSentinels sentinels = RedisSentinels.start()) {
+ *   RedisClient client = RedisClient.create(sentinels.uri());  // redis-sentinel://...#wm
+ *   ...
+ *   RedisServer promoted = sentinels.failover();                // SENTINEL FAILOVER, awaited
+ * }
+ * }</pre>
+ *
+ * <p><b>Lifecycle.</b> {@link #start()} returns once every sentinel sees the master with 2 replicas
+ * and 2 other sentinels, and every replica's link is up: about 3.5 s (sentinels discover each other
+ * through hellos sent every 2 s). {@link #close()} kills the sentinels, stops the data nodes and
+ * deletes the directory; a JVM shutdown hook kills any process still running when the JVM exits.
+ *
+ * <p><b>Failovers.</b> {@link #failover()} needs no vote and takes 1–2 s. After {@link
+ * #killMaster()}, the sentinels notice within {@code down-after-milliseconds} and elect a leader;
+ * this usually takes 2–3 s, but a split vote costs {@code failover-timeout} and more, so allow
+ * about 15 s. A failed-over master that is still alive stays a writable master until a sentinel
+ * converts it into a replica, about 10 s later (Sentinel's INFO period); {@link #replicas()} lists
+ * it already.
+ *
+ * <p><b>Thread-safety.</b> All methods are thread-safe; the faults ({@link #failover()}, {@link
+ * #killMaster()}) and {@link #close()} are serialized.
+ *
+ * <p>Requires {@code redis-server} and {@code redis-sentinel} on the {@code PATH} ({@code apt-get
+ * install redis-server redis-sentinel}; {@code scripts/setup.sh} does it).
+ */
+public final class RedisSentinels implements AutoCloseable {
+  /** The master name used by {@link #start()}. */
+  public static final String DEFAULT_MASTER_NAME = "wm";
+
+  private static final String HOST = "127.0.0.1";
+  private static final String EXECUTABLE = "redis-sentinel";
+  private static final int REPLICAS = 2;
+  private static final int SENTINELS = 3;
+  private static final int START_ATTEMPTS = 5;
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
+  private static final Duration FAILOVER_TIMEOUT = Duration.ofSeconds(30);
+  private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
+  private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
+  private static final long POLL_MILLIS = 50;
+
+  private final String masterName;
+  private final Path directory;
+  private final List<RedisServer> servers = new ArrayList<>();
+  private final List<Sentinel> sentinels = new ArrayList<>();
+  private final ClientResources resources;
+  private final RedisClient client;
+
+  private volatile boolean closed;
+
+  private RedisSentinels(String masterName, Path directory) {
+    this.masterName = masterName;
+    this.directory = directory;
+    this.resources = DefaultClientResources.create();
+    this.client = RedisClient.create(resources);
+  }
+
+  /**
+   * Starts a set whose master is named {@value #DEFAULT_MASTER_NAME} and returns once it is
+   * healthy.
+   *
+   * @throws IllegalStateException if a process cannot start, or the set is not healthy within 30 s
+   *     (the message quotes a sentinel's log)
+   */
+  public static RedisSentinels start() {
+    return start(DEFAULT_MASTER_NAME);
+  }
+
+  /**
+   * Starts a set whose master is named {@code masterName} and returns once it is healthy.
+   *
+   * @throws IllegalArgumentException if {@code masterName} is empty or contains whitespace or
+   *     {@code #}
+   * @throws IllegalStateException if a process cannot start, or the set is not healthy within 30 s
+   */
+  public static RedisSentinels start(String masterName) {
+    Objects.requireNonNull(masterName, "masterName must not be null");
+    if (masterName.isEmpty() || !masterName.matches("[A-Za-z0-9._:-]+")) {
+      throw new IllegalArgumentException(
+          "masterName must be letters, digits or ._:- only: '" + masterName + "'");
+    }
+    Path directory;
+    try {
+      directory = Files.createTempDirectory("warden-sentinels-");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create a directory for the sentinels", e);
+    }
+    Reaper.trackDirectory(directory);
+    RedisSentinels set = new RedisSentinels(masterName, directory);
+    try {
+      set.startNodes();
+      set.awaitHealthy();
+      return set;
+    } catch (RuntimeException e) {
+      try {
+        set.close();
+      } catch (RuntimeException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Returns the Lettuce URI of the set, e.g. {@code
+   * "redis-sentinel://127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3#wm"}: a client looks the master up
+   * from the sentinels.
+   */
+  public String uri() {
+    return "redis-sentinel://"
+        + sentinels.stream().map(s -> HOST + ":" + s.port).collect(Collectors.joining(","))
+        + "#"
+        + masterName;
+  }
+
+  /** Returns the name the sentinels monitor the master under. */
+  public String masterName() {
+    return masterName;
+  }
+
+  /** Returns the sentinels' ports, in start order. */
+  public List<Integer> sentinelPorts() {
+    return sentinels.stream().map(s -> s.port).collect(Collectors.toUnmodifiableList());
+  }
+
+  /** Returns the three data nodes in start order: the first master, then the two replicas. */
+  public List<RedisServer> servers() {
+    return List.copyOf(servers);
+  }
+
+  /**
+   * Returns the data node the sentinels name as master now ({@code SENTINEL
+   * GET-MASTER-ADDR-BY-NAME}, the answer of most sentinels). During a failover the sentinels may
+   * still name the old master: use {@link #awaitMaster(int)} to wait for a switch.
+   *
+   * @throws IllegalStateException if the set is closed, or no two sentinels agree
+   */
+  public RedisServer master() {
+    requireOpen();
+    Map<Integer, Integer> votes = new HashMap<>();
+    for (Sentinel sentinel : sentinels) {
+      votes.merge(sentinel.masterPort(masterName), 1, Integer::sum);
+    }
+    for (Map.Entry<Integer, Integer> vote : votes.entrySet()) {
+      if (vote.getValue() > SENTINELS / 2) {
+        return server(vote.getKey());
+      }
+    }
+    throw new IllegalStateException("the sentinels disagree on the master: " + votes);
+  }
+
+  /**
+   * Returns the data nodes other than {@link #master()}: after a failover, the old master is among
+   * them even before it has been converted into a replica.
+   */
+  public List<RedisServer> replicas() {
+    RedisServer master = master();
+    return servers.stream().filter(s -> s != master).collect(Collectors.toUnmodifiableList());
+  }
+
+  /**
+   * Forces a failover with {@code SENTINEL FAILOVER} (no vote needed) and returns the new master
+   * once every sentinel names it and it answers {@code ROLE} as master. Retries while a sentinel
+   * answers that a failover is in progress or that no replica is fit yet.
+   *
+   * @return the promoted data node
+   * @throws IllegalStateException if the set is closed, or the failover does not complete within 30
+   *     s
+   */
+  public synchronized RedisServer failover() {
+    requireOpen();
+    RedisServer old = master();
+    long deadline = System.nanoTime() + FAILOVER_TIMEOUT.toNanos();
+    while (true) {
+      try {
+        sentinels.get(0).commands().failover(masterName);
+        break;
+      } catch (RedisCommandExecutionException e) {
+        String message = String.valueOf(e.getMessage());
+        boolean retry = message.startsWith("INPROG") || message.startsWith("NOGOODSLAVE");
+        if (!retry || System.nanoTime() - deadline > 0) {
+          throw new IllegalStateException("SENTINEL FAILOVER " + masterName + " failed", e);
+        }
+        pollPause();
+      }
+    }
+    return awaitNewMaster(old, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+  }
+
+  /**
+   * Kills the current master with SIGKILL ({@link RedisServer#kill()}) and returns it at once; the
+   * sentinels then elect a replica. Wait with {@link #awaitNewMaster(RedisServer, Duration)}.
+   */
+  public synchronized RedisServer killMaster() {
+    requireOpen();
+    RedisServer old = master();
+    old.kill();
+    return old;
+  }
+
+  /**
+   * Waits until every sentinel names the data node on {@code port} as master and that node answers
+   * {@code ROLE} as master; up to 30 s.
+   *
+   * @return that data node
+   * @throws IllegalArgumentException if no data node of this set has that port
+   * @throws IllegalStateException if the set is closed, or the wait times out
+   */
+  public RedisServer awaitMaster(int port) {
+    return awaitMaster(port, FAILOVER_TIMEOUT);
+  }
+
+  /**
+   * Waits like {@link #awaitMaster(int)}, up to {@code timeout}.
+   *
+   * @throws IllegalArgumentException if no data node of this set has that port
+   * @throws IllegalStateException if the set is closed, or the wait times out
+   */
+  public RedisServer awaitMaster(int port, Duration timeout) {
+    RedisServer expected = serverOrThrow(port);
+    return await(
+        timeout,
+        () -> isAgreedMaster(port) ? expected : null,
+        () -> "the sentinels to name " + expected + " as master");
+  }
+
+  /**
+   * Waits until every sentinel names one data node other than {@code previous} as master and that
+   * node answers {@code ROLE} as master, e.g. after {@link #killMaster()}.
+   *
+   * @return the new master
+   * @throws IllegalStateException if the set is closed, or the wait times out
+   */
+  public RedisServer awaitNewMaster(RedisServer previous, Duration timeout) {
+    Objects.requireNonNull(previous, "previous must not be null");
+    return await(
+        timeout,
+        () -> {
+          for (RedisServer candidate : servers) {
+            if (candidate != previous && isAgreedMaster(candidate.port())) {
+              return candidate;
+            }
+          }
+          return null;
+        },
+        () -> "the sentinels to name a master other than " + previous);
+  }
+
+  /**
+   * Kills the sentinels, stops the data nodes and deletes the set's directory. Idempotent.
+   *
+   * @throws UncheckedIOException if the directory cannot be deleted (the processes are stopped
+   *     regardless)
+   */
+  @Override
+  // FutureReturnValueIgnored: close does not wait for Netty's threads to end
+  @SuppressWarnings("FutureReturnValueIgnored")
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    RuntimeException failure = null;
+    // Sentinels first, so that none fails over while the data nodes stop.
+    for (Sentinel sentinel : sentinels) {
+      sentinel.stop();
+    }
+    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    resources.shutdown(0, 2, TimeUnit.SECONDS);
+    for (RedisServer server : servers) {
+      try {
+        server.close();
+      } catch (RuntimeException e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    try {
+      Reaper.deleteRecursively(directory);
+      Reaper.untrackDirectory(directory);
+    } catch (IOException e) {
+      UncheckedIOException deletion =
+          new UncheckedIOException("cannot delete the sentinels' directory " + directory, e);
+      if (failure == null) {
+        failure = deletion;
+      } else {
+        failure.addSuppressed(deletion);
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  /** Returns a description naming the master name and every port, for test failure messages. */
+  @Override
+  public String toString() {
+    return "RedisSentinels["
+        + masterName
+        + ", servers "
+        + servers.stream().map(s -> Integer.toString(s.port())).collect(Collectors.joining(","))
+        + ", sentinels "
+        + sentinelPorts().stream().map(String::valueOf).collect(Collectors.joining(","))
+        + (closed ? ", closed" : "")
+        + "]";
+  }
+
+  private void startNodes() {
+    RedisServer master = RedisServer.start("--repl-diskless-sync-delay", "0");
+    servers.add(master);
+    for (int i = 0; i < REPLICAS; i++) {
+      servers.add(
+          RedisServer.start(
+              "--repl-diskless-sync-delay",
+              "0",
+              "--replicaof",
+              HOST,
+              Integer.toString(master.port())));
+    }
+    for (int i = 0; i < SENTINELS; i++) {
+      Path sentinelDirectory = directory.resolve("sentinel-" + i);
+      try {
+        Files.createDirectories(sentinelDirectory);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot create " + sentinelDirectory, e);
+      }
+      sentinels.add(Sentinel.start(sentinelDirectory, masterName, master.port(), client));
+    }
+  }
+
+  private void awaitHealthy() {
+    await(
+        READY_TIMEOUT,
+        () -> {
+          for (Sentinel sentinel : sentinels) {
+            Map<String, String> state = sentinel.commands().master(masterName);
+            if (!String.valueOf(REPLICAS).equals(state.get("num-slaves"))
+                || !String.valueOf(SENTINELS - 1).equals(state.get("num-other-sentinels"))) {
+              return null;
+            }
+          }
+          for (RedisServer replica : servers.subList(1, servers.size())) {
+            if (!replica.redis().info("replication").contains("master_link_status:up")) {
+              return null;
+            }
+          }
+          return Boolean.TRUE;
+        },
+        () -> "every sentinel to see 2 replicas and 2 other sentinels; " + sentinels.get(0).tail());
+  }
+
+  private boolean isAgreedMaster(int port) {
+    for (Sentinel sentinel : sentinels) {
+      if (sentinel.masterPort(masterName) != port) {
+        return false;
+      }
+    }
+    List<Object> role = serverOrThrow(port).redis().role();
+    return !role.isEmpty() && "master".equals(String.valueOf(role.get(0)));
+  }
+
+  private RedisServer server(int port) {
+    for (RedisServer server : servers) {
+      if (server.port() == port) {
+        return server;
+      }
+    }
+    throw new IllegalStateException("the sentinels name a master on unknown port " + port);
+  }
+
+  private RedisServer serverOrThrow(int port) {
+    for (RedisServer server : servers) {
+      if (server.port() == port) {
+        return server;
+      }
+    }
+    throw new IllegalArgumentException("no data node of " + this + " has port " + port);
+  }
+
+  private <T> T await(Duration timeout, Supplier<T> probe, Supplier<String> what) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    RedisException last = null;
+    while (true) {
+      requireOpen();
+      try {
+        T result = probe.get();
+        if (result != null) {
+          return result;
+        }
+      } catch (RedisException e) {
+        last = e; // a node not answering yet, or a sentinel mid-failover
+      }
+      if (System.nanoTime() - deadline > 0) {
+        IllegalStateException timedOut =
+            new IllegalStateException("timed out after " + timeout + " waiting for " + what.get());
+        if (last != null) {
+          timedOut.addSuppressed(last);
+        }
+        throw timedOut;
+      }
+      pollPause();
+    }
+  }
+
+  private void requireOpen() {
+    if (closed) {
+      throw new IllegalStateException(this + " is closed");
+    }
+  }
+
+  private static void pollPause() {
+    try {
+      Thread.sleep(POLL_MILLIS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for the sentinels", e);
+    }
+  }
+
+  /** One {@code redis-sentinel} process and the Lettuce connection the set asks it through. */
+  private static final class Sentinel {
+    final int port;
+    private final Path log;
+    private final Process process;
+    private final StatefulRedisSentinelConnection<String, String> connection;
+
+    private Sentinel(
+        int port,
+        Path log,
+        Process process,
+        StatefulRedisSentinelConnection<String, String> connection) {
+      this.port = port;
+      this.log = log;
+      this.process = process;
+      this.connection = connection;
+    }
+
+    static Sentinel start(Path directory, String masterName, int masterPort, RedisClient client) {
+      Path log = directory.resolve("sentinel.log");
+      Path conf = directory.resolve("sentinel.conf");
+      // The free port is only free until someone else binds it: retry on a lost race.
+      for (int attempt = 1; ; attempt++) {
+        int port = freePort();
+        writeConf(conf, directory, port, masterName, masterPort);
+        Process process = launch(directory, conf, log);
+        if (awaitReady(process, port, log)) {
+          StatefulRedisSentinelConnection<String, String> connection;
+          try {
+            connection =
+                client.connectSentinel(
+                    RedisURI.builder()
+                        .withHost(HOST)
+                        .withPort(port)
+                        .withTimeout(COMMAND_TIMEOUT)
+                        .build());
+          } catch (RuntimeException e) {
+            kill(process);
+            throw e;
+          }
+          return new Sentinel(port, log, process, connection);
+        }
+        if (attempt == START_ATTEMPTS) {
+          throw new IllegalStateException(
+              EXECUTABLE
+                  + " found no free port in "
+                  + START_ATTEMPTS
+                  + " attempts; "
+                  + LogTail.of(log));
+        }
+      }
+    }
+
+    RedisSentinelCommands<String, String> commands() {
+      return connection.sync();
+    }
+
+    int masterPort(String masterName) {
+      SocketAddress address = commands().getMasterAddrByName(masterName);
+      if (address instanceof InetSocketAddress inet) {
+        return inet.getPort();
+      }
+      throw new IllegalStateException(
+          "sentinel on port " + port + " knows no master named " + masterName);
+    }
+
+    String tail() {
+      return LogTail.of(log);
+    }
+
+    void stop() {
+      connection.close();
+      kill(process);
+    }
+
+    private static void writeConf(
+        Path conf, Path directory, int port, String masterName, int masterPort) {
+      String text =
+          String.join(
+              "\n",
+              "port " + port,
+              "bind " + HOST,
+              "daemonize no",
+              "dir " + directory,
+              "sentinel monitor " + masterName + " " + HOST + " " + masterPort + " 2",
+              "sentinel down-after-milliseconds " + masterName + " 1000",
+              "sentinel failover-timeout " + masterName + " 3000",
+              "sentinel parallel-syncs " + masterName + " 2",
+              "");
+      try {
+        Files.writeString(conf, text, StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot write " + conf, e);
+      }
+    }
+
+    private static Process launch(Path directory, Path conf, Path log) {
+      try {
+        Process started =
+            new ProcessBuilder(EXECUTABLE, conf.toString())
+                .directory(directory.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
+        Reaper.track(started);
+        return started;
+      } catch (IOException e) {
+        throw new IllegalStateException(
+            "cannot start "
+                + EXECUTABLE
+                + " (install it, e.g. `apt-get install redis-sentinel` or scripts/setup.sh)",
+            e);
+      }
+    }
+
+    /**
+     * Waits until the sentinel answers {@code PING} as our process; returns {@code false} if it
+     * could not bind its port or another process owns it.
+     */
+    private static boolean awaitReady(Process started, int port, Path log) {
+      long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+      while (true) {
+        if (!started.isAlive()) {
+          Reaper.untrack(started);
+          String tail = LogTail.of(log);
+          if (tail.contains("Address already in use")) {
+            return false;
+          }
+          throw new IllegalStateException(
+              EXECUTABLE
+                  + " on port "
+                  + port
+                  + " exited with "
+                  + started.exitValue()
+                  + "; "
+                  + tail);
+        }
+        try {
+          if ("PONG".equals(RedisCli.call(HOST, port, PROBE_TIMEOUT, "PING"))) {
+            String info = RedisCli.call(HOST, port, PROBE_TIMEOUT, "INFO", "server");
+            if (info.contains("process_id:" + started.pid() + "\n")
+                || info.contains("process_id:" + started.pid() + "\r")) {
+              return true;
+            }
+            kill(started); // another process answered on the port we picked
+            return false;
+          }
+        } catch (IOException e) {
+          // Not listening yet.
+        }
+        if (System.nanoTime() - deadline > 0) {
+          kill(started);
+          throw new IllegalStateException(
+              EXECUTABLE
+                  + " on port "
+                  + port
+                  + " did not answer PING within "
+                  + READY_TIMEOUT
+                  + "; "
+                  + LogTail.of(log));
+        }
+        try {
+          // waitFor rather than sleep, so that a crash ends the wait at once.
+          started.waitFor(POLL_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          kill(started);
+          throw new IllegalStateException("interrupted while starting " + EXECUTABLE, e);
+        }
+      }
+    }
+
+    private static void kill(Process process) {
+      process.destroyForcibly();
+      try {
+        process.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      Reaper.untrack(process);
+    }
+
+    // AddressSelection: HOST is the literal 127.0.0.1: no name is resolved
+    @SuppressWarnings("AddressSelection")
+    private static int freePort() {
+      try (ServerSocket socket = new ServerSocket()) {
+        socket.bind(new InetSocketAddress(HOST, 0));
+        return socket.getLocalPort();
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot find a free port on " + HOST, e);
+      }
+    }
+  }
+}

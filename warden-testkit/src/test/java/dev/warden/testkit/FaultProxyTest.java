@@ -1,0 +1,163 @@
+package dev.warden.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class FaultProxyTest {
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  private static final int READ_TIMEOUT_MILLIS = 20_000;
+
+  @Test
+  void startRejectsAPortOutOfRange() {
+    assertThatThrownBy(() -> FaultProxy.start("127.0.0.1", 0))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> FaultProxy.start("127.0.0.1", 65_536))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void delayRejectsANegativeDuration() {
+    try (FaultProxy proxy = FaultProxy.start("127.0.0.1", 1)) {
+      assertThatThrownBy(() -> proxy.delay(Duration.ofMillis(-1)))
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @Test
+  void uriNamesTheProxyPortOnLoopback() {
+    try (FaultProxy proxy = FaultProxy.start("127.0.0.1", 1)) {
+      assertThat(proxy.host()).isEqualTo("127.0.0.1");
+      assertThat(proxy.uri()).isEqualTo("redis://127.0.0.1:" + proxy.port());
+      assertThat(proxy.toString()).contains("-> 127.0.0.1:1");
+    }
+  }
+
+  @Test
+  void aConnectionToADownTargetIsClosedAtOnce() throws IOException {
+    int downPort;
+    try (ServerSocket unused = new ServerSocket(0, 1, loopback())) {
+      downPort = unused.getLocalPort();
+    }
+    try (FaultProxy proxy = FaultProxy.start("127.0.0.1", downPort)) {
+      assertThat(closedByThePeer(proxy)).isTrue();
+      assertThat(proxy.connections()).isZero();
+    }
+  }
+
+  @Test
+  void bytesPassBothWaysAndCloseEndsEveryThread() throws IOException {
+    FaultProxy proxy = null;
+    try (ServerSocket target = new ServerSocket(0, 1, loopback())) {
+      proxy = FaultProxy.start("127.0.0.1", target.getLocalPort());
+      target.setSoTimeout(READ_TIMEOUT_MILLIS);
+      try (Socket client = connect(proxy);
+          Socket accepted = target.accept()) {
+        accepted.setSoTimeout(READ_TIMEOUT_MILLIS);
+        write(client, "ping");
+        assertThat(read(accepted, 4)).isEqualTo("ping");
+        write(accepted, "pong");
+        assertThat(read(client, 4)).isEqualTo("pong");
+        assertThat(proxy.connections()).isEqualTo(1);
+        assertThat(proxyThreads(proxy)).isNotZero();
+
+        proxy.close();
+
+        assertThat(proxyThreads(proxy)).isZero();
+        assertThat(proxy.connections()).isZero();
+        assertThat(endOfStreamOrReset(client)).isTrue();
+        FaultProxy closed = proxy;
+        assertThatThrownBy(() -> connect(closed)).isInstanceOf(IOException.class);
+      }
+    } finally {
+      if (proxy != null) {
+        proxy.close();
+      }
+    }
+  }
+
+  @Test
+  void refuseClosesNewConnectionsUntilHealed() throws IOException {
+    try (ServerSocket target = new ServerSocket(0, 10, loopback());
+        FaultProxy proxy = FaultProxy.start("127.0.0.1", target.getLocalPort())) {
+      proxy.refuse();
+      assertThat(closedByThePeer(proxy)).isTrue();
+      proxy.heal();
+      try (Socket accepted = connect(proxy)) {
+        assertThat(accepted.isConnected()).isTrue();
+        await().atMost(WAIT).until(() -> proxy.connections() == 1);
+      }
+    }
+  }
+
+  private static int proxyThreads(FaultProxy proxy) {
+    String prefix = "warden-fault-proxy-" + proxy.port() + "-";
+    return (int)
+        Thread.getAllStackTraces().keySet().stream()
+            .filter(thread -> thread.getName().startsWith(prefix) && thread.isAlive())
+            .peek(thread -> assertThat(thread.isDaemon()).isTrue())
+            .count();
+  }
+
+  private static InetSocketAddress address(FaultProxy proxy) {
+    return new InetSocketAddress(loopback(), proxy.port());
+  }
+
+  private static java.net.InetAddress loopback() {
+    return java.net.InetAddress.getLoopbackAddress();
+  }
+
+  private static Socket connect(FaultProxy proxy) throws IOException {
+    Socket socket = new Socket();
+    try {
+      socket.connect(address(proxy), READ_TIMEOUT_MILLIS);
+      socket.setSoTimeout(READ_TIMEOUT_MILLIS);
+    } catch (IOException e) {
+      socket.close();
+      throw e;
+    }
+    return socket;
+  }
+
+  private static void write(Socket socket, String text) throws IOException {
+    OutputStream out = socket.getOutputStream();
+    out.write(text.getBytes(StandardCharsets.US_ASCII));
+    out.flush();
+  }
+
+  private static String read(Socket socket, int length) throws IOException {
+    InputStream in = socket.getInputStream();
+    return new String(in.readNBytes(length), StandardCharsets.US_ASCII);
+  }
+
+  /**
+   * Connects and reads until the proxy closes or resets the connection (at once or while set up).
+   */
+  private static boolean closedByThePeer(FaultProxy proxy) throws IOException {
+    try (Socket socket = connect(proxy)) {
+      return endOfStreamOrReset(socket);
+    } catch (SocketException e) {
+      return true; // reset before connect() returned
+    }
+  }
+
+  /** Reads until the peer closes or resets; a read timeout (20 s) fails the test. */
+  private static boolean endOfStreamOrReset(Socket socket) throws IOException {
+    try {
+      return socket.getInputStream().read() < 0;
+    } catch (SocketException e) {
+      return true; // connection reset
+    }
+  }
+}
