@@ -298,9 +298,11 @@ public final class RedisCluster implements AutoCloseable {
   /**
    * Makes {@code replica} the master of its shard with {@code CLUSTER FAILOVER [FORCE|TAKEOVER]},
    * and returns once every live node says {@code cluster_state:ok} and routes all of the old
-   * master's slots to {@code replica}. First waits, if needed, until 4 × node timeout + 1 s have
-   * passed since the shard's last failover (see the class comment). The old master, if running,
-   * becomes a replica of the new one; this does not wait for its link.
+   * master's slots to {@code replica}, and (if the old master is running and not frozen) sees the
+   * old master as a replica of the new one. First waits, if needed, until 4 × node timeout + 1 s
+   * have passed since the shard's last failover (see the class comment), and for {@code GRACEFUL}
+   * until the replica's link to its master is up. Does not wait for the old master's replication
+   * link.
    *
    * @throws IllegalArgumentException if {@code replica} is not a node of this cluster, or not a
    *     replica
@@ -322,15 +324,45 @@ public final class RedisCluster implements AutoCloseable {
     }
     List<RedisServer> shard = shardOf(own, masterLine);
     awaitSpacing(shard);
+    if (mode == Mode.GRACEFUL) {
+      // A manual failover needs the replica in sync: one just demoted may not be linked yet.
+      await(
+          replica + " has its replication link up",
+          () ->
+              replica.redis().info("replication").contains("master_link_status:up")
+                  ? null
+                  : replica + " says master_link_status is not up");
+    }
     BitSet slots = (BitSet) masterLine.slots.clone();
     String reply = replica.redis().clusterFailover(mode == Mode.FORCE, mode == Mode.TAKEOVER);
     if (!"OK".equals(reply)) {
       throw new IllegalStateException(replica + " refused CLUSTER FAILOVER " + mode + ": " + reply);
     }
     stamp(shard, Instant.now());
+    RedisServer oldMaster = nodeAt(masterLine.port);
     await(
-        "every live node routes the slots of " + nodeAt(masterLine.port) + " to " + replica,
+        "every live node routes the slots of " + oldMaster + " to " + replica,
         () -> routes(slots, replica));
+    if (oldMaster.isRunning() && !isFrozen(oldMaster)) {
+      // Until then, some nodes still take the old master for an (empty) master: SETSLOT to it, or
+      // replicaOf(replica), would go wrong.
+      await(
+          "every live node sees " + oldMaster + " as a replica of " + replica,
+          () -> follows(oldMaster, self.id));
+    }
+  }
+
+  /**
+   * Returns null if every live node sees {@code node} as a replica of the node {@code masterId}.
+   */
+  private String follows(RedisServer node, String masterId) {
+    for (RedisServer viewer : liveNodes()) {
+      Line line = view(viewer).at(node.port());
+      if (line == null || !line.isReplica() || !masterId.equals(line.masterId)) {
+        return viewer + " does not see " + node + " as a replica of " + masterId;
+      }
+    }
+    return null;
   }
 
   /**
@@ -467,11 +499,16 @@ public final class RedisCluster implements AutoCloseable {
     }
     target.redis().clusterSetSlotNode(slot, targetLine.id);
     source.redis().clusterSetSlotNode(slot, targetLine.id);
-    for (Line line : view.lines) {
-      if (line.isMaster() && !line.failed() && line.port != target.port()) {
-        RedisServer other = nodeAt(line.port);
-        if (other != source && other.isRunning() && !isFrozen(other)) {
-          other.redis().clusterSetSlotNode(slot, targetLine.id);
+    // Only to speed things up: the other nodes learn the new owner by gossip anyway.
+    for (RedisServer other : liveNodes()) {
+      if (other != target && other != source) {
+        try {
+          Line self = view(other).self();
+          if (self != null && self.isMaster()) {
+            other.redis().clusterSetSlotNode(slot, targetLine.id);
+          }
+        } catch (RedisException e) {
+          // Demoted meanwhile: its new master tells it.
         }
       }
     }
@@ -587,7 +624,8 @@ public final class RedisCluster implements AutoCloseable {
             "--repl-diskless-sync-delay",
             "0");
       } catch (IllegalStateException e) {
-        if (attempt == BUS_PORT_ATTEMPTS || !String.valueOf(e.getMessage()).contains("no free port")) {
+        if (attempt == BUS_PORT_ATTEMPTS
+            || !String.valueOf(e.getMessage()).contains("no free port")) {
           throw e;
         }
       }

@@ -12,6 +12,7 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -106,6 +107,46 @@ class RedisClusterIT {
                     .contains("role:slave")
                     .contains("master_port:" + replica.port())
                     .contains("master_link_status:up"));
+  }
+
+  @Test
+  void aSecondFailoverOfTheSameShardWaitsOutTheSpacing() {
+    String key = keyInSlots(0, 5460, "spaced");
+    RedisServer master = cluster.masterOf(key);
+    RedisServer replica = cluster.replicaOf(master);
+
+    cluster.failover(replica, Mode.FORCE);
+    long firstReturnedAt = System.nanoTime();
+    assertThat(cluster.masterOf(key)).isSameAs(replica);
+    cluster.failover(master, Mode.GRACEFUL);
+    long gapMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - firstReturnedAt);
+
+    assertThat(cluster.masterOf(key)).isSameAs(master);
+    assertThat(master.redis().info("replication")).contains("role:master");
+    // The spacing is 4 x 1 s + 1 s from the first CLUSTER FAILOVER, which came before the first
+    // failover() returned by the time its routing took to agree (well under 2 s).
+    assertThat(gapMillis).isGreaterThanOrEqualTo(3_000);
+  }
+
+  @Test
+  void aFrozenNodeAnswersNothingUntilItResumes() throws Exception {
+    RedisServer replica = cluster.replicaOf(cluster.masters().get(0));
+
+    // Long enough that the probe below (redis-cli's start plus 200 ms) ends well before SIGCONT.
+    cluster.freeze(replica, Duration.ofSeconds(2));
+
+    assertThatThrownBy(
+            () -> RedisCli.call("127.0.0.1", replica.port(), Duration.ofMillis(200), "PING"))
+        .isInstanceOf(IOException.class);
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .ignoreExceptions()
+        .untilAsserted(
+            () ->
+                assertThat(
+                        RedisCli.call("127.0.0.1", replica.port(), Duration.ofSeconds(1), "PING"))
+                    .isEqualTo("PONG"));
+    cluster.awaitHealthy();
   }
 
   @Test
