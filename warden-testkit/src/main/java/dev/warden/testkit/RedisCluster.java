@@ -26,7 +26,7 @@ import java.util.function.Supplier;
 /**
  * A real Redis Cluster of {@code redis-server} processes on free ports of 127.0.0.1, for tests: by
  * default 3 masters with 1 replica each and {@code cluster-node-timeout} 1000 ms, with faults at
- * hand (failovers, kills, restarts, freezes, paused replication, slot migration).
+ * hand (failovers, kills, restarts, freezes, paused replication, lost writes, slot migration).
  *
  * <pre>{@code
  * try (RedisCluster cluster = RedisCluster.start()) {
@@ -456,6 +456,65 @@ public final class RedisCluster implements AutoCloseable {
     requireOpen();
     requireMember(node);
     cli(node, "CLIENT", "UNPAUSE");
+  }
+
+  /**
+   * Makes {@code writes} be lost on a failover, deterministically (no timing involved): stops every
+   * running replica of {@code master} from applying the replication stream ({@code CLIENT PAUSE
+   * WRITE}), runs {@code writes} (which should write to {@code master}: {@code WAIT} there returns
+   * 0), makes the first of those replicas master with {@link Mode#TAKEOVER}, and lets the replicas
+   * go on ({@code CLIENT UNPAUSE}), which discards the postponed writes. Returns the new master,
+   * once {@link #failover} would. First waits out the shard's failover spacing, before pausing
+   * anything. The replicas are resumed even if {@code writes} or the failover throws.
+   *
+   * @throws IllegalArgumentException if {@code master} is not a master of this cluster with slots
+   *     and a running replica
+   * @throws IllegalStateException if the failover is not complete in time
+   */
+  public synchronized RedisServer loseWrites(RedisServer master, Runnable writes) {
+    requireOpen();
+    requireMember(master);
+    Objects.requireNonNull(writes, "writes must not be null");
+    Topology view = view(master);
+    Line self = view.self();
+    if (self == null || !self.isMaster() || self.slots.isEmpty()) {
+      throw new IllegalArgumentException(master + " is not a master with slots:\n" + view.text);
+    }
+    List<RedisServer> shard = shardOf(view, self);
+    List<RedisServer> replicas = new ArrayList<>();
+    for (RedisServer node : shard) {
+      if (node != master && node.isRunning() && !isFrozen(node)) {
+        replicas.add(node);
+      }
+    }
+    if (replicas.isEmpty()) {
+      throw new IllegalArgumentException(master + " has no running replica:\n" + view.text);
+    }
+    awaitSpacing(shard);
+    // Long enough for the failover's own wait; unpaused below in any case.
+    String pauseMillis = Long.toString(waitLimit.plusSeconds(10).toMillis());
+    List<RedisServer> paused = new ArrayList<>();
+    try {
+      for (RedisServer replica : replicas) {
+        cli(replica, "CLIENT", "PAUSE", pauseMillis, "WRITE");
+        paused.add(replica);
+      }
+      writes.run();
+      failover(replicas.get(0), Mode.TAKEOVER);
+    } catch (RuntimeException | Error e) {
+      for (RedisServer replica : paused) {
+        try {
+          cli(replica, "CLIENT", "UNPAUSE");
+        } catch (RuntimeException unpausing) {
+          e.addSuppressed(unpausing);
+        }
+      }
+      throw e;
+    }
+    for (RedisServer replica : paused) {
+      cli(replica, "CLIENT", "UNPAUSE");
+    }
+    return replicas.get(0);
   }
 
   /**

@@ -214,6 +214,33 @@ class RedisClusterIT {
   }
 
   @Test
+  void loseWritesRunsWritesThatTheFailoverAfterThemLoses() {
+    String key = keyInSlots(5461, 10922, "forgotten");
+    RedisServer master = cluster.masterOf(key);
+
+    RedisServer successor =
+        cluster.loseWrites(
+            master,
+            () -> {
+              assertThat(master.redis().set(key, "holderA")).isEqualTo("OK");
+              assertThat(master.redis().waitForReplication(1, 200)).isZero();
+            });
+
+    assertThat(successor).isNotSameAs(master).isSameAs(cluster.masterOf(key));
+    assertThat(successor.redis().get(key)).isNull();
+    withClient(redis -> assertThat(redis.get(key)).isNull());
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              assertThat(master.redis().info("replication"))
+                  .contains("role:slave")
+                  .contains("master_link_status:up");
+              assertThat(master.redis().clusterCountKeysInSlot(SlotHash.getSlot(key))).isZero();
+            });
+  }
+
+  @Test
   void migrateSlotMovesTheSlotAndAllItsKeys() {
     String key = keyInSlots(0, SlotHash.SLOT_COUNT - 1, "migrated");
     int slot = SlotHash.getSlot(key);
