@@ -494,7 +494,7 @@ public final class RedisServer implements AutoCloseable {
 
   // AddressSelection: HOST is the literal 127.0.0.1: no name is resolved
   @SuppressWarnings("AddressSelection")
-  private static int freePort() {
+  static int freePort() {
     try (ServerSocket socket = new ServerSocket()) {
       socket.bind(new InetSocketAddress(HOST, 0));
       return socket.getLocalPort();
