@@ -11,7 +11,6 @@ import io.lettuce.core.sentinel.api.sync.RedisSentinelCommands;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -479,7 +478,7 @@ public final class RedisSentinels implements AutoCloseable {
       Path conf = directory.resolve("sentinel.conf");
       // The free port is only free until someone else binds it: retry on a lost race.
       for (int attempt = 1; ; attempt++) {
-        int port = freePort();
+        int port = RedisServer.freePort();
         writeConf(conf, directory, port, masterName, masterPort);
         Process process = launch(directory, conf, log);
         if (awaitReady(process, port, log)) {
@@ -636,17 +635,6 @@ public final class RedisSentinels implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
       Reaper.untrack(process);
-    }
-
-    // AddressSelection: HOST is the literal 127.0.0.1: no name is resolved
-    @SuppressWarnings("AddressSelection")
-    private static int freePort() {
-      try (ServerSocket socket = new ServerSocket()) {
-        socket.bind(new InetSocketAddress(HOST, 0));
-        return socket.getLocalPort();
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot find a free port on " + HOST, e);
-      }
     }
   }
 }
