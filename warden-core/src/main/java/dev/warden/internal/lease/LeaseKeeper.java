@@ -3,13 +3,15 @@ package dev.warden.internal.lease;
 import dev.warden.internal.base.Clock;
 import dev.warden.internal.base.Settings;
 import dev.warden.internal.base.Timer;
+import dev.warden.internal.redis.Deployment;
 import dev.warden.internal.redis.Failures;
 import dev.warden.internal.redis.Script;
 import dev.warden.internal.redis.Scripts;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.protocol.CommandArgs;
-import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -44,6 +46,7 @@ public final class LeaseKeeper {
   private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
 
   private final Scripts scripts;
+  private final Deployment redis;
   private final Timer timer;
   private final Clock clock;
   private final Executor callbacks;
@@ -67,6 +70,7 @@ public final class LeaseKeeper {
   public LeaseKeeper(
       Scripts scripts, Timer timer, Clock clock, Executor callbacks, Settings settings) {
     this.scripts = scripts;
+    this.redis = scripts.redis();
     this.timer = timer;
     this.clock = clock;
     this.callbacks = callbacks;
@@ -171,35 +175,30 @@ public final class LeaseKeeper {
 
   private void renewAll() {
     long now = clock.nanoTime();
-    // one batch being filled per renewal script (lock types differ in what a renewal touches)
-    List<Batch> filling = new ArrayList<>(2);
+    // one batch being filled per renewal script (lock types differ in what a renewal touches) and
+    // shard (one call touches one cluster slot)
+    Map<BatchKey, Batch> filling = new HashMap<>(4);
     for (Hold hold : holds) {
       if (now - hold.leaseDeadlineNanos() >= 0) {
         lose(hold, "no renewal succeeded before the lease's deadline");
         continue;
       }
-      Batch batch = batchFor(filling, hold.renewal().script());
+      byte[] routingKey = hold.renewalKeys()[0];
+      BatchKey key = new BatchKey(hold.renewal().script(), redis.shardOf(routingKey));
+      Batch batch = filling.computeIfAbsent(key, k -> new Batch(k.script()));
       batch.add(hold);
       if (batch.size == Settings.RENEWAL_BATCH) {
-        filling.remove(batch);
+        filling.remove(key);
         renew(batch);
       }
     }
-    for (Batch batch : filling) {
+    for (Batch batch : filling.values()) {
       renew(batch);
     }
   }
 
-  private static Batch batchFor(List<Batch> filling, Script script) {
-    for (Batch batch : filling) {
-      if (batch.script.equals(script)) {
-        return batch;
-      }
-    }
-    Batch batch = new Batch(script);
-    filling.add(batch);
-    return batch;
-  }
+  /** What the holds of one batch share: their renewal script and their shard. */
+  private record BatchKey(Script script, int shard) {}
 
   /**
    * Sends one batch. Each hold's keys and owner go out as the bytes encoded when it was added, and

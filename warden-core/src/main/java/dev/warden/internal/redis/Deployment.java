@@ -1,7 +1,7 @@
 package dev.warden.internal.redis;
 
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.ProtocolKeyword;
@@ -30,7 +30,28 @@ public interface Deployment {
 
   /** Runs one plain command on the node that serves {@code routingKey}. */
   <T> CompletableFuture<T> command(
-      String routingKey, Function<RedisAsyncCommands<String, String>, RedisFuture<T>> command);
+      String routingKey,
+      Function<RedisClusterAsyncCommands<String, String>, RedisFuture<T>> command);
+
+  /**
+   * Which keys may go together in one script call: keys with the same shard. One server (and
+   * Sentinel) has one shard, {@code 0}; a cluster answers the key's hash slot.
+   */
+  int shardOf(byte[] key);
+
+  /**
+   * Whether scripts publish wake-ups with SPUBLISH (a cluster's sharded pub/sub) rather than
+   * PUBLISH; see {@link Script#sharded()}.
+   */
+  boolean shardedPubSub();
+
+  /**
+   * The epoch argument of fencing tokens (prelude.lua's {@code mint_token}): {@code "0"} on one
+   * server, Sentinel's config epoch of the current master, {@code "cluster"} on Redis Cluster (the
+   * script reads the node's own config epoch). A failover always raises it, so tokens minted after
+   * one rank above every token minted before, whatever the clocks say.
+   */
+  String fenceEpoch();
 
   /** The wake-up channel: one pub/sub connection for the whole client. */
   PubSub pubSub();

@@ -48,6 +48,25 @@ public record Script(String name, String body, String sha) {
     return new Script(name, PRELUDE + read(Script.class, ROOT + path + ".lua"), null);
   }
 
+  /** The prelude's line that names the publish command, and its sharded twin. */
+  private static final String PUBLISH_LINE = "local PUBLISH = 'PUBLISH'\n";
+
+  private static final String SPUBLISH_LINE = "local PUBLISH = 'SPUBLISH'\n";
+
+  /**
+   * The same script publishing its wake-ups with SPUBLISH, for Redis Cluster's sharded pub/sub: the
+   * prelude's publish command swapped, so it has its own SHA-1. Only the prelude's line changes.
+   */
+  public Script sharded() {
+    if (!body.startsWith(PRELUDE) || !PRELUDE.contains(PUBLISH_LINE)) {
+      throw new IllegalStateException("script " + name + " does not begin with the prelude");
+    }
+    return new Script(
+        name,
+        PRELUDE.replace(PUBLISH_LINE, SPUBLISH_LINE) + body.substring(PRELUDE.length()),
+        null);
+  }
+
   /** The prelude every script's body begins with. */
   public static String prelude() {
     return PRELUDE;

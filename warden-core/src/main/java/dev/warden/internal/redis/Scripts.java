@@ -9,7 +9,9 @@ import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
@@ -23,9 +25,12 @@ import java.util.function.Supplier;
  */
 public final class Scripts {
   private final Deployment redis;
+  private final boolean sharded;
+  private final Map<Script, Script> shardedTwins = new ConcurrentHashMap<>();
 
   public Scripts(Deployment redis) {
     this.redis = redis;
+    this.sharded = redis.shardedPubSub();
   }
 
   /**
@@ -66,17 +71,26 @@ public final class Scripts {
         script, routingKey, keyCount, keysAndArgs, () -> new IntegerListOutput<>(StringCodec.UTF8));
   }
 
+  /**
+   * The epoch argument of the fencing tokens minted on this deployment ({@link
+   * Deployment#fenceEpoch()}), for the scripts that mint.
+   */
+  public String fenceEpoch() {
+    return redis.fenceEpoch();
+  }
+
   /** The deployment the scripts run on, for plain commands. */
   public Deployment redis() {
     return redis;
   }
 
   private <T> CompletableFuture<T> withFallback(
-      Script script,
+      Script given,
       byte[] routingKey,
       int keyCount,
       CommandArgs<String, String> keysAndArgs,
       Supplier<CommandOutput<String, String, T>> output) {
+    Script script = sharded ? shardedTwins.computeIfAbsent(given, Script::sharded) : given;
     return dispatch(
             CommandType.EVALSHA, script.sha(), routingKey, keyCount, keysAndArgs, output.get())
         .exceptionallyCompose(

@@ -12,6 +12,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.ProtocolKeyword;
@@ -106,8 +107,24 @@ public final class SingleServer implements Deployment {
 
   @Override
   public <T> CompletableFuture<T> command(
-      String routingKey, Function<RedisAsyncCommands<String, String>, RedisFuture<T>> command) {
+      String routingKey,
+      Function<RedisClusterAsyncCommands<String, String>, RedisFuture<T>> command) {
     return command.apply(commands).toCompletableFuture();
+  }
+
+  @Override
+  public int shardOf(byte[] key) {
+    return 0;
+  }
+
+  @Override
+  public boolean shardedPubSub() {
+    return false;
+  }
+
+  @Override
+  public String fenceEpoch() {
+    return "0";
   }
 
   @Override

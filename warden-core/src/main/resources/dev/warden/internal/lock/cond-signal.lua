@@ -18,7 +18,7 @@ if ARGV[2] == '1' then
   local count = redis.call('ZCARD', waiters)
   if count > 0 then
     redis.call('DEL', waiters, beats)
-    redis.call('PUBLISH', ARGV[3], 'all')
+    publish(ARGV[3], 'all')
   end
   return {count}
 end
@@ -28,5 +28,5 @@ if not head then
 end
 redis.call('ZREM', waiters, head)
 redis.call('ZREM', beats, head)
-redis.call('PUBLISH', ARGV[3], 'w:' .. head)
+publish(ARGV[3], 'w:' .. head)
 return {1}

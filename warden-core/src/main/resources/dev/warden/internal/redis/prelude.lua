@@ -8,6 +8,15 @@
 -- The largest and smallest free-permit counts a semaphore keeps (a Java int).
 local INT32_MAX, INT32_MIN = 2147483647, -2147483648
 
+-- How wake-ups are published: PUBLISH, or SPUBLISH on Redis Cluster, where subscribers listen on
+-- the channel's shard (Script.sharded() swaps this one line, so the sharded twin has its own SHA).
+local PUBLISH = 'PUBLISH'
+
+-- Publishes a wake-up message on a release channel (which shares its object's hash tag).
+local function publish(channel, message)
+  redis.call(PUBLISH, channel, message)
+end
+
 -- The server clock: TIME is read at most once per run (the script runs as one instant, so every
 -- deadline it writes and every token it mints come from the same reading), and only when a
 -- script first asks.

@@ -18,7 +18,7 @@ end
 if redis.call('HINCRBY', latch, 'count', -1) <= 0 then
   redis.call('DEL', latch)
   if state[2] then
-    redis.call('PUBLISH', ARGV[1], 'all')
+    publish(ARGV[1], 'all')
   end
 end
 redis.call('SET', marker, 1, 'PX', ARGV[2])

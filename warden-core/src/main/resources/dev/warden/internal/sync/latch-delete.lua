@@ -10,6 +10,6 @@ if redis.call('DEL', latch) == 0 then
   return {0}
 end
 if awaited == 1 then
-  redis.call('PUBLISH', ARGV[1], 'all')
+  publish(ARGV[1], 'all')
 end
 return {1}

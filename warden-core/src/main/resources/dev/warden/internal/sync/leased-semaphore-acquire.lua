@@ -39,7 +39,7 @@ if free > 0 then
   redis.call('HINCRBY', semaphore, 'permits', -1)
   redis.call('ZADD', leases, now + tonumber(ARGV[2]), id)
   if #expired > 0 and free > 1 and redis.call('HDEL', semaphore, '#w') == 1 then
-    redis.call('PUBLISH', ARGV[6], string.format('%d', free - 1))
+    publish(ARGV[6], string.format('%d', free - 1))
   end
   if ARGV[4] == '1' then
     redis.call('HSET', semaphore, '#w', 1)

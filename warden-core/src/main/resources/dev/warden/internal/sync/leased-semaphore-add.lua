@@ -25,6 +25,6 @@ free = redis.call('HINCRBY', semaphore, 'permits', amount)
 redis.call('PERSIST', semaphore) -- it may have held only a waiter's mark, which expires
 redis.call('SET', marker, 1, 'PX', ARGV[3])
 if amount > 0 and free > 0 and redis.call('HDEL', semaphore, '#w') == 1 then
-  redis.call('PUBLISH', ARGV[4], string.format('%d', math.min(free, amount)))
+  publish(ARGV[4], string.format('%d', math.min(free, amount)))
 end
 return {1, free}

@@ -15,7 +15,7 @@ end
 redis.call('ZREM', leases, id)
 redis.call('HINCRBY', semaphore, 'permits', 1)
 if redis.call('HDEL', semaphore, '#w') == 1 then
-  redis.call('PUBLISH', ARGV[2], '1')
+  publish(ARGV[2], '1')
 end
 if tonumber(ends) <= server_ms() then
   return {0}

@@ -64,11 +64,11 @@ local function wake(available)
   local first, needs = head(server_ms())
   if first then
     if available >= needs then
-      redis.call('PUBLISH', ARGV[6],
+      publish(ARGV[6],
         string.format('%d %s', available - needs, string.match(first, '^%d+:(.*)$')))
     end
   elseif available > 0 then
-    redis.call('PUBLISH', ARGV[6], string.format('%d', available))
+    publish(ARGV[6], string.format('%d', available))
   end
 end
 

@@ -10,7 +10,7 @@ import dev.warden.internal.redis.Script;
 import dev.warden.internal.redis.Scripts;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.ProtocolKeyword;
@@ -60,6 +60,7 @@ class LeaseKeeperTest {
 
   private static final class StubDeployment implements Deployment {
     final List<Call> calls = new ArrayList<>();
+    int shards = 1;
 
     @Override
     @SuppressWarnings("unchecked")
@@ -80,8 +81,25 @@ class LeaseKeeperTest {
 
     @Override
     public <T> CompletableFuture<T> command(
-        String routingKey, Function<RedisAsyncCommands<String, String>, RedisFuture<T>> command) {
+        String routingKey,
+        Function<RedisClusterAsyncCommands<String, String>, RedisFuture<T>> command) {
       throw new UnsupportedOperationException();
+    }
+
+    /** Keys ending in an even digit in shard 0, odd in shard 1, when {@code shards} is 2. */
+    @Override
+    public int shardOf(byte[] key) {
+      return key[key.length - 1] % shards;
+    }
+
+    @Override
+    public boolean shardedPubSub() {
+      return false;
+    }
+
+    @Override
+    public String fenceEpoch() {
+      return "0";
     }
 
     @Override
@@ -151,6 +169,19 @@ class LeaseKeeperTest {
     assertThat(redis.calls)
         .extracting(Call::holds)
         .containsExactlyInAnyOrder(Settings.RENEWAL_BATCH, Settings.RENEWAL_BATCH, 88);
+  }
+
+  @Test
+  void onAClusterEachBatchHoldsTheHoldsOfOneShardOnly() {
+    redis.shards = 2;
+    for (int i = 0; i < 10; i++) {
+      keeper.add(hold()); // keys lock-0 .. lock-9: even digits in shard 0, odd in shard 1
+    }
+    time.advance(Duration.ofNanos(PERIOD));
+    assertThat(redis.calls).extracting(Call::holds).containsExactly(5, 5);
+    assertThat(redis.calls)
+        .extracting(call -> redis.shardOf(call.routingKey().getBytes(StandardCharsets.UTF_8)))
+        .containsExactlyInAnyOrder(0, 1);
   }
 
   @Test

@@ -52,7 +52,7 @@ if free then
   end
   if cleaned and head and head ~= owner then
     -- the lock is free and the new head may not know it yet
-    redis.call('PUBLISH', ARGV[8], 'w:' .. head)
+    publish(ARGV[8], 'w:' .. head)
   end
 end
 

@@ -14,6 +14,6 @@ if not deleted then
 end
 local first = redis.call('ZRANGE', KEYS[2], 0, 0)
 if #first > 0 then
-  redis.call('PUBLISH', ARGV[1], 'w:' .. first[1])
+  publish(ARGV[1], 'w:' .. first[1])
 end
 return {1}

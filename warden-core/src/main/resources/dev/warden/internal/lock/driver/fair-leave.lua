@@ -14,7 +14,7 @@ redis.call('ZREM', beats, owner)
 if removed == 1 and first[1] == owner and redis.call('EXISTS', lock) == 0 then
   local next = redis.call('ZRANGE', queue, 0, 0)
   if #next > 0 then
-    redis.call('PUBLISH', ARGV[2], 'w:' .. next[1])
+    publish(ARGV[2], 'w:' .. next[1])
   end
 end
 return {removed}

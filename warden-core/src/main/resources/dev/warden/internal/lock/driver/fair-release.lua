@@ -32,7 +32,7 @@ if not head then
   return {1, 0, ''}
 end
 if head ~= ARGV[4] then
-  redis.call('PUBLISH', ARGV[3], 'w:' .. head)
+  publish(ARGV[3], 'w:' .. head)
   return {1, 0, head}
 end
 local token = mint_token(KEYS[4], ARGV[7])

@@ -11,5 +11,5 @@ end
 if not deleted then
   return {0}
 end
-redis.call('PUBLISH', ARGV[1], 'released')
+publish(ARGV[1], 'released')
 return {1}

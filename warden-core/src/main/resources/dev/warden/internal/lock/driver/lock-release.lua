@@ -22,6 +22,6 @@ if remaining > 0 then
 end
 redis.call('DEL', lock)
 if state[2] then
-  redis.call('PUBLISH', ARGV[3], ARGV[4])
+  publish(ARGV[3], ARGV[4])
 end
 return {1, 0}

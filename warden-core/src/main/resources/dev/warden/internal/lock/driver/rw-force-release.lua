@@ -7,7 +7,7 @@
 -- Wakes    'all' (see "Wake messages" in CONCURRENCY.md)
 local deleted = redis.call('DEL', unpack(KEYS))
 if deleted > 0 then
-  redis.call('PUBLISH', ARGV[1], 'all')
+  publish(ARGV[1], 'all')
   return {1}
 end
 return {0}

@@ -25,6 +25,6 @@ if remaining > 0 then
 end
 drop_reader(reads, readers, owner)
 if redis.call('ZCOUNT', readers, '(' .. now, '+inf') == 0 and redis.call('DEL', wanted) == 1 then
-  redis.call('PUBLISH', ARGV[3], 'all')
+  publish(ARGV[3], 'all')
 end
 return {1, 0}

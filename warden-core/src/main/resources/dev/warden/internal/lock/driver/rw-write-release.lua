@@ -18,6 +18,6 @@ if remaining > 0 then
 end
 redis.call('DEL', write)
 if redis.call('DEL', wanted) == 1 then
-  redis.call('PUBLISH', ARGV[3], 'all')
+  publish(ARGV[3], 'all')
 end
 return {1, 0}

@@ -9,6 +9,6 @@
 local writers, wanted, owner = KEYS[1], KEYS[2], ARGV[1]
 local removed = redis.call('ZREM', writers, owner)
 if removed == 1 and redis.call('ZCARD', writers) == 0 and redis.call('DEL', wanted) == 1 then
-  redis.call('PUBLISH', ARGV[2], 'all')
+  publish(ARGV[2], 'all')
 end
 return {removed}
