@@ -3,6 +3,7 @@
 @SuppressWarnings("requires-automatic")
 module dev.warden {
   requires lettuce.core;
+  requires reactor.core;
   requires org.slf4j;
 
   exports dev.warden;

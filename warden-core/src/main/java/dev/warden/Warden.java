@@ -198,7 +198,17 @@ public final class Warden implements AutoCloseable {
     }
 
     /**
-     * Sets the seed URIs of a Redis Cluster. Not yet supported: {@link #build()} rejects it.
+     * Connects to a Redis Cluster instead of one server: {@code seedUris} are the addresses ({@code
+     * redis://host:port}, with credentials if needed) of some of its nodes, from which the whole
+     * topology is learnt. Replaces the seeds of an earlier call.
+     *
+     * <p>Every object lives in one hash slot, chosen by the {@code {name}} hash tag of its keys, so
+     * every call is one script on the master of that slot; objects of different names spread over
+     * the shards, and a multi-lock may span slots. Wake-ups use sharded pub/sub (SSUBSCRIBE on the
+     * slot's master) and follow slot moves and failovers. The topology is re-read every second and
+     * after redirections; when a slot changes master, every hold is re-checked at once, so a hold
+     * lost with a failover (replication is asynchronous) completes {@link LockHandle#leaseLost()}
+     * and makes {@code unlock()} throw {@link LeaseExpiredException} within about a second.
      *
      * @param seedUris the addresses of some of the cluster's nodes
      * @return this builder
@@ -209,9 +219,12 @@ public final class Warden implements AutoCloseable {
       if (seedUris.length == 0) {
         throw new IllegalArgumentException("seedUris must not be empty");
       }
-      for (String seed : seedUris) {
-        clusterSeeds.add(requireText("seedUri", seed));
+      List<String> seeds = new ArrayList<>();
+      for (int i = 0; i < seedUris.length; i++) {
+        seeds.add(requireText("seedUris[" + i + "]", seedUris[i]));
       }
+      clusterSeeds.clear();
+      clusterSeeds.addAll(seeds);
       return this;
     }
 
@@ -258,18 +271,21 @@ public final class Warden implements AutoCloseable {
      * Connects and returns the {@link Warden}.
      *
      * @return a connected {@code Warden}; close it when done
-     * @throws IllegalStateException if no URI was set
-     * @throws UnsupportedOperationException if cluster seeds were set
-     * @throws WardenException if Redis cannot be reached
+     * @throws IllegalStateException if neither a URI nor cluster seeds were set, or both were
+     * @throws IllegalArgumentException if a URI is malformed
+     * @throws WardenException if Redis cannot be reached (for a cluster: none of the seeds)
      */
     public Warden build() {
       if (!clusterSeeds.isEmpty()) {
-        throw new UnsupportedOperationException(
-            "Redis Cluster is not supported yet: connect with uri(...) to a single Redis,"
-                + " a replica set behind Sentinel (redis-sentinel://), or Valkey");
+        if (uri != null) {
+          throw new IllegalStateException("set either uri(...) or cluster(...), not both");
+        }
+        return new Warden(
+            WardenRuntime.startCluster(
+                List.copyOf(clusterSeeds), watchdogTimeout, commandTimeout, recheckInterval));
       }
       if (uri == null) {
-        throw new IllegalStateException("uri must be set before build()");
+        throw new IllegalStateException("uri or cluster seeds must be set before build()");
       }
       return new Warden(WardenRuntime.start(uri, watchdogTimeout, commandTimeout, recheckInterval));
     }

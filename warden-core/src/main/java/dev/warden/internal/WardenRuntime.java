@@ -14,6 +14,7 @@ import dev.warden.internal.base.SystemTimer;
 import dev.warden.internal.lease.LeaseKeeper;
 import dev.warden.internal.lock.Locks;
 import dev.warden.internal.redis.Calls;
+import dev.warden.internal.redis.ClusterDeployment;
 import dev.warden.internal.redis.Deployment;
 import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.redis.SingleServer;
@@ -21,6 +22,7 @@ import dev.warden.internal.sync.Synchronizers;
 import dev.warden.internal.wait.Subscriptions;
 import dev.warden.internal.wait.Waiting;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 
@@ -67,6 +69,24 @@ public final class WardenRuntime {
     Owners owners = new Owners();
     Deployment deployment =
         SingleServer.connect(uri, commandTimeout, "warden-" + owners.clientId());
+    return new WardenRuntime(
+        new Settings(watchdogTimeout, commandTimeout, recheckInterval), owners, deployment);
+  }
+
+  /**
+   * Connects to a Redis Cluster through {@code seedUris} and returns a runtime.
+   *
+   * @throws IllegalArgumentException if a URI is malformed
+   * @throws dev.warden.WardenException if no seed can be reached
+   */
+  public static WardenRuntime startCluster(
+      List<String> seedUris,
+      Duration watchdogTimeout,
+      Duration commandTimeout,
+      Duration recheckInterval) {
+    Owners owners = new Owners();
+    Deployment deployment =
+        ClusterDeployment.connect(seedUris, commandTimeout, "warden-" + owners.clientId());
     return new WardenRuntime(
         new Settings(watchdogTimeout, commandTimeout, recheckInterval), owners, deployment);
   }

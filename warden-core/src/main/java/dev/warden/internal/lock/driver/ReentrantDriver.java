@@ -153,7 +153,15 @@ public final class ReentrantDriver implements LockDriver {
     CompletableFuture<List<Object>> state =
         scripts.run(DriverScripts.LOCK_INSPECT, new String[] {keys.lock(), keys.fence()});
     CompletableFuture<Map<String, Long>> waiting =
-        scripts.redis().command(keys.lock(), r -> r.pubsubNumsub(keys.channel()));
+        scripts
+            .redis()
+            .command(
+                keys.lock(),
+                // a cluster's wake-ups are sharded: count them on the channel's own node
+                r ->
+                    scripts.redis().shardedPubSub()
+                        ? r.pubsubShardNumsub(keys.channel())
+                        : r.pubsubNumsub(keys.channel()));
     return state.thenCombine(waiting, this::lockInfo);
   }
 

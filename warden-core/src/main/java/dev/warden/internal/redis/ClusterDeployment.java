@@ -1,0 +1,280 @@
+package dev.warden.internal.redis;
+
+import dev.warden.WardenException;
+import dev.warden.internal.base.Settings;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
+import io.lettuce.core.cluster.models.partitions.Partitions;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.ProtocolKeyword;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import reactor.core.Disposable;
+
+/**
+ * A Redis Cluster: one cluster command connection that sends each script to the master of its first
+ * key's slot (following MOVED and ASK), and sharded pub/sub ({@link ShardedPubSub}) for wake-ups.
+ * Every Warden object's keys and channel share its {@code {name}} hash tag, so each script call
+ * touches one slot.
+ *
+ * <p>The topology is re-read every {@link Settings#CLUSTER_TOPOLOGY_REFRESH_MILLIS} and on every
+ * adaptive trigger (MOVED, ASK, reconnects, uncovered slots, unknown nodes). When a refresh gives a
+ * slot another master, subscriptions follow it and the {@link #onReconnect} actions run (the lease
+ * keeper then re-checks every hold, so a hold lost with a failover is reported at once), as they do
+ * when any node's command connection reconnects.
+ *
+ * <p>Thread-safety: every method may be called from any thread and does not block.
+ */
+public final class ClusterDeployment implements Deployment {
+  private final String seeds;
+  private final ClientResources resources;
+  private final RedisClusterClient client;
+  private final StatefulRedisClusterConnection<String, String> connection;
+  private final RedisAdvancedClusterAsyncCommands<String, String> commands;
+  private final ShardedPubSub pubSub;
+  private final List<Runnable> reconnectActions = new CopyOnWriteArrayList<>();
+  private final Disposable topologyEvents;
+
+  /** The node id owning each slot, at the last topology seen. Guarded by this. */
+  private String[] owners;
+
+  private ClusterDeployment(List<RedisURI> uris, Duration commandTimeout, String clientName) {
+    this.seeds = uris.stream().map(RedisURI::toString).collect(Collectors.joining(", "));
+    // Reconnect back-off capped (Lettuce's default grows to 30 s): see Settings.
+    this.resources =
+        DefaultClientResources.builder()
+            .reconnectDelay(
+                () ->
+                    Delay.exponential(
+                        Duration.ofMillis(Settings.RECONNECT_DELAY_FIRST_MILLIS),
+                        Duration.ofMillis(Settings.RECONNECT_DELAY_MAX_MILLIS),
+                        2,
+                        TimeUnit.MILLISECONDS))
+            .build();
+    this.client = RedisClusterClient.create(resources, uris);
+    Duration refresh = Duration.ofMillis(Settings.CLUSTER_TOPOLOGY_REFRESH_MILLIS);
+    ClusterClientOptions.Builder options =
+        ClusterClientOptions.builder()
+            .topologyRefreshOptions(
+                ClusterTopologyRefreshOptions.builder()
+                    .enablePeriodicRefresh(refresh)
+                    // every adaptive trigger is on by default since Lettuce 7.0
+                    .adaptiveRefreshTriggersTimeout(refresh)
+                    .build())
+            .maxRedirects(Settings.CLUSTER_MAX_REDIRECTS);
+    options
+        .autoReconnect(true)
+        .replayFilter(new NoScriptReplay())
+        .timeoutOptions(TimeoutOptions.enabled(commandTimeout));
+    client.setOptions(options.build());
+    StatefulRedisClusterConnection<String, String> commandConnection = null;
+    StatefulRedisClusterPubSubConnection<String, String> pubSubConnection = null;
+    try {
+      commandConnection = client.connect();
+      pubSubConnection = client.connectPubSub();
+    } catch (RedisException e) {
+      if (commandConnection != null) {
+        commandConnection.close();
+      }
+      shutdown();
+      throw new WardenException(
+          "cannot connect to the Redis Cluster at " + seeds + ": " + e.getMessage(), e);
+    }
+    this.connection = commandConnection;
+    this.commands = connection.async();
+    this.pubSub = new ShardedPubSub(pubSubConnection, clientName);
+    this.owners = ownersOf(client.getPartitions());
+    // published after Lettuce has reloaded its partitions (7.7.0; earlier versions published
+    // before, lettuce#2860): the handler reads the partitions itself either way
+    this.topologyEvents =
+        resources
+            .eventBus()
+            .get()
+            .filter(ClusterTopologyChangedEvent.class::isInstance)
+            .subscribe(event -> topologyChanged());
+  }
+
+  /**
+   * Connects to the cluster that {@code seedUris} belong to, naming every connection after {@code
+   * clientName}.
+   *
+   * @throws IllegalArgumentException if a URI is malformed
+   * @throws WardenException if no seed can be reached
+   */
+  public static ClusterDeployment connect(
+      List<String> seedUris, Duration commandTimeout, String clientName) {
+    List<RedisURI> uris = new ArrayList<>();
+    for (int i = 0; i < seedUris.size(); i++) {
+      String seed = seedUris.get(i);
+      RedisURI uri;
+      try {
+        uri = RedisURI.create(seed);
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException(
+            "seedUris[" + i + "] is not a valid Redis URI: " + seed + " (" + e.getMessage() + ")",
+            e);
+      }
+      if (uri.getSentinels() != null && !uri.getSentinels().isEmpty()) {
+        throw new IllegalArgumentException(
+            "seedUris[" + i + "] must name a cluster node, not sentinels: " + uri);
+      }
+      uri.setTimeout(commandTimeout);
+      uri.setClientName(clientName);
+      uris.add(uri);
+    }
+    return new ClusterDeployment(uris, commandTimeout, clientName);
+  }
+
+  @Override
+  public <T> CompletableFuture<T> dispatch(
+      byte[] routingKey,
+      ProtocolKeyword type,
+      CommandOutput<String, String, T> output,
+      CommandArgs<String, String> args) {
+    return commands
+        .dispatch(type, output, new Routed(routingKey).addAll(args))
+        .toCompletableFuture();
+  }
+
+  @Override
+  public <T> CompletableFuture<T> command(
+      String routingKey,
+      Function<RedisClusterAsyncCommands<String, String>, RedisFuture<T>> command) {
+    return command.apply(commands).toCompletableFuture();
+  }
+
+  @Override
+  public int shardOf(byte[] key) {
+    return SlotHash.getSlot(key);
+  }
+
+  @Override
+  public boolean shardedPubSub() {
+    return true;
+  }
+
+  @Override
+  public String fenceEpoch() {
+    return "cluster";
+  }
+
+  @Override
+  public PubSub pubSub() {
+    return pubSub;
+  }
+
+  @Override
+  public void onReconnect(Runnable action) {
+    reconnectActions.add(action);
+    if (reconnectActions.size() > 1) {
+      return;
+    }
+    client.addListener(
+        new RedisConnectionStateListener() {
+          @Override
+          public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress remote) {
+            // a node's command connection (re)connected; pub/sub connections re-subscribe alone
+            if (!(handler instanceof StatefulRedisPubSubConnection)) {
+              runReconnectActions();
+            }
+          }
+        });
+  }
+
+  @Override
+  public String describe() {
+    return "Redis Cluster " + seeds;
+  }
+
+  @Override
+  public void close() {
+    topologyEvents.dispose();
+    pubSub.close();
+    connection.close();
+    shutdown();
+  }
+
+  private void topologyChanged() {
+    Partitions partitions = client.getPartitions();
+    String[] now = ownersOf(partitions);
+    boolean moved;
+    synchronized (this) {
+      moved = !Arrays.equals(owners, now);
+      owners = now;
+    }
+    pubSub.topologyChanged(partitions);
+    if (moved) {
+      runReconnectActions();
+    }
+  }
+
+  private void runReconnectActions() {
+    for (Runnable action : reconnectActions) {
+      action.run();
+    }
+  }
+
+  private static String[] ownersOf(Partitions partitions) {
+    String[] owners = new String[SlotHash.SLOT_COUNT];
+    for (int slot = 0; slot < owners.length; slot++) {
+      RedisClusterNode node = partitions.getPartitionBySlot(slot);
+      owners[slot] = node == null ? null : node.getNodeId();
+    }
+    return owners;
+  }
+
+  // FutureReturnValueIgnored: resources.shutdown: close does not wait for Netty's threads to end
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void shutdown() {
+    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    resources.shutdown(0, 2, TimeUnit.SECONDS);
+  }
+
+  /**
+   * A script call's arguments that name their routing key: Lettuce's cluster writer sends a command
+   * to the master of {@link #getFirstEncodedKey()}'s slot, and Warden's scripts add their keys as
+   * plain pre-encoded bytes, which Lettuce would not recognize as keys.
+   */
+  private static final class Routed extends CommandArgs<String, String> {
+    private final byte[] routingKey;
+
+    Routed(byte[] routingKey) {
+      super(StringCodec.UTF8);
+      this.routingKey = routingKey;
+    }
+
+    @Override
+    public ByteBuffer getFirstEncodedKey() {
+      return routingKey == null ? null : ByteBuffer.wrap(routingKey).asReadOnlyBuffer();
+    }
+  }
+}

@@ -1,0 +1,295 @@
+package dev.warden.internal.redis;
+
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.models.partitions.Partitions;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A cluster's sharded pub/sub: each channel is subscribed with SSUBSCRIBE on the master that owns
+ * its slot, sent on that node's own pub/sub connection (not through Lettuce's routing), and follows
+ * the slot when it moves.
+ *
+ * <p>Lettuce 7.7 drops a sharded subscription for good when the server pushes {@code sunsubscribe}
+ * (a failover or a slot move: lettuce#3213), so this class subscribes again by itself: on a {@code
+ * sunsubscribed} push for a channel it still wants, on a topology change that gives the slot
+ * another owner ({@link #topologyChanged}), and on an SSUBSCRIBE answered with MOVED (or ASK),
+ * which names the node to try. After a move it sends a best-effort SUNSUBSCRIBE to the old node,
+ * and delivers messages only from the node it subscribed last, so a demoted master that still
+ * receives the shard's messages causes no duplicates. A confirmed subscription (the first, or after
+ * a move or a reconnect) is reported to {@link Listener#subscribed}, which wakes the channel's
+ * waiters: messages may have been lost meanwhile.
+ *
+ * <p>Thread-safety: every method may be called from any thread and does not block; listener calls
+ * and moves happen on Lettuce's event loop (a retry after a failure on {@code retries}).
+ */
+final class ShardedPubSub implements PubSub {
+  /** Redirections followed by one subscription attempt. */
+  private static final int MAX_REDIRECTS = 5;
+
+  /** Pause before a subscription that failed for another reason than MOVED is tried again. */
+  private static final long RETRY_MILLIS = 100;
+
+  private final StatefulRedisClusterPubSubConnection<String, String> cluster;
+  private final String clientName;
+  private final Executor retries;
+  private final Map<String, Wanted> channels = new ConcurrentHashMap<>();
+  private final Map<String, StatefulRedisPubSubConnection<String, String>> nodes =
+      new ConcurrentHashMap<>();
+  private volatile Listener listener;
+  private volatile boolean closed;
+
+  /** A channel Warden wants, and the node it is subscribed (or being subscribed) on. */
+  private static final class Wanted {
+    final String channel;
+    final int slot;
+    final CompletableFuture<Void> confirmed = new CompletableFuture<>();
+
+    /** host:port of the node subscribed last; null while none is known. Guarded by this. */
+    String node;
+
+    Wanted(String channel) {
+      this.channel = channel;
+      this.slot = SlotHash.getSlot(channel);
+    }
+
+    synchronized String node() {
+      return node;
+    }
+  }
+
+  ShardedPubSub(StatefulRedisClusterPubSubConnection<String, String> cluster, String clientName) {
+    this.cluster = cluster;
+    this.clientName = clientName;
+    this.retries = CompletableFuture.delayedExecutor(RETRY_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public void listen(Listener listener) {
+    this.listener = listener;
+  }
+
+  @Override
+  public CompletableFuture<Void> subscribe(String channel) {
+    Wanted wanted = new Wanted(channel);
+    channels.put(channel, wanted);
+    moveTo(wanted, ownerOf(cluster.getPartitions(), wanted.slot), 0);
+    return wanted.confirmed;
+  }
+
+  @Override
+  public void unsubscribe(String channel) {
+    Wanted wanted = channels.remove(channel);
+    if (wanted != null) {
+      String node;
+      synchronized (wanted) {
+        node = wanted.node;
+        wanted.node = null;
+      }
+      if (node != null) {
+        unsubscribeOn(node, channel);
+      }
+    }
+  }
+
+  /**
+   * Moves every channel whose slot has another owner in {@code partitions} (read after Lettuce's
+   * topology event), and retries the channels with no node.
+   */
+  void topologyChanged(Partitions partitions) {
+    for (Wanted wanted : channels.values()) {
+      String owner = ownerOf(partitions, wanted.slot);
+      if (owner != null && !owner.equals(wanted.node())) {
+        moveTo(wanted, owner, 0);
+      }
+    }
+  }
+
+  /** The number of channels subscribed now, for tests and statistics. */
+  int size() {
+    return channels.size();
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    cluster.close();
+  }
+
+  /**
+   * Subscribes {@code wanted} on {@code node} (host:port; null if no owner is known, then retried
+   * later), and unsubscribes it from the node it was on before.
+   */
+  // FutureReturnValueIgnored: the outcome is handled in whenComplete, on the event loop
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void moveTo(Wanted wanted, String node, int redirects) {
+    String old;
+    synchronized (wanted) {
+      if (closed || channels.get(wanted.channel) != wanted) {
+        return;
+      }
+      old = wanted.node;
+      wanted.node = node;
+    }
+    if (old != null && !old.equals(node)) {
+      unsubscribeOn(old, wanted.channel);
+    }
+    if (node == null) {
+      retries.execute(() -> retry(wanted));
+      return;
+    }
+    connectionTo(node)
+        .thenCompose(c -> c.async().ssubscribe(wanted.channel).toCompletableFuture())
+        .whenComplete(
+            (count, failure) -> {
+              if (failure == null) {
+                subscribedOn(wanted, node);
+              } else {
+                failedOn(wanted, node, redirects, failure);
+              }
+            });
+  }
+
+  private void subscribedOn(Wanted wanted, String node) {
+    if (channels.get(wanted.channel) != wanted) {
+      // unsubscribed while the SSUBSCRIBE was under way (its SUNSUBSCRIBE may have gone first)
+      Wanted now = channels.get(wanted.channel);
+      if (now == null || !node.equals(now.node())) {
+        unsubscribeOn(node, wanted.channel);
+      }
+      return;
+    }
+    wanted.confirmed.complete(null);
+  }
+
+  private void failedOn(Wanted wanted, String node, int redirects, Throwable failure) {
+    if (closed || channels.get(wanted.channel) != wanted || !node.equals(wanted.node())) {
+      return; // given up, or moved on meanwhile
+    }
+    String target = redirection(Failures.unwrap(failure));
+    if (target != null && redirects < MAX_REDIRECTS) {
+      moveTo(wanted, target, redirects + 1);
+      return;
+    }
+    if (!wanted.confirmed.isDone()) {
+      // the first subscription: Subscriptions subscribes anew on the next join
+      channels.remove(wanted.channel, wanted);
+      wanted.confirmed.completeExceptionally(failure);
+      return;
+    }
+    retries.execute(() -> retry(wanted));
+  }
+
+  private void retry(Wanted wanted) {
+    moveTo(wanted, ownerOf(cluster.getPartitions(), wanted.slot), 0);
+  }
+
+  // FutureReturnValueIgnored: best effort: a SUNSUBSCRIBE that fails leaves an idle subscription
+  // whose messages are not delivered (they come from a node that is not the channel's now)
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void unsubscribeOn(String node, String channel) {
+    if (closed) {
+      return;
+    }
+    connectionTo(node).thenAccept(c -> c.async().sunsubscribe(channel));
+  }
+
+  /** The pub/sub connection to one node, with this class's listener on it. */
+  private CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectionTo(
+      String node) {
+    StatefulRedisPubSubConnection<String, String> known = nodes.get(node);
+    if (known != null && known.isOpen()) {
+      return CompletableFuture.completedFuture(known);
+    }
+    int colon = node.lastIndexOf(':');
+    return cluster
+        .getConnectionAsync(node.substring(0, colon), Integer.parseInt(node.substring(colon + 1)))
+        .thenApply(
+            connection -> {
+              adopt(node, connection);
+              return connection;
+            });
+  }
+
+  // FutureReturnValueIgnored: the name only labels the connection in CLIENT LIST
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void adopt(String node, StatefulRedisPubSubConnection<String, String> connection) {
+    synchronized (nodes) {
+      if (nodes.get(node) == connection) {
+        return;
+      }
+      nodes.put(node, connection);
+    }
+    connection.addListener(new NodeListener(node));
+    connection.async().clientSetname(clientName + "-pubsub");
+  }
+
+  /** The node named by a MOVED or ASK reply, as host:port; null for any other failure. */
+  static String redirection(Throwable failure) {
+    if (!(failure instanceof RedisCommandExecutionException) || failure.getMessage() == null) {
+      return null;
+    }
+    String message = failure.getMessage().trim();
+    if (!message.startsWith("MOVED ") && !message.startsWith("ASK ")) {
+      return null;
+    }
+    int space = message.lastIndexOf(' ');
+    return space < 0 || message.indexOf(':', space) < 0 ? null : message.substring(space + 1);
+  }
+
+  /** host:port of the master that owns {@code slot}, or null if none does. */
+  static String ownerOf(Partitions partitions, int slot) {
+    RedisClusterNode owner = partitions.getPartitionBySlot(slot);
+    if (owner == null || owner.getUri() == null) {
+      return null;
+    }
+    RedisURI uri = owner.getUri();
+    return uri.getHost() + ":" + uri.getPort();
+  }
+
+  /** Receives one node's pushes, knowing which node they come from. */
+  private final class NodeListener extends RedisPubSubAdapter<String, String> {
+    private final String node;
+
+    NodeListener(String node) {
+      this.node = node;
+    }
+
+    @Override
+    public void smessage(String channel, String message) {
+      Listener target = listener;
+      Wanted wanted = channels.get(channel);
+      if (target != null && wanted != null && node.equals(wanted.node())) {
+        target.message(channel, message);
+      }
+    }
+
+    @Override
+    public void ssubscribed(String channel, long count) {
+      Listener target = listener;
+      Wanted wanted = channels.get(channel);
+      if (target != null && wanted != null && node.equals(wanted.node())) {
+        target.subscribed(channel);
+      }
+    }
+
+    @Override
+    public void sunsubscribed(String channel, long count) {
+      Wanted wanted = channels.get(channel);
+      if (wanted != null && node.equals(wanted.node())) {
+        // the server dropped a channel still wanted: its slot moved. Lettuce's partitions may not
+        // know yet; an SSUBSCRIBE to the old owner is answered MOVED with the new one.
+        moveTo(wanted, ownerOf(cluster.getPartitions(), wanted.slot), 0);
+      }
+    }
+  }
+}
