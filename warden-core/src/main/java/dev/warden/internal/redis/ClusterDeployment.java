@@ -32,7 +32,10 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -63,6 +66,10 @@ public final class ClusterDeployment implements Deployment {
   private final ShardedPubSub pubSub;
   private final List<Runnable> reconnectActions = new CopyOnWriteArrayList<>();
   private final Disposable topologyEvents;
+
+  /** Command connections that connected at least once, to tell reconnects. Guarded by itself. */
+  private final Set<RedisChannelHandler<?, ?>> connected =
+      Collections.newSetFromMap(new WeakHashMap<>());
 
   /** The node id owning each slot, at the last topology seen. Guarded by this. */
   private String[] owners;
@@ -202,8 +209,10 @@ public final class ClusterDeployment implements Deployment {
         new RedisConnectionStateListener() {
           @Override
           public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress remote) {
-            // a node's command connection (re)connected; pub/sub connections re-subscribe alone
-            if (!(handler instanceof StatefulRedisPubSubConnection)) {
+            // Only a connection seen before counts: every topology refresh opens (and closes) a
+            // connection to each node, and a first connection to a new master follows a topology
+            // change, which runs the actions itself. Pub/sub connections re-subscribe alone.
+            if (!(handler instanceof StatefulRedisPubSubConnection) && connectedBefore(handler)) {
               runReconnectActions();
             }
           }
@@ -234,6 +243,13 @@ public final class ClusterDeployment implements Deployment {
     pubSub.topologyChanged(partitions);
     if (moved) {
       runReconnectActions();
+    }
+  }
+
+  /** Whether {@code handler} connected before; remembers it (weakly) if not. */
+  private boolean connectedBefore(RedisChannelHandler<?, ?> handler) {
+    synchronized (connected) {
+      return !connected.add(handler);
     }
   }
 
