@@ -1,0 +1,169 @@
+package dev.warden.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.warden.DistributedLock;
+import dev.warden.LockHandle;
+import dev.warden.Warden;
+import dev.warden.WardenException;
+import dev.warden.testkit.RedisCluster;
+import dev.warden.testkit.RedisServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Harder faults on a 3+3 Redis Cluster: a master killed with holds on every shard, and the slot of
+ * a held lock migrated to another master while a client waits for it. Measured timings are printed.
+ */
+class ClusterFaultsIT {
+  /** Renewed every second, so that a few seconds prove renewals went on. */
+  private static final Duration LEASE = Duration.ofSeconds(3);
+
+  private static RedisCluster cluster;
+  private static ExecutorService threads;
+
+  @BeforeAll
+  static void startCluster() {
+    cluster = RedisCluster.start();
+    threads = Executors.newCachedThreadPool();
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    threads.shutdownNow();
+    cluster.close();
+  }
+
+  @Test
+  void killingAMasterLeavesTheOtherShardsHoldsRenewedAndProgressResumesAfterTheFailover()
+      throws Exception {
+    try (Warden warden = ClusterNames.warden(cluster, LEASE)) {
+      List<RedisServer> masters = cluster.masters();
+      RedisServer killed = masters.get(0);
+      RedisServer replica = cluster.replicaOf(killed);
+      List<String> names = ClusterNames.onEveryShard(cluster, "kill");
+      List<LockHandle> holds = new ArrayList<>();
+      for (String name : names) {
+        holds.add(warden.lock(name).acquire(Duration.ofSeconds(5)));
+      }
+      String fresh = ClusterNames.on(cluster, killed, "after-kill");
+      long killedAt = System.nanoTime();
+      cluster.kill(killed);
+
+      DistributedLock lock = warden.lock(fresh);
+      await()
+          .atMost(Duration.ofSeconds(15))
+          .pollInterval(Duration.ofMillis(20))
+          .pollInSameThread() // the lock is thread-bound
+          .until(() -> tryOnce(lock));
+      long resumedAt = System.nanoTime();
+      lock.unlock();
+      System.out.printf(
+          "[cluster] master killed: first acquisition on its shard %d ms after the kill%n",
+          TimeUnit.NANOSECONDS.toMillis(resumedAt - killedAt));
+      cluster.awaitOwner(ClusterNames.slotOf(fresh), replica);
+
+      // two leases after the kill, the other shards' holds are still held and renewed
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> System.nanoTime() - killedAt > 2 * LEASE.toNanos());
+      for (int shard = 1; shard < names.size(); shard++) {
+        LockHandle hold = holds.get(shard);
+        assertThat(hold.isHeld()).as(names.get(shard)).isTrue();
+        assertThat(hold.leaseLost().toCompletableFuture().isDone()).as(names.get(shard)).isFalse();
+        assertThat(warden.lock(names.get(shard)).remainTimeToLive())
+            .as("renewed lease of %s", names.get(shard))
+            .isPositive();
+      }
+      for (int shard = 1; shard < names.size(); shard++) {
+        holds.get(shard).close();
+      }
+    }
+  }
+
+  private static boolean tryOnce(DistributedLock lock) throws InterruptedException {
+    try {
+      return lock.tryLock(0, TimeUnit.SECONDS);
+    } catch (WardenException e) {
+      return false; // the shard has no master yet
+    }
+  }
+
+  @Test
+  void aHeldLocksSlotMigratesWithItsHoldRenewedAndItsWaitersSubscriptionFollows() throws Exception {
+    List<RedisServer> masters = cluster.masters();
+    RedisServer source = masters.get(1);
+    RedisServer target = masters.get(2);
+    try (Warden holder = ClusterNames.warden(cluster, LEASE);
+        Warden waiting =
+            Warden.builder()
+                .cluster(cluster.seeds().toArray(String[]::new))
+                .recheckInterval(Duration.ofSeconds(30))
+                .build()) {
+      String name = ClusterNames.on(cluster, source, "migrated");
+      String channel = "warden:{" + name + "}:lock:released";
+      LockHandle hold = holder.lock(name).acquire(Duration.ofSeconds(5));
+      DistributedLock wanted = waiting.lock(name);
+      CompletableFuture<Long> acquiredAt =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  boolean got = wanted.tryLock(30, TimeUnit.SECONDS);
+                  long at = System.nanoTime();
+                  if (got) {
+                    wanted.unlock();
+                  }
+                  return got ? at : -1L;
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                  return -1L;
+                }
+              },
+              threads);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> source.redis().pubsubShardNumsub(channel).get(channel) == 1L);
+
+      long migrating = System.nanoTime();
+      cluster.migrateSlot(ClusterNames.slotOf(name), target);
+      System.out.printf(
+          "[cluster] slot migrated in %d ms%n",
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - migrating));
+
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () ->
+                  assertThat(target.redis().pubsubShardNumsub(channel))
+                      .as("the waiter's subscription on the new owner")
+                      .containsEntry(channel, 1L));
+      // longer than a lease: the hold lives on only if renewals reached the new owner
+      await()
+          .during(LEASE.plusSeconds(1))
+          .atMost(LEASE.plusSeconds(5))
+          .until(() -> hold.isHeld() && target.redis().pttl("warden:{" + name + "}:lock") > 0);
+      assertThat(acquiredAt).isNotDone();
+
+      long released = System.nanoTime();
+      hold.close();
+      long at = acquiredAt.get(10, TimeUnit.SECONDS);
+      assertThat(at).as("acquired").isPositive();
+      System.out.printf(
+          "[cluster] after the slot move, the other client's waiter got the lock %d ms after the"
+              + " release%n",
+          TimeUnit.NANOSECONDS.toMillis(at - released));
+      assertThat(Duration.ofNanos(at - released))
+          .as("woken by the moved subscription, not by its 30 s re-check")
+          .isLessThan(Duration.ofSeconds(5));
+    }
+  }
+}
