@@ -1,0 +1,10 @@
+package dev.warden.it;
+
+import dev.warden.testkit.WardenDeployment;
+
+/**
+ * The lock contract of {@link ReentrantLockContractIT} on a 3+3 Redis Cluster: the tests' lock
+ * names hash to slots on every shard.
+ */
+@WardenDeployment(WardenDeployment.Kind.CLUSTER)
+class ClusterReentrantLockContractIT extends ReentrantLockContractIT {}
