@@ -25,8 +25,9 @@ import java.util.Objects;
  *
  * <p>A {@code Warden} is thread-safe and meant to live as long as the application: it owns one
  * command connection, one pub/sub connection (for wake-ups), one lease-keeper timer and one timer
- * thread. Each instance is a distinct owner: the same thread holding a lock through two instances
- * is two owners.
+ * thread (on Redis Cluster, a command and a pub/sub connection per node it uses; see {@link
+ * Builder#cluster(String...)}). Each instance is a distinct owner: the same thread holding a lock
+ * through two instances is two owners.
  *
  * <p>{@link #close()} stops lease renewal and closes the connections; it does not release held
  * locks, which then expire when their lease runs out.
