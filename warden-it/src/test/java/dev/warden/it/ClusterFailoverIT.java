@@ -51,9 +51,10 @@ class ClusterFailoverIT {
   }
 
   @Test
-  void theFirstScriptOnANewMasterCostsNoscriptAndOneEvalAndAppliesOnce() {
+  void theFirstScriptOnANewMasterCostsNoscriptAndOneEvalAndAppliesOnce() throws Exception {
     RedisServer master = shards.get(0);
-    try (Warden warden = ClusterNames.warden(cluster, Duration.ofSeconds(30))) {
+    try (Warden warden = ClusterNames.warden(cluster, Duration.ofSeconds(30));
+        Warden left = ClusterNames.warden(cluster, Duration.ofSeconds(30))) {
       String name = ClusterNames.on(cluster, master, "noscript");
       DistributedLock lock = warden.lock(name);
       // an explicit lease: the lease keeper renews nothing, so no other script reaches the new
@@ -61,8 +62,19 @@ class ClusterFailoverIT {
       lock.lock(60, TimeUnit.SECONDS);
       try {
         LockInfo before = warden.inspect(name);
+        // another client waits in vain and gives up: its subscription must not come back
+        assertThat(left.lock(name).tryLock(100, TimeUnit.MILLISECONDS)).isFalse();
+        await().atMost(Duration.ofSeconds(5)).until(() -> left.stats().subscriptions() == 0);
         RedisServer replica = cluster.replicaOf(master);
         cluster.failover(replica, RedisCluster.Mode.GRACEFUL);
+        String channel = "warden:{" + name + "}:lock:released";
+        await()
+            .during(Duration.ofMillis(1500))
+            .atMost(Duration.ofSeconds(3))
+            .until(
+                () ->
+                    replica.redis().pubsubShardNumsub(channel).get(channel) == 0L
+                        && master.redis().pubsubShardNumsub(channel).get(channel) == 0L);
         long[] evalshaBefore = ClusterNames.commandStats(replica, "evalsha");
         long[] evalBefore = ClusterNames.commandStats(replica, "eval");
 

@@ -110,6 +110,36 @@ class ClusterPrimitivesIT {
   }
 
   @Test
+  void anUncontendedLockAndUnlockCostTwoScriptCallsOnTheirOwnMasterAloneAndNeverPublish() {
+    List<RedisServer> masters = cluster.masters();
+    List<String> names = ClusterNames.onEveryShard(cluster, "cost");
+    int pairs = 50;
+    for (int shard = 0; shard < names.size(); shard++) {
+      DistributedLock lock = first.lock(names.get(shard));
+      lock.lock(); // loads the scripts on this master
+      lock.unlock();
+      long[] evalsha = new long[masters.size()];
+      long[] spublish = new long[masters.size()];
+      for (int i = 0; i < masters.size(); i++) {
+        evalsha[i] = ClusterNames.commandStats(masters.get(i), "evalsha")[0];
+        spublish[i] = ClusterNames.commandStats(masters.get(i), "spublish")[0];
+      }
+      for (int i = 0; i < pairs; i++) {
+        lock.lock();
+        lock.unlock();
+      }
+      for (int i = 0; i < masters.size(); i++) {
+        assertThat(ClusterNames.commandStats(masters.get(i), "evalsha")[0] - evalsha[i])
+            .as("EVALSHA on master %d for a lock on shard %d", i, shard)
+            .isEqualTo(i == shard ? 2L * pairs : 0L);
+        assertThat(ClusterNames.commandStats(masters.get(i), "spublish")[0] - spublish[i])
+            .as("SPUBLISH on master %d", i)
+            .isZero();
+      }
+    }
+  }
+
+  @Test
   void readersShareAndNeverMeetAWriterOnEveryShard() throws Exception {
     List<String> names = ClusterNames.onEveryShard(cluster, "rw");
     List<CriticalSection> writers = new ArrayList<>();
