@@ -9,6 +9,7 @@ import dev.warden.Warden;
 import dev.warden.WardenException;
 import dev.warden.testkit.RedisCluster;
 import dev.warden.testkit.RedisServer;
+import io.lettuce.core.KillArgs;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -87,6 +88,28 @@ class ClusterFaultsIT {
       for (int shard = 1; shard < names.size(); shard++) {
         holds.get(shard).close();
       }
+    }
+  }
+
+  @Test
+  void aNodeConnectionThatDropsReChecksEveryHoldAtOnce() throws Exception {
+    // a 30 s lease is renewed every 10 s: a report within 3 s comes from the reconnect
+    try (Warden warden = ClusterNames.warden(cluster, Duration.ofSeconds(30))) {
+      String name = ClusterNames.onEveryShard(cluster, "dropped").get(0);
+      RedisServer master = cluster.ownerOf(ClusterNames.slotOf(name));
+      LockHandle hold = warden.lock(name).acquire(Duration.ofSeconds(5));
+      master.redis().del("warden:{" + name + "}:lock"); // as a restart without the data would
+      long dropped = System.nanoTime();
+      assertThat(master.redis().clientKill(KillArgs.Builder.typeNormal())).isPositive();
+      long lostAt =
+          hold.leaseLost()
+              .toCompletableFuture()
+              .thenApply(ignored -> System.nanoTime())
+              .get(10, TimeUnit.SECONDS);
+      System.out.printf(
+          "[cluster] lost hold reported %d ms after its node's connections were dropped%n",
+          TimeUnit.NANOSECONDS.toMillis(lostAt - dropped));
+      assertThat(Duration.ofNanos(lostAt - dropped)).isLessThan(Duration.ofSeconds(3));
     }
   }
 

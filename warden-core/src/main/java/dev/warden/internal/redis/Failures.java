@@ -23,8 +23,8 @@ public final class Failures {
 
   /**
    * Returns whether trying again may succeed: the connection dropped or Redis did not answer in
-   * time, or Redis answered that it cannot serve yet (loading, busy script, failover). Other error
-   * replies (wrong key type, script errors) are final.
+   * time, or Redis answered that it cannot serve yet (loading, busy script, failover, a slot on the
+   * move). Other error replies (wrong key type, script errors) are final.
    */
   public static boolean isTransient(Throwable failure) {
     Throwable t = unwrap(failure);
@@ -38,7 +38,11 @@ public final class Failures {
           || message.startsWith("TRYAGAIN")
           || message.startsWith("MASTERDOWN")
           || message.startsWith("CLUSTERDOWN")
-          || message.startsWith("READONLY");
+          || message.startsWith("READONLY")
+          // a cluster redirection left after Lettuce followed its last: the topology refresh it
+          // triggered lets the next attempt reach the slot's owner
+          || message.startsWith("MOVED")
+          || message.startsWith("ASK");
     }
     return true;
   }
