@@ -114,11 +114,6 @@ final class ShardedPubSub implements PubSub {
     }
   }
 
-  /** The number of channels subscribed now, for tests and statistics. */
-  int size() {
-    return channels.size();
-  }
-
   @Override
   public void close() {
     closed = true;
