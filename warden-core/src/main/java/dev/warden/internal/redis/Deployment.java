@@ -58,7 +58,7 @@ public interface Deployment {
 
   /**
    * Runs {@code action} each time a command connection was re-established after a loss, when Redis
-   * may have lost data (a restart, a failover).
+   * may have lost data (a restart, a failover); on a cluster also when a slot gets another master.
    */
   void onReconnect(Runnable action);
 
