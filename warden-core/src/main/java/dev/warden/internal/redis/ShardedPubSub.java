@@ -29,8 +29,15 @@ import java.util.concurrent.TimeUnit;
  * a move or a reconnect) is reported to {@link Listener#subscribed}, which wakes the channel's
  * waiters: messages may have been lost meanwhile.
  *
- * <p>Thread-safety: every method may be called from any thread and does not block; listener calls
- * and moves happen on Lettuce's event loop (a retry after a failure on {@code retries}).
+ * <p>Failures: a first SSUBSCRIBE that fails for another reason than a redirection fails its future
+ * ({@code Subscriptions} subscribes anew on the next join); a re-subscription that fails is tried
+ * again every 100 ms while the channel is wanted. ASK is followed without ASKING, so while a slot
+ * migrates the importing node answers MOVED back and the retries go on until the migration ends
+ * (the waiters' {@code recheckInterval} bounds what that costs them).
+ *
+ * <p>Thread-safety: every method may be called from any thread and does not block. Listener calls
+ * and moves run on Lettuce's event loop (topology changes on its event executor), retries on the
+ * common pool after their pause; none blocks.
  */
 final class ShardedPubSub implements PubSub {
   /** Redirections followed by one subscription attempt. */
