@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.warden.DistributedLock;
+import dev.warden.LeaseExpiredException;
 import dev.warden.LockHandle;
 import dev.warden.Warden;
 import dev.warden.WardenException;
@@ -50,7 +51,12 @@ class ClusterFaultsIT {
     // while the killed master's slots are uncovered, every node answers CLUSTERDOWN (the default
     // cluster-require-full-coverage): a 5 s lease, renewed every 1.7 s, rides that out
     Duration lease = Duration.ofSeconds(5);
-    try (Warden warden = ClusterNames.warden(cluster, lease)) {
+    try (Warden warden = ClusterNames.warden(cluster, lease);
+        Warden waiting =
+            Warden.builder()
+                .cluster(cluster.seeds().toArray(String[]::new))
+                .recheckInterval(Duration.ofSeconds(30))
+                .build()) {
       List<RedisServer> masters = cluster.masters();
       RedisServer killed = masters.get(0);
       RedisServer replica = cluster.replicaOf(killed);
@@ -59,6 +65,12 @@ class ClusterFaultsIT {
       for (String name : names) {
         holds.add(warden.lock(name).acquire(Duration.ofSeconds(5)));
       }
+      // another client waits for the killed shard's lock, re-checking only every 30 s
+      String channel = "warden:{" + names.get(0) + "}:lock:released";
+      CompletableFuture<Long> waited = acquiredAt(waiting.lock(names.get(0)));
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> killed.redis().pubsubShardNumsub(channel).get(channel) == 1L);
       String fresh = ClusterNames.on(cluster, killed, "after-kill");
       long killedAt = System.nanoTime();
       cluster.kill(killed);
@@ -91,7 +103,54 @@ class ClusterFaultsIT {
       for (int shard = 1; shard < names.size(); shard++) {
         holds.get(shard).close();
       }
+
+      // the waiter's subscription followed the slot to the replica; once the killed node is back
+      // (as a replica), no subscription is left on it
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  waited.isDone() || replica.redis().pubsubShardNumsub(channel).get(channel) == 1L);
+      cluster.restart(killed);
+      await()
+          .during(Duration.ofMillis(1500))
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> killed.redis().pubsubShardNumsub(channel).get(channel) == 0L);
+      long released = System.nanoTime();
+      try {
+        holds.get(0).close();
+      } catch (LeaseExpiredException lostWithTheMaster) {
+        // the replica had not received it: the waiter may have it already
+      }
+      long at = waited.get(10, TimeUnit.SECONDS);
+      assertThat(at).as("acquired").isPositive();
+      System.out.printf(
+          "[cluster] after the kill, the other client's waiter got the lock %d ms after the"
+              + " release%n",
+          TimeUnit.NANOSECONDS.toMillis(Math.max(0, at - released)));
+      assertThat(Duration.ofNanos(at - released))
+          .as("woken by the moved subscription, not by its 30 s re-check")
+          .isLessThan(Duration.ofSeconds(5));
     }
+  }
+
+  /** Acquires the lock in another thread, within 60 s; completes with when, or -1. */
+  private static CompletableFuture<Long> acquiredAt(DistributedLock lock) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            boolean got = lock.tryLock(60, TimeUnit.SECONDS);
+            long at = System.nanoTime();
+            if (got) {
+              lock.unlock();
+            }
+            return got ? at : -1L;
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1L;
+          }
+        },
+        threads);
   }
 
   @Test
@@ -139,22 +198,7 @@ class ClusterFaultsIT {
       String channel = "warden:{" + name + "}:lock:released";
       LockHandle hold = holder.lock(name).acquire(Duration.ofSeconds(5));
       DistributedLock wanted = waiting.lock(name);
-      CompletableFuture<Long> acquiredAt =
-          CompletableFuture.supplyAsync(
-              () -> {
-                try {
-                  boolean got = wanted.tryLock(30, TimeUnit.SECONDS);
-                  long at = System.nanoTime();
-                  if (got) {
-                    wanted.unlock();
-                  }
-                  return got ? at : -1L;
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                  return -1L;
-                }
-              },
-              threads);
+      CompletableFuture<Long> acquiredAt = acquiredAt(wanted);
       await()
           .atMost(Duration.ofSeconds(10))
           .until(() -> source.redis().pubsubShardNumsub(channel).get(channel) == 1L);

@@ -279,8 +279,14 @@ final class ShardedPubSub implements PubSub {
     public void ssubscribed(String channel, long count) {
       Listener target = listener;
       Wanted wanted = channels.get(channel);
-      if (target != null && wanted != null && node.equals(wanted.node())) {
-        target.subscribed(channel);
+      if (wanted != null && node.equals(wanted.node())) {
+        if (target != null) {
+          target.subscribed(channel);
+        }
+      } else if (wanted == null || wanted.node() != null) {
+        // a subscription not wanted on this node (an SSUBSCRIBE sent before a move, or one that
+        // Lettuce re-sent by itself after a reconnect): its messages are not delivered, so end it
+        unsubscribeOn(node, channel);
       }
     }
 
