@@ -36,6 +36,13 @@ public final class Settings {
   public static final long RECONNECT_DELAY_MAX_MILLIS = 1_000;
 
   /**
+   * How often a Sentinel deployment asks the sentinels where the master is, besides hearing their
+   * {@code +switch-master} announcements: covers a lost announcement, a sentinel that was down and
+   * a failover that needed several votes.
+   */
+  public static final long SENTINEL_POLL_MILLIS = 1_000;
+
+  /**
    * The first and the longest pause before a blocking call (a release, a count-down) is sent again
    * after a transient failure, doubling in between, within the command timeout.
    */

@@ -1,0 +1,372 @@
+package dev.warden.internal.redis;
+
+import dev.warden.WardenException;
+import dev.warden.internal.base.Settings;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.ProtocolKeyword;
+import io.lettuce.core.resource.ClientResources;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A master managed by Redis Sentinel ({@code redis-sentinel://h1:p1,h2:p2#name}), followed across
+ * failovers. The sentinels are asked where the master is ({@code SENTINEL MASTER <name>}); Warden
+ * then talks to that node directly over a {@link MasterLink} (a command and a pub/sub connection),
+ * after checking that it answers {@code ROLE} as a master.
+ *
+ * <p><b>Following a failover.</b> A {@link SentinelWatcher} hears every sentinel's {@code
+ * +switch-master} announcement, and asks the sentinels again every {@link
+ * Settings#SENTINEL_POLL_MILLIS} (a lost announcement, a sentinel that was down, a failover that
+ * took several votes). When they name another master with a configuration epoch at least the
+ * current one, the watcher thread (1) opens a link to it and checks {@code ROLE}, (2) makes the new
+ * epoch the {@link #fenceEpoch()} and the new link the one every later command takes, (3)
+ * subscribes every joined channel on it (the confirmations wake every waiter to check again), (4)
+ * closes the old link, so that nothing more is written to the demoted master, which stays writable
+ * until the sentinels convert it (about 10 s), and once that close has completed every command
+ * still pending on it, (5) runs the {@link #onReconnect} actions: the lease keeper checks every
+ * hold on the new master and reports those the failover lost. A command that took the old link just
+ * before the switch fails with a connection error, which Warden's callers retry on the new link.
+ * Writes the old master accepted between the promotion of the replica and the switch are lost with
+ * it: asynchronous replication cannot do better.
+ *
+ * <p>Thread-safety: every method may be called from any thread and does not block, except the
+ * constructor ({@link #connect}) and {@link #close()}. The watcher runs on its own daemon thread
+ * ({@code warden-sentinel-N}), which may block on connecting and on the sentinels' answers.
+ */
+public final class SentinelDeployment implements Deployment {
+  private static final Logger log = LoggerFactory.getLogger(SentinelDeployment.class);
+  private static final AtomicInteger threads = new AtomicInteger();
+
+  private final String masterName;
+  private final String description;
+  private final String clientName;
+  private final RedisURI template;
+  private final Duration commandTimeout;
+  private final ClientResources resources;
+  private final RedisClient masterClient;
+  private final RedisClient sentinelClient;
+  private final SentinelWatcher watcher;
+  private final SentinelPubSub pubSub;
+  private final ScheduledExecutorService watcherThread;
+  private final AtomicBoolean checkPending = new AtomicBoolean();
+  private final List<Runnable> reconnectActions = new CopyOnWriteArrayList<>();
+  private volatile MasterLink current;
+  private volatile long epoch;
+  private boolean closed; // guarded by this
+
+  private SentinelDeployment(RedisURI uri, Duration commandTimeout, String clientName) {
+    this.masterName = uri.getSentinelMasterId();
+    this.clientName = clientName;
+    this.template = uri;
+    this.commandTimeout = commandTimeout;
+    this.resources = SingleServer.clientResources();
+    this.masterClient = RedisClient.create(resources);
+    masterClient.setOptions(
+        ClientOptions.builder()
+            .autoReconnect(true)
+            .replayFilter(new NoScriptReplay())
+            .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
+            .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+            .build());
+    this.sentinelClient = RedisClient.create(resources);
+    sentinelClient.setOptions(
+        ClientOptions.builder()
+            .autoReconnect(true)
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
+            .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+            .build());
+    this.watcher = new SentinelWatcher(sentinelClient, uri, commandTimeout);
+    this.description =
+        (uri.isSsl() ? "rediss-sentinel://" : "redis-sentinel://")
+            + watcher.addresses()
+            + "#"
+            + masterName;
+    this.pubSub = new SentinelPubSub(() -> current);
+    this.watcherThread =
+        Executors.newSingleThreadScheduledExecutor(
+            task -> {
+              Thread thread = new Thread(task, "warden-sentinel-" + threads.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            });
+    watcher.listen(this::requestCheck);
+    try {
+      SentinelWatcher.Answer answer = watcher.ask();
+      this.current =
+          MasterLink.open(
+              masterClient, template, answer.host(), answer.port(), clientName, pubSub.forwarder);
+      this.epoch = answer.epoch();
+    } catch (RedisException e) {
+      watcherThread.shutdownNow();
+      watcher.close();
+      shutdown();
+      throw new WardenException(
+          "cannot connect to the Redis master '"
+              + masterName
+              + "' through the sentinels at "
+              + watcher.addresses()
+              + ": "
+              + e.getMessage(),
+          e);
+    }
+    masterClient.addListener(
+        new RedisConnectionStateListener() {
+          @Override
+          public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress remote) {
+            if (handler == current.connection) {
+              runReconnectActions(); // the same master came back: it may have lost data
+            }
+          }
+        });
+    startPolling();
+  }
+
+  /**
+   * Asks the sentinels of a {@code redis-sentinel://} (or {@code rediss-sentinel://}) URI for the
+   * master and connects to it, naming the connections after {@code clientName}. The URI's password,
+   * TLS settings and database apply to the data nodes, as in Lettuce.
+   *
+   * @throws IllegalArgumentException if the URI is malformed or names no sentinel and master
+   * @throws WardenException if no sentinel answers, or the master they name cannot be reached
+   */
+  public static SentinelDeployment connect(String uri, Duration commandTimeout, String clientName) {
+    RedisURI redisUri;
+    try {
+      redisUri = RedisURI.create(uri);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          "redisUri is not a valid Redis Sentinel URI (" + e.getMessage() + ")", e);
+    }
+    if (redisUri.getSentinels().isEmpty() || redisUri.getSentinelMasterId() == null) {
+      throw new IllegalArgumentException(
+          "redisUri must name sentinels and a master: redis-sentinel://host:port,...#master");
+    }
+    redisUri.setTimeout(commandTimeout);
+    return new SentinelDeployment(redisUri, commandTimeout, clientName);
+  }
+
+  /** Whether {@code uri} is a Sentinel URI, which {@link #connect} takes. */
+  public static boolean isSentinelUri(String uri) {
+    return uri.startsWith(RedisURI.URI_SCHEME_REDIS_SENTINEL + "://")
+        || uri.startsWith(RedisURI.URI_SCHEME_REDIS_SENTINEL_SECURE + "://");
+  }
+
+  @Override
+  public <T> CompletableFuture<T> dispatch(
+      byte[] routingKey,
+      ProtocolKeyword type,
+      CommandOutput<String, String, T> output,
+      CommandArgs<String, String> args) {
+    return current.commands.dispatch(type, output, args).toCompletableFuture();
+  }
+
+  @Override
+  public <T> CompletableFuture<T> command(
+      String routingKey,
+      Function<RedisClusterAsyncCommands<String, String>, RedisFuture<T>> command) {
+    return command.apply(current.commands).toCompletableFuture();
+  }
+
+  @Override
+  public int shardOf(byte[] key) {
+    return 0;
+  }
+
+  @Override
+  public boolean shardedPubSub() {
+    return false;
+  }
+
+  /**
+   * Returns the sentinels' configuration epoch of the current master, as a decimal string. A
+   * failover raises it; it changes just before commands start to go to the new master, so a call
+   * that read it just before a switch may still carry the old epoch to the new master.
+   */
+  @Override
+  public String fenceEpoch() {
+    return Long.toString(epoch);
+  }
+
+  @Override
+  public PubSub pubSub() {
+    return pubSub;
+  }
+
+  /**
+   * Runs {@code action} after each switch to a new master and each time the current master's
+   * command connection was re-established after a loss.
+   */
+  @Override
+  public void onReconnect(Runnable action) {
+    reconnectActions.add(action);
+  }
+
+  @Override
+  public String describe() {
+    return description;
+  }
+
+  /** The address of the master commands go to now, {@code host:port} (for tests and messages). */
+  public String master() {
+    return current.toString();
+  }
+
+  @Override
+  public void close() {
+    MasterLink link;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      link = current;
+    }
+    watcherThread.shutdownNow();
+    try {
+      watcherThread.awaitTermination(commandTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    watcher.close();
+    awaitClosed(link);
+    shutdown();
+  }
+
+  // FutureReturnValueIgnored: the poll ends with the thread, in close(); check() throws nothing
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void startPolling() {
+    watcherThread.scheduleWithFixedDelay(
+        this::check,
+        Settings.SENTINEL_POLL_MILLIS,
+        Settings.SENTINEL_POLL_MILLIS,
+        TimeUnit.MILLISECONDS);
+  }
+
+  private void requestCheck() {
+    if (checkPending.compareAndSet(false, true)) {
+      try {
+        watcherThread.execute(
+            () -> {
+              checkPending.set(false);
+              check();
+            });
+      } catch (RejectedExecutionException closing) {
+        checkPending.set(false);
+      }
+    }
+  }
+
+  /** On the watcher thread: asks the sentinels, and follows the master if it moved. */
+  private void check() {
+    try {
+      checkOnce();
+    } catch (RuntimeException e) {
+      log.warn("Following Redis master '{}' failed; asking again shortly", masterName, e);
+    }
+  }
+
+  private void checkOnce() {
+    SentinelWatcher.Answer answer;
+    try {
+      answer = watcher.ask();
+    } catch (RuntimeException e) {
+      log.debug("Sentinel check for master '{}' failed: {}", masterName, e.getMessage());
+      return; // the next poll asks again
+    }
+    MasterLink link = current;
+    if (link.isAt(answer.host(), answer.port())) {
+      if (answer.epoch() > epoch) {
+        // failed over and back between two checks: the node may have lost writes meanwhile
+        epoch = answer.epoch();
+        runReconnectActions();
+      }
+    } else if (answer.epoch() >= epoch) {
+      follow(answer);
+    }
+  }
+
+  private void follow(SentinelWatcher.Answer answer) {
+    MasterLink next;
+    try {
+      next =
+          MasterLink.open(
+              masterClient, template, answer.host(), answer.port(), clientName, pubSub.forwarder);
+    } catch (RuntimeException e) {
+      log.warn(
+          "Sentinels name {} as master '{}', which cannot be used yet ({}); asking again in {} ms",
+          answer,
+          masterName,
+          e.getMessage(),
+          Settings.SENTINEL_POLL_MILLIS);
+      return;
+    }
+    MasterLink previous;
+    synchronized (this) {
+      if (closed) {
+        awaitClosed(next);
+        return;
+      }
+      previous = current;
+      epoch = answer.epoch(); // before the link: see fenceEpoch()
+      current = next;
+    }
+    pubSub.moveTo(next);
+    awaitClosed(previous);
+    log.info("Following Redis master '{}': {} -> {}", masterName, previous, answer);
+    runReconnectActions();
+  }
+
+  private void runReconnectActions() {
+    for (Runnable action : reconnectActions) {
+      try {
+        action.run();
+      } catch (RuntimeException e) {
+        log.warn("An action after a change of Redis master '{}' failed", masterName, e);
+      }
+    }
+  }
+
+  private void awaitClosed(MasterLink link) {
+    try {
+      link.closeAsync().get(commandTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      log.debug("Closing the link to {} did not complete: {}", link, e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  // FutureReturnValueIgnored: resources.shutdown: close does not wait for Netty's threads to end
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void shutdown() {
+    masterClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    sentinelClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    resources.shutdown(0, 2, TimeUnit.SECONDS);
+  }
+}
