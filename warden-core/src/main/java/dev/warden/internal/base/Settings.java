@@ -43,6 +43,16 @@ public final class Settings {
   public static final long SENTINEL_POLL_MILLIS = 1_000;
 
   /**
+   * How long a Sentinel deployment that moved to the replica a failover leader selected waits for
+   * it to become master (the leader promotes it within about 100 ms) before asking the sentinels
+   * again, and how often it asks the replica its role meanwhile.
+   */
+  public static final long SENTINEL_PROMOTION_WAIT_MILLIS = 2_000;
+
+  /** See {@link #SENTINEL_PROMOTION_WAIT_MILLIS}. */
+  public static final long SENTINEL_PROMOTION_POLL_MILLIS = 10;
+
+  /**
    * The first and the longest pause before a blocking call (a release, a count-down) is sent again
    * after a transient failure, doubling in between, within the command timeout.
    */

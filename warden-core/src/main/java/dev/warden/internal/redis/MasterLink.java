@@ -39,11 +39,12 @@ final class MasterLink {
 
   /**
    * Connects to the master at {@code host:port} with the credentials, TLS settings, database and
-   * timeout of {@code template}, checks that it answers {@code ROLE} as a master, and adds {@code
-   * listener} to the pub/sub connection. Blocks for up to a few command timeouts.
+   * timeout of {@code template}, checks that it answers {@code ROLE} as a master unless {@code
+   * requireMaster} is false (a replica about to be promoted), and adds {@code listener} to the
+   * pub/sub connection. Blocks for up to a few command timeouts.
    *
-   * @throws RedisException if a connection fails, or the node is not a master (a failover is under
-   *     way or the sentinels' answer is stale): nothing stays open then
+   * @throws RedisException if a connection fails, or the node is not a master as required (a
+   *     failover is under way or the sentinels' answer is stale): nothing stays open then
    */
   static MasterLink open(
       RedisClient client,
@@ -51,13 +52,14 @@ final class MasterLink {
       String host,
       int port,
       String clientName,
-      RedisPubSubListener<String, String> listener) {
+      RedisPubSubListener<String, String> listener,
+      boolean requireMaster) {
     StatefulRedisConnection<String, String> connection = null;
     StatefulRedisPubSubConnection<String, String> pubSub = null;
     try {
       connection = client.connect(StringCodec.UTF8, address(template, host, port, clientName));
       List<Object> role = connection.sync().role();
-      if (role.isEmpty() || !"master".equals(String.valueOf(role.get(0)))) {
+      if (requireMaster && (role.isEmpty() || !"master".equals(String.valueOf(role.get(0))))) {
         throw new RedisException(
             host
                 + ":"
@@ -80,6 +82,12 @@ final class MasterLink {
       }
       throw e;
     }
+  }
+
+  /** Whether the node answers {@code ROLE} as a master now; blocks for up to the timeout. */
+  boolean isMaster() {
+    List<Object> role = connection.sync().role();
+    return !role.isEmpty() && "master".equals(String.valueOf(role.get(0)));
   }
 
   /** Whether this link leads to {@code host:port}. */

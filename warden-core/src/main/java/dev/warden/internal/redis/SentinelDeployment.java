@@ -22,13 +22,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,7 +55,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class SentinelDeployment implements Deployment {
   private static final Logger log = LoggerFactory.getLogger(SentinelDeployment.class);
-  private static final AtomicInteger threads = new AtomicInteger();
 
   private final String masterName;
   private final String description;
@@ -72,8 +66,7 @@ public final class SentinelDeployment implements Deployment {
   private final RedisClient sentinelClient;
   private final SentinelWatcher watcher;
   private final SentinelPubSub pubSub;
-  private final ScheduledExecutorService watcherThread;
-  private final AtomicBoolean checkPending = new AtomicBoolean();
+  private final SentinelFollower follower;
   private final List<Runnable> reconnectActions = new CopyOnWriteArrayList<>();
   private volatile MasterLink current;
   private volatile long epoch;
@@ -108,22 +101,13 @@ public final class SentinelDeployment implements Deployment {
             + "#"
             + masterName;
     this.pubSub = new SentinelPubSub(() -> current);
-    this.watcherThread =
-        Executors.newSingleThreadScheduledExecutor(
-            task -> {
-              Thread thread = new Thread(task, "warden-sentinel-" + threads.incrementAndGet());
-              thread.setDaemon(true);
-              return thread;
-            });
-    watcher.listen(this::requestCheck);
+    this.follower = new SentinelFollower(this, watcher, masterName);
     try {
       SentinelWatcher.Answer answer = watcher.ask();
-      this.current =
-          MasterLink.open(
-              masterClient, template, answer.host(), answer.port(), clientName, pubSub.forwarder);
+      this.current = open(answer.host(), answer.port(), /* requireMaster= */ true);
       this.epoch = answer.epoch();
     } catch (RedisException e) {
-      watcherThread.shutdownNow();
+      follower.stop(commandTimeout);
       watcher.close();
       shutdown();
       throw new WardenException(
@@ -144,7 +128,7 @@ public final class SentinelDeployment implements Deployment {
             }
           }
         });
-    startPolling();
+    follower.start();
   }
 
   /**
@@ -247,102 +231,55 @@ public final class SentinelDeployment implements Deployment {
       closed = true;
       link = current;
     }
-    watcherThread.shutdownNow();
-    try {
-      watcherThread.awaitTermination(commandTimeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    follower.stop(commandTimeout);
     watcher.close();
     awaitClosed(link);
     shutdown();
   }
 
-  // FutureReturnValueIgnored: the poll ends with the thread, in close(); check() throws nothing
-  @SuppressWarnings("FutureReturnValueIgnored")
-  private void startPolling() {
-    watcherThread.scheduleWithFixedDelay(
-        this::check,
-        Settings.SENTINEL_POLL_MILLIS,
-        Settings.SENTINEL_POLL_MILLIS,
-        TimeUnit.MILLISECONDS);
+  /** The link every command takes now. */
+  MasterLink current() {
+    return current;
   }
 
-  private void requestCheck() {
-    if (checkPending.compareAndSet(false, true)) {
-      try {
-        watcherThread.execute(
-            () -> {
-              checkPending.set(false);
-              check();
-            });
-      } catch (RejectedExecutionException closing) {
-        checkPending.set(false);
-      }
-    }
+  /** The fence epoch now, as a number. */
+  long epoch() {
+    return epoch;
   }
 
-  /** On the watcher thread: asks the sentinels, and follows the master if it moved. */
-  private void check() {
-    try {
-      checkOnce();
-    } catch (RuntimeException e) {
-      log.warn("Following Redis master '{}' failed; asking again shortly", masterName, e);
-    }
+  /** Sets the fence epoch (the link stays). */
+  void epoch(long newEpoch) {
+    epoch = newEpoch;
   }
 
-  private void checkOnce() {
-    SentinelWatcher.Answer answer;
-    try {
-      answer = watcher.ask();
-    } catch (RuntimeException e) {
-      log.debug("Sentinel check for master '{}' failed: {}", masterName, e.getMessage());
-      return; // the next poll asks again
-    }
-    MasterLink link = current;
-    if (link.isAt(answer.host(), answer.port())) {
-      if (answer.epoch() > epoch) {
-        // failed over and back between two checks: the node may have lost writes meanwhile
-        epoch = answer.epoch();
-        runReconnectActions();
-      }
-    } else if (answer.epoch() >= epoch) {
-      follow(answer);
-    }
+  /** Opens a link to {@code host:port}; see {@link MasterLink#open}. */
+  MasterLink open(String host, int port, boolean requireMaster) {
+    return MasterLink.open(
+        masterClient, template, host, port, clientName, pubSub.forwarder, requireMaster);
   }
 
-  private void follow(SentinelWatcher.Answer answer) {
-    MasterLink next;
-    try {
-      next =
-          MasterLink.open(
-              masterClient, template, answer.host(), answer.port(), clientName, pubSub.forwarder);
-    } catch (RuntimeException e) {
-      log.warn(
-          "Sentinels name {} as master '{}', which cannot be used yet ({}); asking again in {} ms",
-          answer,
-          masterName,
-          e.getMessage(),
-          Settings.SENTINEL_POLL_MILLIS);
-      return;
-    }
+  /**
+   * Makes {@code next} the link every later command takes, with {@code newEpoch}, subscribes the
+   * joined channels on it and closes the old link; returns that old link, or null (after closing
+   * {@code next}) if this deployment is closed.
+   */
+  MasterLink swapTo(MasterLink next, long newEpoch) {
     MasterLink previous;
     synchronized (this) {
       if (closed) {
         awaitClosed(next);
-        return;
+        return null;
       }
       previous = current;
-      epoch = answer.epoch(); // before the link: see fenceEpoch()
+      epoch = newEpoch; // before the link: see fenceEpoch()
       current = next;
     }
     pubSub.moveTo(next);
     awaitClosed(previous);
-    log.info("Following Redis master '{}': {} -> {}", masterName, previous, answer);
-    runReconnectActions();
+    return previous;
   }
 
-  private void runReconnectActions() {
+  void runReconnectActions() {
     for (Runnable action : reconnectActions) {
       try {
         action.run();

@@ -15,17 +15,18 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Asks the sentinels of one master where it is, and hears them announce a new one. Keeps a command
  * and a pub/sub connection to every sentinel it can reach (those unreachable are tried again at
- * each {@link #ask()}); the pub/sub connections listen to {@code +switch-master} and call the
- * {@code onSwitch} action given to {@link #listen}.
+ * each {@link #ask()}); the pub/sub connections listen to {@code +switch-master}, {@code
+ * +selected-slave} and {@code +new-epoch}, and tell the {@link Events} given to {@link #listen}.
  *
  * <p>Thread-safety: {@link #ask()} and {@link #connectMissing()} run on one thread at a time (the
- * caller's during start-up, then {@link SentinelDeployment}'s watcher thread); {@code onSwitch}
- * runs on a Lettuce event-loop thread and must only hand work over. {@link #close()} may run on any
- * thread, once the asking has stopped.
+ * caller's during start-up, then {@link SentinelDeployment}'s watcher thread); the {@link Events}
+ * are called on a Lettuce event-loop thread and must only hand work over. {@link #close()} may run
+ * on any thread, once the asking has stopped.
  */
 final class SentinelWatcher {
   /**
@@ -33,6 +34,26 @@ final class SentinelWatcher {
    * ip> <new port>}.
    */
   static final String SWITCH_MASTER = "+switch-master";
+
+  /**
+   * The channel on which the sentinel leading a failover names the replica it is about to promote
+   * ({@code REPLICAOF NO ONE} follows within a tick, about 100 ms): {@code slave <ip:port> <ip>
+   * <port> @ <name> <master ip> <master port>}. The switch is announced only about a second later,
+   * after the replica reported its new role and the others were pointed at it.
+   */
+  static final String SELECTED_REPLICA = "+selected-slave";
+
+  /** The channel on which a sentinel announces a new epoch (one of any failover it starts). */
+  static final String NEW_EPOCH = "+new-epoch";
+
+  /** What the sentinels' announcements ask of the deployment; called on an event-loop thread. */
+  interface Events {
+    /** A sentinel announced a new master: ask the sentinels again. */
+    void switched();
+
+    /** The failover leader is about to promote the replica at {@code host:port} of that master. */
+    void selected(String host, int port, String masterHost, int masterPort);
+  }
 
   /** What the sentinels say of the master: its address and the configuration epoch. */
   record Answer(String host, int port, long epoch) {
@@ -46,7 +67,8 @@ final class SentinelWatcher {
   private final String masterName;
   private final List<Sentinel> sentinels = new ArrayList<>();
   private final Duration timeout;
-  private volatile Runnable onSwitch = () -> {};
+  private final AtomicLong announcedEpoch = new AtomicLong();
+  private volatile Events events;
 
   SentinelWatcher(RedisClient client, RedisURI uri, Duration timeout) {
     this.client = client;
@@ -68,9 +90,40 @@ final class SentinelWatcher {
     return String.join(",", addresses);
   }
 
-  /** Sets the action run (on an event-loop thread) when a sentinel announces a new master. */
-  void listen(Runnable action) {
-    this.onSwitch = action;
+  /**
+   * Sets what hears the sentinels' announcements (on an event-loop thread); before {@link #ask}.
+   */
+  void listen(Events events) {
+    this.events = events;
+  }
+
+  /** The highest epoch a sentinel announced ({@code +new-epoch}) since this watcher started. */
+  long announcedEpoch() {
+    return announcedEpoch.get();
+  }
+
+  private void heard(String channel, String message) {
+    Events target = events;
+    String[] words = message.split(" ", -1);
+    try {
+      switch (channel) {
+        case NEW_EPOCH -> announcedEpoch.accumulateAndGet(Long.parseLong(words[0]), Math::max);
+        case SWITCH_MASTER -> {
+          if (words[0].equals(masterName) && target != null) {
+            target.switched();
+          }
+        }
+        case SELECTED_REPLICA -> {
+          if (words.length >= 8 && words[5].equals(masterName) && target != null) {
+            target.selected(
+                words[2], Integer.parseInt(words[3]), words[6], Integer.parseInt(words[7]));
+          }
+        }
+        default -> {}
+      }
+    } catch (RuntimeException e) {
+      // a message in an unexpected shape: the periodic poll still finds the master
+    }
   }
 
   /** Connects to every sentinel not connected yet; failures leave it for the next attempt. */
@@ -186,12 +239,10 @@ final class SentinelWatcher {
             new RedisPubSubAdapter<>() {
               @Override
               public void message(String channel, String message) {
-                if (message.startsWith(masterName + " ")) {
-                  onSwitch.run();
-                }
+                heard(channel, message);
               }
             });
-        connection.sync().subscribe(SWITCH_MASTER);
+        connection.sync().subscribe(SWITCH_MASTER, SELECTED_REPLICA, NEW_EPOCH);
         return connection;
       } catch (RedisException e) {
         connection.close();
