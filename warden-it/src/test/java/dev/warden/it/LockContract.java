@@ -10,7 +10,6 @@ import dev.warden.LockHandle;
 import dev.warden.LockTimeoutException;
 import dev.warden.Warden;
 import dev.warden.testkit.CriticalSection;
-import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.StartGate;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
@@ -545,11 +544,11 @@ abstract class LockContract {
 
   @Test
   @WardenOptions(watchdogTimeoutMillis = 600)
-  void leaseLostIsSignalledByTheLeaseKeeperWhenTheKeyVanishes(
-      WardenFactory wardens, RedisServer redis) throws Exception {
+  void leaseLostIsSignalledByTheLeaseKeeperWhenTheKeyVanishes(WardenFactory wardens)
+      throws Exception {
     DistributedLock lock = lockOf(wardens.create(), "vanished");
     LockHandle handle = lock.acquire(Duration.ZERO);
-    redis.flushAll(); // as after a failover to a replica that never saw the lock
+    wardens.flushAll(); // as after a failover to a replica that never saw the lock
     handle.leaseLost().toCompletableFuture().get(5, TimeUnit.SECONDS);
     assertThatThrownBy(handle::close).isInstanceOf(LeaseExpiredException.class);
   }

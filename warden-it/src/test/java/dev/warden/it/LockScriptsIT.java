@@ -10,6 +10,7 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -22,6 +23,16 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class LockScriptsIT {
   private static final String LOCK = "warden:{s}:lock";
   private static final String FENCE = "warden:{s}:lock:fence";
+
+  /** The fence terms of one server: an hour's retention, epoch 0 (see prelude.lua). */
+  private static final String FENCE_TERMS = "3600000:0";
+
+  /** 2020-01-01T00:00:00Z, where fence clocks start. */
+  private static final long CLOCK_START_MICROS = 1_577_836_800_000_000L;
+
+  /** The fence terms acquisitions pass; a test may change the epoch. */
+  private String fenceTerms = FENCE_TERMS;
+
   private static final String CHANNEL = "warden:{s}:lock:released";
 
   private RedisCommands<String, String> redis;
@@ -58,7 +69,7 @@ class LockScriptsIT {
         Long.toString(lease),
         Integer.toString(heldBefore),
         othersWait ? "1" : "0",
-        "3600000",
+        fenceTerms,
         acquisitionId,
         owner.substring(0, owner.indexOf(':') + 1), // the client: 'c1:' of 'c1:7'
         waits ? "1" : "0");
@@ -76,7 +87,7 @@ class LockScriptsIT {
         to,
         "10000",
         "acq-" + ++acquisitions,
-        "3600000");
+        FENCE_TERMS);
   }
 
   private List<Object> release(String owner, int heldBefore) {
@@ -93,29 +104,74 @@ class LockScriptsIT {
   void aFreeLockIsTakenWithATokenFromTheServerClockAndTheLease() {
     List<Object> reply = acquire("a", 0, 10_000, false);
     assertThat(reply.get(0)).isEqualTo(1L);
-    long token = (Long) reply.get(1);
-    long serverMicros = serverMicros();
-    assertThat(token).isBetween(serverMicros - 60_000_000L, serverMicros);
+    long token = token(reply);
+    // epoch 0: the token is the server clock in 10 us units since 2020-01-01
+    long clock = (serverMicros() - CLOCK_START_MICROS) / 10;
+    assertThat(token).isBetween(clock - 6_000_000L, clock);
     assertThat(reply.get(2)).isEqualTo(1L);
     assertThat(redis.hgetall(LOCK))
         .containsEntry("a", "1")
         .containsEntry("#t", Long.toString(token));
-    assertThat(redis.pttl(LOCK)).isBetween(9_000L, 10_000L);
-    assertThat(redis.pttl(FENCE)).as("the counter expires: no key per name forever").isPositive();
+    assertThat(redis.hgetall(FENCE))
+        .containsEntry("e", "0")
+        .containsEntry("c", Long.toString(token));
+    assertThat(redis.pttl(FENCE)).as("the fence expires: no key per name forever").isPositive();
   }
 
   @Test
-  void tokensCountUpWhileTheCounterLivesAndRestartAboveItWhenItIsGone() {
-    long first = (Long) acquire("a", 0, 10_000, false).get(1);
+  void tokensCountUpAndRestartFromTheClockAfterAnOlderRestoreOrWhenTheFenceIsGone() {
+    long first = token(acquire("a", 0, 10_000, false));
     release("a", 1);
-    long second = (Long) acquire("b", 0, 10_000, false).get(1);
-    assertThat(second).isEqualTo(first + 1);
+    long second = token(acquire("b", 0, 10_000, false));
+    assertThat(second).as("two tokens within 10 us of clock still differ").isGreaterThan(first);
     release("b", 1);
-    redis.set(FENCE, "5"); // a counter far behind the clock, as after a wrong restore
-    assertThat((Long) acquire("c", 0, 10_000, false).get(1)).isEqualTo(6L);
+    long ttl = redis.pttl(FENCE);
+    redis.hset(FENCE, Map.of("e", "0", "c", "5")); // far behind the clock, as after an old RDB
+    long third = token(acquire("c", 0, 10_000, false));
+    assertThat(third).isGreaterThan(second);
+    assertThat(redis.pttl(FENCE)).as("minting does not prolong the fence").isLessThanOrEqualTo(ttl);
     release("c", 1);
     redis.del(FENCE);
-    assertThat((Long) acquire("d", 0, 10_000, false).get(1)).isGreaterThan(second);
+    assertThat(token(acquire("d", 0, 10_000, false))).isGreaterThan(third);
+  }
+
+  @Test
+  void aNewEpochRanksAboveEveryTokenOfTheOldOneWhateverTheClockSays() {
+    fenceTerms = "3600000:3";
+    long lagging = token(acquire("a", 0, 10_000, false));
+    release("a", 1);
+    // the old master minted tokens far ahead of the clock that no replica received: forge them
+    long forged = (3L << 47) + (serverMicros() - CLOCK_START_MICROS) / 10 + 3_000_000L;
+    redis.hset(FENCE, Map.of("e", "3", "c", Long.toString(forged - (3L << 47))));
+    assertThat(token(acquire("b", 0, 10_000, false))).isEqualTo(forged + 1);
+    release("b", 1);
+    // the promoted replica has the state before them; its epoch is 4
+    redis.hset(FENCE, Map.of("e", "3", "c", Long.toString(lagging - (3L << 47))));
+    fenceTerms = "3600000:4";
+    long promoted = token(acquire("c", 0, 10_000, false));
+    assertThat(promoted).isGreaterThan(forged + 1).isGreaterThanOrEqualTo(4L << 47);
+    release("c", 1);
+    // a client that still passes the older epoch never lowers them
+    fenceTerms = "3600000:3";
+    assertThat(token(acquire("d", 0, 10_000, false))).isGreaterThan(promoted);
+  }
+
+  @Test
+  void tokensAboveTwoToThe53AreExact() {
+    fenceTerms = "3600000:65535"; // the largest epoch: tokens near 2^63, beyond a double's 2^53
+    long first = token(acquire("a", 0, 10_000, false));
+    assertThat(first).isEqualTo((65535L << 47) + Long.parseLong(redis.hget(FENCE, "c")));
+    release("a", 1);
+    long second = token(acquire("b", 0, 10_000, false));
+    assertThat(second)
+        .isGreaterThan(first)
+        .isEqualTo((65535L << 47) + Long.parseLong(redis.hget(FENCE, "c")));
+    assertThat(redis.hget(LOCK, "#t")).isEqualTo(Long.toString(second));
+    release("b", 1);
+    fenceTerms = "3600000:70000"; // beyond it: kept at the largest, still rising
+    long third = token(acquire("c", 0, 10_000, false));
+    assertThat(third).isGreaterThan(second);
+    assertThat(redis.hget(FENCE, "e")).isEqualTo("65535");
   }
 
   @Test
@@ -147,17 +203,23 @@ class LockScriptsIT {
 
   @Test
   void aTransferHandsTheLastHoldOverWithAHigherTokenAndSaysWhetherOthersWait() {
-    long first = (Long) acquire("c1:1", 0, 10_000, false).get(1);
+    long first = token(acquire("c1:1", 0, 10_000, false));
     List<Object> handedOver = transfer("c1:1", "c1:2");
-    assertThat(handedOver).containsExactly(1L, first + 1, 0L);
+    assertThat(handedOver.get(0)).isEqualTo(1L);
+    long second = token(handedOver);
+    assertThat(second).isGreaterThan(first);
+    assertThat(handedOver.get(2)).isEqualTo(0L);
     assertThat(redis.hgetall(LOCK))
         .containsEntry("c1:2", "1")
-        .containsEntry("#t", Long.toString(first + 1))
+        .containsEntry("#t", Long.toString(second))
         .containsEntry("#c", "c1:")
         .doesNotContainKey("c1:1");
 
     refused("c2:1", true);
-    assertThat(transfer("c1:2", "c1:3")).containsExactly(1L, first + 2, 1L);
+    List<Object> again = transfer("c1:2", "c1:3");
+    assertThat(again.get(0)).isEqualTo(1L);
+    assertThat(token(again)).isGreaterThan(second);
+    assertThat(again.get(2)).isEqualTo(1L);
 
     assertThat(transfer("c1:2", "c1:4")).as("the giver holds nothing now").containsExactly(0L);
     acquire("c1:3", 1, 10_000, false);
@@ -240,7 +302,7 @@ class LockScriptsIT {
         "1000",
         "0",
         "0",
-        "3600000",
+        FENCE_TERMS,
         "acq-d",
         "",
         "0");
@@ -270,7 +332,7 @@ class LockScriptsIT {
   void readRenewalResetsLiveReadHoldsAndListsOnlyTheOthers() {
     String[] first = rwKeys("r1");
     String[] second = rwKeys("r2");
-    List<Object> taken = run("rw-read-acquire", first, "a", "1000", "0", "3600000", "acq-r");
+    List<Object> taken = run("rw-read-acquire", first, "a", "1000", "0", FENCE_TERMS, "acq-r");
     assertThat(taken.get(0)).isEqualTo(1L);
     List<Object> reply =
         run(
@@ -356,6 +418,11 @@ class LockScriptsIT {
     // EVALSHA of that digest runs the script as loaded
     List<Object> reply = redis.evalsha(sha, ScriptOutputType.MULTI, new String[] {LOCK, FENCE});
     assertThat(reply).containsExactly(-2L, -1L);
+  }
+
+  /** The token of an acquisition's reply: a decimal string, exact beyond 2^53. */
+  private static long token(List<Object> reply) {
+    return Long.parseLong(String.valueOf(reply.get(1)));
   }
 
   private long serverMicros() {

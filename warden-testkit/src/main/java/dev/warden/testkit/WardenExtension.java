@@ -11,8 +11,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
- * Injects a {@link RedisServer}, {@link Warden} instances and a {@link WardenFactory} into test
- * methods, lifecycle methods and constructors, and gives each test a clean server.
+ * Injects the test class's Redis deployment, {@link Warden} instances and a {@link WardenFactory}
+ * into test methods, lifecycle methods and constructors, and gives each test a clean deployment.
  *
  * <pre>{@code
  * @ExtendWith(WardenExtension.class)
@@ -24,45 +24,52 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * }
  * }</pre>
  *
- * <p><b>Lifecycle.</b> One {@link RedisServer} serves a whole test class, its {@code @Nested}
- * classes included: it starts when first injected and stops after the class. Before each test the
- * extension ends a {@linkplain RedisServer#pause pause}, restarts a {@linkplain RedisServer#kill
- * killed} server, deletes all keys ({@code FLUSHALL}) and resets the command statistics ({@code
- * CONFIG RESETSTAT}), so a test sees neither the data nor the faults nor the {@link
- * RedisServer#commandCalls() command counts} of the one before. Loaded scripts are kept.
+ * <p><b>Deployment.</b> One {@link RedisServer}, unless the class carries {@link WardenDeployment}:
+ * then a {@link RedisCluster} (3 masters, 3 replicas) or a {@link RedisSentinels} set, injected by
+ * its own type. It serves the whole test class, its {@code @Nested} classes included: it starts
+ * when first injected and stops after the class. Before each test the extension ends a {@linkplain
+ * RedisServer#pause pause} and restarts a {@linkplain RedisServer#kill killed} single server (on a
+ * cluster it waits until the cluster is healthy), deletes all keys ({@code FLUSHALL} on every
+ * master) and resets the command statistics ({@code CONFIG RESETSTAT}), so a test sees neither the
+ * data nor the faults nor the {@link RedisServer#commandCalls() command counts} of the one before.
+ * Loaded scripts are kept.
  *
- * <p>Each {@link Warden} parameter is a new instance, built with {@code
- * Warden.builder().uri(server.uri())} and the test's {@link WardenOptions} (on the method, else on
- * the class); a {@link WardenFactory} parameter creates more. All of them are closed after the test
- * (after the class, when injected into {@code @BeforeAll}).
+ * <p>Each {@link Warden} parameter is a new instance, connected to the deployment ({@code
+ * Warden.builder().uri(...)} or {@code .cluster(...)}) with the test's {@link WardenOptions} (on
+ * the method, else on the class); a {@link WardenFactory} parameter creates more. All of them are
+ * closed after the test (after the class, when injected into {@code @BeforeAll}).
  *
  * <p><b>Thread-safety.</b> The extension is stateless and may be shared; state lives in the {@link
- * ExtensionContext.Store}. Test methods of one class that run concurrently share one server and
+ * ExtensionContext.Store}. Test methods of one class that run concurrently share one deployment and
  * flush each other's data: run them in the same thread.
  */
 public final class WardenExtension
     implements ParameterResolver, BeforeEachCallback, AfterEachCallback {
   private static final ExtensionContext.Namespace NAMESPACE =
       ExtensionContext.Namespace.create(WardenExtension.class);
-  private static final String SERVER = "redis-server";
+  private static final String SERVER = "redis-deployment";
   private static final String FACTORY = "warden-factory";
 
   /** Creates the extension; JUnit calls this for {@code @ExtendWith(WardenExtension.class)}. */
   public WardenExtension() {}
 
   /**
-   * Returns whether the parameter is a {@link RedisServer}, a {@link Warden} or a {@link
-   * WardenFactory}.
+   * Returns whether the parameter is a deployment ({@link RedisServer}, {@link RedisCluster},
+   * {@link RedisSentinels}), a {@link Warden} or a {@link WardenFactory}.
    */
   @Override
   public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
     Class<?> type = parameter.getParameter().getType();
-    return type == RedisServer.class || type == Warden.class || type == WardenFactory.class;
+    return type == RedisServer.class
+        || type == RedisCluster.class
+        || type == RedisSentinels.class
+        || type == Warden.class
+        || type == WardenFactory.class;
   }
 
   /**
-   * Returns the class's {@link RedisServer} (starting it on first use), a new {@link Warden}, or
-   * the test's {@link WardenFactory}.
+   * Returns the class's deployment (starting it on first use), a new {@link Warden}, or the test's
+   * {@link WardenFactory}.
    *
    * @throws ParameterResolutionException if the server does not start or the {@code Warden} cannot
    *     be built
@@ -71,8 +78,18 @@ public final class WardenExtension
   public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
     Class<?> type = parameter.getParameter().getType();
     try {
-      if (type == RedisServer.class) {
-        return server(context);
+      if (type == RedisServer.class || type == RedisCluster.class || type == RedisSentinels.class) {
+        Object resource = target(context).resource();
+        if (!type.isInstance(resource)) {
+          throw new ParameterResolutionException(
+              "the class runs on a "
+                  + resource.getClass().getSimpleName()
+                  + " (see @WardenDeployment), not a "
+                  + type.getSimpleName()
+                  + ": "
+                  + parameter.getParameter());
+        }
+        return resource;
       }
       if (type == WardenFactory.class) {
         return factory(context);
@@ -85,21 +102,15 @@ public final class WardenExtension
   }
 
   /**
-   * Gives the test a clean server, if the class has one yet: ends a pause, restarts a killed
-   * server, then runs {@code FLUSHALL} and {@code CONFIG RESETSTAT}.
+   * Gives the test a clean deployment, if the class has one yet: ends a pause, restarts a killed
+   * server, then runs {@code FLUSHALL} and {@code CONFIG RESETSTAT} on every master.
    */
   @Override
   public void beforeEach(ExtensionContext context) {
-    RedisServer server = StoredResource.get(classStore(context), SERVER);
-    if (server == null) {
-      return;
+    Target target = StoredResource.get(classStore(context), SERVER);
+    if (target != null) {
+      target.reset();
     }
-    server.resume();
-    if (!server.isRunning()) {
-      server.restart();
-    }
-    server.flushAll();
-    server.redis().configResetstat();
   }
 
   /** Closes the {@link Warden} instances created for the test. */
@@ -113,26 +124,44 @@ public final class WardenExtension
     }
   }
 
-  private static RedisServer server(ExtensionContext context) {
+  private static Target target(ExtensionContext context) {
+    WardenDeployment.Kind kind =
+        deployment(context).map(WardenDeployment::value).orElse(WardenDeployment.Kind.SINGLE);
     return StoredResource.getOrCreate(
         classStore(context),
         SERVER,
         () -> {
-          RedisServer server = RedisServer.start();
-          return StoredResource.of(server, server::close);
+          Target target = Target.start(kind);
+          return StoredResource.of(target, target::close);
         });
   }
 
   private static WardenFactory factory(ExtensionContext context) {
-    String uri = server(context).uri();
+    Target target = target(context);
     WardenOptions options = options(context).orElse(null);
     return StoredResource.getOrCreate(
         context.getStore(NAMESPACE),
         FACTORY,
         () -> {
-          WardenFactory factory = new WardenFactory(uri, options);
+          WardenFactory factory = new WardenFactory(target, options);
           return StoredResource.of(factory, factory::closeAll);
         });
+  }
+
+  /** Returns the {@link WardenDeployment} of the test's class or an enclosing one. */
+  private static Optional<WardenDeployment> deployment(ExtensionContext context) {
+    for (ExtensionContext current = context;
+        current != null;
+        current = current.getParent().orElse(null)) {
+      Optional<WardenDeployment> found =
+          current
+              .getTestClass()
+              .flatMap(c -> AnnotationSupport.findAnnotation(c, WardenDeployment.class));
+      if (found.isPresent()) {
+        return found;
+      }
+    }
+    return Optional.empty();
   }
 
   /** Returns the store of the outermost test class, so that {@code @Nested} classes share it. */

@@ -8,9 +8,9 @@ import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
- * Creates {@link Warden} instances connected to the test's {@link RedisServer}, for tests that need
- * several owners or per-instance options; {@link WardenExtension} injects it and closes every
- * instance it created after the test.
+ * Creates {@link Warden} instances connected to the test's deployment ({@link WardenDeployment}),
+ * for tests that need several owners or per-instance options; {@link WardenExtension} injects it
+ * and closes every instance it created after the test.
  *
  * <pre>{@code
  * @Test
@@ -25,19 +25,19 @@ import java.util.function.Consumer;
  * injected into a {@code @BeforeAll} method, for the test class); creating after that throws.
  */
 public final class WardenFactory {
-  private final String uri;
+  private final Target target;
   private final WardenOptions options;
   private final List<Warden> created = new ArrayList<>(); // guarded by this
   private boolean closed; // guarded by this
 
-  WardenFactory(String uri, WardenOptions options) {
-    this.uri = uri;
+  WardenFactory(Target target, WardenOptions options) {
+    this.target = target;
     this.options = options;
   }
 
   /**
-   * Creates a {@link Warden} connected to the test's server, with the options of the test's {@link
-   * WardenOptions}, if any; it is closed after the test.
+   * Creates a {@link Warden} connected to the test's deployment, with the options of the test's
+   * {@link WardenOptions}, if any; it is closed after the test.
    *
    * @throws IllegalStateException if the test this factory belongs to has ended
    * @throws dev.warden.WardenException if Redis cannot be reached
@@ -57,7 +57,8 @@ public final class WardenFactory {
   public Warden create(Consumer<Warden.Builder> customizer) {
     Objects.requireNonNull(customizer, "customizer must not be null");
     requireOpen();
-    Warden.Builder builder = Warden.builder().uri(uri);
+    Warden.Builder builder = Warden.builder();
+    target.configure(builder);
     if (options != null) {
       apply(options, builder);
     }
@@ -71,6 +72,14 @@ public final class WardenFactory {
     }
     warden.close();
     throw new IllegalStateException("the test this WardenFactory belongs to has ended");
+  }
+
+  /**
+   * Deletes every key of the deployment the instances connect to (on a cluster, on every master):
+   * the same as a failover to a replica that had none of them, seen from a holder.
+   */
+  public void flushAll() {
+    target.flushAll();
   }
 
   /**

@@ -8,7 +8,10 @@ import java.util.concurrent.TimeUnit;
  * ({@code Warden.builder()}) and the fixed ones, with the figures derived from them. Immutable.
  */
 public final class Settings {
-  /** How long a fence counter outlives its last reset; see lock-acquire.lua. */
+  /**
+   * How long a lock's fence lives from its creation (prelude.lua's mint_token): after it, tokens
+   * restart from the server clock, still above every earlier one.
+   */
   public static final long FENCE_RETENTION_MILLIS = TimeUnit.HOURS.toMillis(1);
 
   /** How long a subscription outlives its last waiter. */
@@ -70,8 +73,6 @@ public final class Settings {
   /** How long a waiter's mark keeps the hash of a leased semaphore whose permits were never set. */
   public static final long UNSET_MARK_MILLIS = 60_000;
 
-  private static final String FENCE_RETENTION_ARGUMENT = Long.toString(FENCE_RETENTION_MILLIS);
-
   private final long watchdogLeaseMillis;
   private final long commandTimeoutNanos;
   private final long recheckNanos;
@@ -131,11 +132,6 @@ public final class Settings {
   /** {@link #operationMarkerMillis()} as a script argument. */
   public String operationMarkerArgument() {
     return operationMarkerArgument;
-  }
-
-  /** {@link #FENCE_RETENTION_MILLIS} as a script argument (every acquisition sends it). */
-  public String fenceRetentionArgument() {
-    return FENCE_RETENTION_ARGUMENT;
   }
 
   /** {@link #SUBSCRIPTION_LINGER_MILLIS} in nanoseconds. */

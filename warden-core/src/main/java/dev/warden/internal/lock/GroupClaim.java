@@ -49,7 +49,7 @@ final class GroupClaim implements Claim<List<Granted>> {
     String[] args = new String[4 + group.size()];
     args[0] = owner;
     args[1] = Long.toString(leaseMillis);
-    args[2] = context.settings().fenceRetentionArgument();
+    args[2] = context.scripts().fenceTerms();
     args[3] = id;
     int[] heldBefore = new int[group.size()];
     for (int i = 0; i < group.size(); i++) {

@@ -52,8 +52,7 @@ public final class Locks {
 
   /** The fair lock of that name. */
   public DistributedLock fairLock(String name) {
-    return new RedisMutex(
-        context, new FairDriver(context.scripts(), context.settings(), name), LockCore.Guard.NONE);
+    return new RedisMutex(context, new FairDriver(context.scripts(), name), LockCore.Guard.NONE);
   }
 
   /** The read-write lock of that name. */
@@ -78,7 +77,6 @@ public final class Locks {
   }
 
   private ReentrantDriver reentrantDriver(String name) {
-    return new ReentrantDriver(
-        context.scripts(), context.settings(), context.owners(), LockKeys.of(name));
+    return new ReentrantDriver(context.scripts(), context.owners(), LockKeys.of(name));
   }
 }

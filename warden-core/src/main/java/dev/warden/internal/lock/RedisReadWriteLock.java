@@ -24,8 +24,8 @@ final class RedisReadWriteLock implements DistributedReadWriteLock {
 
   RedisReadWriteLock(LockContext context, String name) {
     ReadWriteKeys keys = ReadWriteKeys.of(name);
-    ReadDriver reads = new ReadDriver(context.scripts(), context.settings(), keys);
-    WriteDriver writes = new WriteDriver(context.scripts(), context.settings(), keys);
+    ReadDriver reads = new ReadDriver(context.scripts(), keys);
+    WriteDriver writes = new WriteDriver(context.scripts(), keys);
     this.readLock = new RedisMutex(context, reads, LockCore.Guard.NONE);
     this.writeLock =
         new RedisMutex(

@@ -1,5 +1,6 @@
 package dev.warden.internal.redis;
 
+import dev.warden.internal.base.Settings;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.CommandOutput;
@@ -27,6 +28,7 @@ public final class Scripts {
   private final Deployment redis;
   private final boolean sharded;
   private final Map<Script, Script> shardedTwins = new ConcurrentHashMap<>();
+  private volatile FenceTerms fenceTerms = new FenceTerms("", "");
 
   public Scripts(Deployment redis) {
     this.redis = redis;
@@ -72,12 +74,22 @@ public final class Scripts {
   }
 
   /**
-   * The epoch argument of the fencing tokens minted on this deployment ({@link
-   * Deployment#fenceEpoch()}), for the scripts that mint.
+   * The fence terms every script that mints a token takes: {@code "<retention ms>:<epoch>"}, the
+   * fence's lifetime ({@link Settings#FENCE_RETENTION_MILLIS}) and the deployment's current {@link
+   * Deployment#fenceEpoch() epoch}. Built anew only when the epoch changed (a Sentinel failover).
    */
-  public String fenceEpoch() {
-    return redis.fenceEpoch();
+  public String fenceTerms() {
+    String epoch = redis.fenceEpoch();
+    FenceTerms terms = fenceTerms;
+    if (!terms.epoch().equals(epoch)) {
+      terms = new FenceTerms(epoch, Settings.FENCE_RETENTION_MILLIS + ":" + epoch);
+      fenceTerms = terms;
+    }
+    return terms.argument();
   }
+
+  /** An epoch and the fence terms argument built from it. */
+  private record FenceTerms(String epoch, String argument) {}
 
   /** The deployment the scripts run on, for plain commands. */
   public Deployment redis() {

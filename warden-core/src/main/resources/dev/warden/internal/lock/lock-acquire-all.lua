@@ -4,7 +4,7 @@
 -- KEYS[2i]    fence counter of the i-th lock (see lock-acquire.lua)
 -- ARGV[1]     owner id
 -- ARGV[2]     lease in ms
--- ARGV[3]     fence counter retention in ms
+-- ARGV[3]  fence terms: "<retention ms>:<epoch>" (see prelude.lua's mint_token)
 -- ARGV[4]     this acquisition's id (see lock-acquire.lua)
 -- ARGV[4+i]   the owner's hold count of the i-th lock as the client knows it
 -- Returns     {1, token1, count1, token2, count2, ...} when the owner holds every lock afterwards;
@@ -28,7 +28,7 @@ for i = 1, n do
   local token
   if held then
     held = reenter(lock, owner, held, ARGV[4 + i], id, lease)
-    token = tonumber(redis.call('HGET', lock, '#t'))
+    token = redis.call('HGET', lock, '#t')
   else
     token = mint_token(fence, ARGV[3])
     grant(lock, owner, token, id)

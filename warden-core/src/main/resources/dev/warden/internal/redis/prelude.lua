@@ -40,29 +40,104 @@ local function server_us()
   return tonumber(time[1]) * 1000000 + tonumber(time[2])
 end
 
--- Mints the next fencing token of a lock from its fence counter (INCR). When the counter was
--- absent (first use, retention over, or Redis restarted) it restarts above every token issued
--- before, from the server clock in microseconds, and lives `retention` ms from then.
-local function mint_token(fence, retention)
-  local token = redis.call('INCR', fence)
-  if token == 1 then
-    token = server_us()
-    redis.call('SET', fence, string.format('%.0f', token), 'PX', retention)
+-- Fencing tokens: token = epoch * 2^47 + count, as a decimal string (Lua's numbers are doubles,
+-- exact only up to 2^53; a token reaches 2^63). A lock's fence is a hash: e (the epoch of its
+-- last token), c (the count: in units of 10 microseconds of the server clock since 2020-01-01,
+-- plus one per token minted faster than that) and, on Redis Cluster, n (the id of the node that
+-- minted it).
+--   * The epoch orders tokens across failovers without clocks: a failover always raises it (the
+--     new master's cluster config epoch; Sentinel's config epoch, passed by the client; 0 on one
+--     server), so the first token of a new master ranks above every token of the old one, even
+--     those a lagging replica never received.
+--   * The count restarts from the clock, never below it: a restart from an older RDB/AOF file,
+--     or a fence that expired, brings back an old count, and max(count + 1, clock) still rises,
+--     as long as the server clock does not go back (and one lock mints fewer than 100,000 tokens
+--     a second: faster, the count runs ahead of the clock).
+-- 2^47 units of 10 us last until 2064; epochs up to 65535 fit a Java long.
+local FENCE_EPOCH_SPAN = 140737488355328 -- 2^47
+local FENCE_EPOCH_MAX = 65535
+local FENCE_CLOCK_START_S = 1577836800 -- 2020-01-01T00:00:00Z
+
+-- The token e * 2^47 + c as an exact decimal string: 2^47 = 14073748 * 10^7 + 8355328, computed
+-- in two limbs of base 10^7, each exact in a double.
+local function fence_token(e, c)
+  local low = e * 8355328 + c % 10000000
+  local high = e * 14073748 + math.floor(c / 10000000) + math.floor(low / 10000000)
+  low = low % 10000000
+  if high == 0 then
+    return string.format('%.0f', low)
   end
-  return token
+  return string.format('%.0f%07.0f', high, low)
+end
+
+-- The server clock in fence units (10 us) since 2020-01-01.
+local function fence_clock()
+  local time = server_clock()
+  return (tonumber(time[1]) - FENCE_CLOCK_START_S) * 100000 + math.floor(tonumber(time[2]) / 10)
+end
+
+-- The epoch a token minted now belongs to, and the node id to remember. `given` is the client's
+-- epoch argument: a number, or 'cluster' to read this node's config epoch, which CLUSTER INFO
+-- gives (at some 40 us, so only when the fence was last minted by another node: after a
+-- failover, a slot migration, or on first use).
+local function fence_epoch(given, node, stored)
+  if given ~= 'cluster' then
+    return tonumber(given), nil
+  end
+  local me = redis.call('CLUSTER', 'MYID')
+  if me == node and stored then
+    return stored, me
+  end
+  local info = redis.call('CLUSTER', 'INFO')
+  return tonumber(string.match(info, 'cluster_my_epoch:(%d+)')), me
+end
+
+-- Mints the next fencing token of a lock, `terms` being '<retention ms>:<epoch>' (see
+-- Scripts.fenceTerms): the larger of (stored epoch, count + 1) and (current epoch, clock), in
+-- that order. A fence created now lives `retention` ms; minting does not prolong it, and one
+-- that expired restarts from the clock.
+local function mint_token(fence, terms)
+  local retention, given = string.match(terms, '^(%d+):(%w+)$')
+  local state = redis.call('HMGET', fence, 'e', 'c', 'n')
+  local e, c = tonumber(state[1]), tonumber(state[2])
+  local now, node = fence_epoch(given, state[3], e)
+  now = math.min(now, FENCE_EPOCH_MAX)
+  local clock = fence_clock()
+  if not e or now > e then
+    e, c = now, clock
+  else
+    c = math.max(c + 1, clock)
+  end
+  if node then
+    redis.call('HSET', fence, 'e', e, 'c', string.format('%.0f', c), 'n', node)
+  else
+    redis.call('HSET', fence, 'e', e, 'c', string.format('%.0f', c))
+  end
+  if not state[1] then
+    redis.call('PEXPIRE', fence, retention)
+  end
+  return fence_token(e, c)
+end
+
+-- The last token a fence minted, or nil.
+local function last_token(fence)
+  local state = redis.call('HMGET', fence, 'e', 'c')
+  if not state[1] then
+    return nil
+  end
+  return fence_token(tonumber(state[1]), tonumber(state[2]))
 end
 
 -- Writes a new hold record: `owner` holds the lock once, under `token`, raised by `acquisition`
 -- ('#t' and '#a': see lock-acquire.lua). More field-value pairs may follow.
 local function grant(hash, owner, token, acquisition, ...)
-  redis.call('HSET', hash, owner, 1, '#t', string.format('%.0f', token), '#a', acquisition, ...)
+  redis.call('HSET', hash, owner, 1, '#t', token, '#a', acquisition, ...)
 end
 
 -- The same for a read hold, whose token and acquisition live under 't:<owner>' and 'a:<owner>'
 -- (see rw-write-acquire.lua).
 local function grant_read(reads, owner, token, acquisition)
-  redis.call('HSET', reads, owner, 1, 't:' .. owner, string.format('%.0f', token),
-    'a:' .. owner, acquisition)
+  redis.call('HSET', reads, owner, 1, 't:' .. owner, token, 'a:' .. owner, acquisition)
 end
 
 -- Counts one more hold of an owner that holds `held` (as HGET read it) and returns its count.

@@ -32,16 +32,14 @@ public final class FairDriver implements LockDriver {
   private static final String HEARTBEAT_TIMEOUT = Long.toString(Settings.HEARTBEAT_TIMEOUT_MILLIS);
 
   private final Scripts scripts;
-  private final Settings settings;
   private final LockKeys keys;
   private final Parts parts;
 
   /** Tickets of this client's waiters, kept between their attempts. */
   private final Map<String, Long> tickets = new ConcurrentHashMap<>();
 
-  public FairDriver(Scripts scripts, Settings settings, String name) {
+  public FairDriver(Scripts scripts, String name) {
     this.scripts = scripts;
-    this.settings = settings;
     this.keys = LockKeys.of(name, "fair", "fair lock");
     this.parts =
         new Parts(
@@ -89,7 +87,7 @@ public final class FairDriver implements LockDriver {
             owner,
             Long.toString(leaseMillis),
             Integer.toString(heldBefore),
-            settings.fenceRetentionArgument(),
+            scripts.fenceTerms(),
             willWait ? "1" : "0",
             HEARTBEAT_TIMEOUT,
             ticket == null ? "" : Long.toString(ticket),
@@ -154,7 +152,7 @@ public final class FairDriver implements LockDriver {
         to == null ? "" : to.owner(),
         Long.toString(to == null ? 0 : to.leaseMillis()),
         to == null ? "" : to.acquisitionId(),
-        settings.fenceRetentionArgument());
+        scripts.fenceTerms());
   }
 
   /** Parses a release that did not hand the lock over: the head named in it is woken alone. */

@@ -1,6 +1,5 @@
 package dev.warden.internal.lock.driver;
 
-import dev.warden.internal.base.Settings;
 import dev.warden.internal.lease.Renewal;
 import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.wait.WakeMessage;
@@ -15,13 +14,11 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class ReadDriver implements LockDriver {
   private final Scripts scripts;
-  private final Settings settings;
   private final ReadWriteKeys keys;
   private final Parts parts;
 
-  public ReadDriver(Scripts scripts, Settings settings, ReadWriteKeys keys) {
+  public ReadDriver(Scripts scripts, ReadWriteKeys keys) {
     this.scripts = scripts;
-    this.settings = settings;
     this.keys = keys;
     this.parts =
         new Parts(
@@ -55,7 +52,7 @@ public final class ReadDriver implements LockDriver {
             owner,
             Long.toString(leaseMillis),
             Integer.toString(heldBefore),
-            settings.fenceRetentionArgument(),
+            scripts.fenceTerms(),
             acquisitionId)
         .thenApply(Replies::queuedAttempt);
   }

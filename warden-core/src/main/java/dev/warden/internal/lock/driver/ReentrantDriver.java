@@ -2,7 +2,6 @@ package dev.warden.internal.lock.driver;
 
 import dev.warden.LockInfo;
 import dev.warden.internal.base.Owners;
-import dev.warden.internal.base.Settings;
 import dev.warden.internal.lease.Renewal;
 import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.wait.HandOffTerms;
@@ -24,15 +23,13 @@ import java.util.concurrent.CompletionException;
  */
 public final class ReentrantDriver implements LockDriver {
   private final Scripts scripts;
-  private final Settings settings;
   private final String ownerPrefix;
   private final String releaseMessage;
   private final LockKeys keys;
   private final Parts parts;
 
-  public ReentrantDriver(Scripts scripts, Settings settings, Owners owners, LockKeys keys) {
+  public ReentrantDriver(Scripts scripts, Owners owners, LockKeys keys) {
     this.scripts = scripts;
-    this.settings = settings;
     this.ownerPrefix = owners.prefix();
     this.releaseMessage = WakeMessage.released(owners.clientId());
     this.keys = keys;
@@ -74,7 +71,7 @@ public final class ReentrantDriver implements LockDriver {
             Long.toString(leaseMillis),
             Integer.toString(heldBefore),
             othersWait ? "1" : "0",
-            settings.fenceRetentionArgument(),
+            scripts.fenceTerms(),
             acquisitionId,
             ownerPrefix,
             willWait ? "1" : "0")
@@ -114,7 +111,7 @@ public final class ReentrantDriver implements LockDriver {
             to.owner(),
             Long.toString(to.leaseMillis()),
             to.acquisitionId(),
-            settings.fenceRetentionArgument())
+            scripts.fenceTerms())
         .handle(
             (reply, failure) -> {
               if (failure == null && Scripts.succeeded(reply)) {

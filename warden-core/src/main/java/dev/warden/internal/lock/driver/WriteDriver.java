@@ -17,13 +17,11 @@ public final class WriteDriver implements LockDriver {
   private static final String HEARTBEAT_TIMEOUT = Long.toString(Settings.HEARTBEAT_TIMEOUT_MILLIS);
 
   private final Scripts scripts;
-  private final Settings settings;
   private final ReadWriteKeys keys;
   private final Parts parts;
 
-  public WriteDriver(Scripts scripts, Settings settings, ReadWriteKeys keys) {
+  public WriteDriver(Scripts scripts, ReadWriteKeys keys) {
     this.scripts = scripts;
-    this.settings = settings;
     this.keys = keys;
     this.parts =
         new Parts(
@@ -52,7 +50,7 @@ public final class WriteDriver implements LockDriver {
             owner,
             Long.toString(leaseMillis),
             Integer.toString(heldBefore),
-            settings.fenceRetentionArgument(),
+            scripts.fenceTerms(),
             willWait ? "1" : "0",
             HEARTBEAT_TIMEOUT,
             acquisitionId)

@@ -7,7 +7,7 @@
 -- ARGV[1]  owner id
 -- ARGV[2]  lease in ms
 -- ARGV[3]  the owner's hold count as the client knows it
--- ARGV[4]  fence counter retention in ms
+-- ARGV[4]  fence terms: "<retention ms>:<epoch>" (see prelude.lua's mint_token)
 -- ARGV[5]  '1' to join the queue when refused (the caller waits), '0' not to (tryLock())
 -- ARGV[6]  heartbeat timeout in ms: a waiter that has not asked again for this long is dead
 -- ARGV[7]  the ticket this waiter was given before ('' if none): a waiter dropped for a late
@@ -30,7 +30,7 @@ local now = server_ms()
 local held = redis.call('HGET', lock, owner)
 if held then
   held = reenter(lock, owner, held, ARGV[3], ARGV[9], lease)
-  return {1, tonumber(redis.call('HGET', lock, '#t')), held}
+  return {1, redis.call('HGET', lock, '#t'), held}
 end
 
 -- PTTL: -2 when the lock is free; while another owner holds it, its queue needs no look

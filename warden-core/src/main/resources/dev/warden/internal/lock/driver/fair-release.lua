@@ -11,7 +11,7 @@
 --          without another script call
 -- ARGV[5]  that waiter's lease in ms
 -- ARGV[6]  that waiter's acquisition id (see lock-acquire.lua: its own retry changes nothing)
--- ARGV[7]  fence counter retention in ms
+-- ARGV[7]  fence terms: "<retention ms>:<epoch>" (see prelude.lua's mint_token)
 -- Returns  {1, remaining, next waiter id or ''} when the owner held the lock;
 --          {1, 0, ARGV[4], token} when the lock went straight to that waiter, with a new token;
 --          {0} when it holds no hold (expired, force-unlocked, or already released).

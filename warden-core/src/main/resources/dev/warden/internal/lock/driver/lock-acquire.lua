@@ -6,12 +6,12 @@
 --          '#o' -> present when an acquirer waited that the holder's client cannot hand the
 --          lock to (another client's, or a multi-lock's): hand-offs then give way to a real
 --          release now and then (see lock-transfer.lua)
--- KEYS[2]  fence counter: the last fencing token issued for this lock name
+-- KEYS[2]  fence: what the last fencing token of this lock name was made of (prelude.lua)
 -- ARGV[1]  owner id
 -- ARGV[2]  lease in milliseconds
 -- ARGV[3]  the owner's hold count as the client knows it before this call
 -- ARGV[4]  '1' when other acquirers of the same client wait, so the release must publish
--- ARGV[5]  how long the fence counter outlives its last reset, in milliseconds
+-- ARGV[5]  fence terms: "<retention ms>:<epoch>" (see prelude.lua's mint_token)
 -- ARGV[6]  this acquisition's id: a retry of it (its first reply lost) finds the count already
 --          raised under the same id and changes nothing; a count raised by another, abandoned
 --          acquisition of the same owner (given back later) is not mistaken for it
@@ -52,4 +52,4 @@ held = reenter(lock, owner, held, ARGV[3], ARGV[6], lease)
 if ARGV[4] == '1' then
   redis.call('HSET', lock, '#w', 1)
 end
-return {1, tonumber(redis.call('HGET', lock, '#t')), held}
+return {1, redis.call('HGET', lock, '#t'), held}

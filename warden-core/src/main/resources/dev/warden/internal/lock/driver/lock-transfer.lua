@@ -8,7 +8,7 @@
 -- ARGV[3]  the waiter's lease in ms
 -- ARGV[4]  the waiter's acquisition id: if the waiter tries again itself, it finds the hold it
 --          was given (see lock-acquire.lua) instead of counting twice
--- ARGV[5]  fence counter retention in ms
+-- ARGV[5]  fence terms: "<retention ms>:<epoch>" (see prelude.lua's mint_token)
 -- Returns  {1, token, othersWait} when the waiter holds the lock now (with a new, higher token);
 --          othersWait is 1 when the lock records a waiter that a hand-off cannot reach ('#o',
 --          see lock-acquire.lua), 0 otherwise;

@@ -10,7 +10,7 @@
 -- ARGV[1]  owner id
 -- ARGV[2]  lease in ms (each read hold has its own)
 -- ARGV[3]  the owner's read hold count as the client knows it
--- ARGV[4]  fence counter retention in ms
+-- ARGV[4]  fence terms: "<retention ms>:<epoch>" (see prelude.lua's mint_token)
 -- ARGV[5]  this acquisition's id (see lock-acquire.lua)
 -- Returns  {1, token, holdCount} when acquired; {0, retryAfterMs} when refused.
 -- Cost: independent of the number of readers (sorted-set lookups; a bounded clean-up).
@@ -34,7 +34,7 @@ local deadline = tonumber(redis.call('ZSCORE', readers, owner))
 if held and deadline and deadline > now then
   held = count_again(reads, owner, held, ARGV[3], ARGV[5], 'a:' .. owner)
   extend()
-  return {1, tonumber(redis.call('HGET', reads, 't:' .. owner)), held}
+  return {1, redis.call('HGET', reads, 't:' .. owner), held}
 end
 if held then -- its lease ran out: that hold is gone
   drop_reader(reads, readers, owner)

@@ -11,7 +11,7 @@ local count, token = 0, -1
 local deadline = tonumber(redis.call('ZSCORE', readers, owner))
 if deadline and deadline > now then
   count = tonumber(redis.call('HGET', reads, owner) or '0')
-  token = tonumber(redis.call('HGET', reads, 't:' .. owner) or '-1')
+  token = redis.call('HGET', reads, 't:' .. owner) or -1
 end
 local ttl = -2
 if live > 0 then

@@ -11,7 +11,7 @@
 -- ARGV[1]  owner id
 -- ARGV[2]  lease in ms
 -- ARGV[3]  the owner's write hold count as the client knows it
--- ARGV[4]  fence counter retention in ms
+-- ARGV[4]  fence terms: "<retention ms>:<epoch>" (see prelude.lua's mint_token)
 -- ARGV[5]  '1' when the caller waits if refused (it then registers as a waiting writer)
 -- ARGV[6]  waiting-writer heartbeat timeout in ms
 -- ARGV[7]  this acquisition's id (see lock-acquire.lua)
@@ -29,7 +29,7 @@ local now = server_ms()
 local held = redis.call('HGET', write, owner)
 if held then
   held = reenter(write, owner, held, ARGV[3], ARGV[7], lease)
-  return {1, tonumber(redis.call('HGET', write, '#t')), held}
+  return {1, redis.call('HGET', write, '#t'), held}
 end
 
 local readerDeadline = tonumber(redis.call('ZSCORE', readers, owner))

@@ -1,0 +1,46 @@
+package dev.warden.testkit;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Chooses the Redis deployment that {@link WardenExtension} starts for a test class and connects
+ * its {@link dev.warden.Warden} instances to: one {@link RedisServer} (the default, also without
+ * this annotation), a {@link RedisCluster} of 3 masters and 3 replicas, or a {@link RedisSentinels}
+ * set. The same tests then run on each, e.g. a contract suite subclassed once per deployment:
+ *
+ * <pre>{@code
+ * @WardenDeployment(WardenDeployment.Kind.CLUSTER)
+ * class ClusterLockContractIT extends LockContractIT {}
+ * }</pre>
+ *
+ * <p>A test may also take the deployment itself as a parameter: {@link RedisServer}, {@link
+ * RedisCluster} or {@link RedisSentinels}, whichever the class runs on. It is inherited by
+ * subclasses and applies to {@code @Nested} classes.
+ */
+@Documented
+@Inherited
+@Retention(RetentionPolicy.RUNTIME)
+@Target(ElementType.TYPE)
+public @interface WardenDeployment {
+  /** The kinds of deployment. */
+  enum Kind {
+    /** One redis-server: {@link RedisServer}. */
+    SINGLE,
+    /** Redis Cluster, 3 masters with a replica each: {@link RedisCluster}. */
+    CLUSTER,
+    /** A master, 2 replicas and 3 sentinels, reached by a {@code redis-sentinel://} URI. */
+    SENTINEL
+  }
+
+  /**
+   * Returns the kind of deployment the class runs on.
+   *
+   * @return the kind
+   */
+  Kind value();
+}
