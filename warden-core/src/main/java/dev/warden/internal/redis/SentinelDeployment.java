@@ -34,24 +34,34 @@ import org.slf4j.LoggerFactory;
  * then talks to that node directly over a {@link MasterLink} (a command and a pub/sub connection),
  * after checking that it answers {@code ROLE} as a master.
  *
- * <p><b>Following a failover.</b> A {@link SentinelWatcher} hears every sentinel's {@code
- * +switch-master} announcement, and asks the sentinels again every {@link
- * Settings#SENTINEL_POLL_MILLIS} (a lost announcement, a sentinel that was down, a failover that
- * took several votes). When they name another master with a configuration epoch at least the
- * current one, the watcher thread (1) opens a link to it and checks {@code ROLE}, (2) makes the new
- * epoch the {@link #fenceEpoch()} and the new link the one every later command takes, (3)
- * subscribes every joined channel on it (the confirmations wake every waiter to check again), (4)
- * closes the old link, so that nothing more is written to the demoted master, which stays writable
- * until the sentinels convert it (about 10 s), and once that close has completed every command
- * still pending on it, (5) runs the {@link #onReconnect} actions: the lease keeper checks every
- * hold on the new master and reports those the failover lost. A command that took the old link just
- * before the switch fails with a connection error, which Warden's callers retry on the new link.
- * Writes the old master accepted between the promotion of the replica and the switch are lost with
- * it: asynchronous replication cannot do better.
+ * <p><b>Following a failover.</b> A {@link SentinelWatcher} listens to every sentinel, and a {@link
+ * SentinelFollower} acts on its own thread. <em>Early move:</em> when the sentinel leading a
+ * failover names the replica it is about to promote ({@code +selected-slave}, about 100 ms before
+ * its {@code REPLICAOF NO ONE} and about a second before the sentinels announce the switch), the
+ * follower opens a link to that replica and makes it the one every later command takes at once, so
+ * nothing more is written to the master being demoted (which stays writable until the sentinels
+ * convert it, about 10 s later); writes sent before the promotion get READONLY, which callers
+ * retry. Once the replica answers {@code ROLE} as master (polled every {@link
+ * Settings#SENTINEL_PROMOTION_POLL_MILLIS}), the fence epoch is raised above the old one and the
+ * {@link #onReconnect} actions run: the lease keeper checks every hold on the new master and
+ * reports those the failover lost. If it is not promoted within {@link
+ * Settings#SENTINEL_PROMOTION_WAIT_MILLIS} (an aborted failover), the sentinels are asked again.
+ * <em>Switch:</em> on {@code +switch-master}, and every {@link Settings#SENTINEL_POLL_MILLIS} (a
+ * lost announcement, a sentinel that was down, a failover that took several votes), the sentinels
+ * are asked ({@code SENTINEL MASTER}); when they name another master with a configuration epoch at
+ * least the current one, the follower opens a link to it, checks {@code ROLE}, and swaps it in.
+ *
+ * <p>A swap (1) sets the new {@link #fenceEpoch()}, then the new link, (2) subscribes every joined
+ * channel on it (the confirmations wake every waiter to check again), (3) closes the old link and
+ * waits for the close, which completes every command still pending on it. A command that took the
+ * old link just before the swap fails with a connection error, which Warden's callers retry on the
+ * new link. Writes a master accepted after its replica was promoted are lost with it: asynchronous
+ * replication cannot do better, but the early move keeps that window to the few milliseconds
+ * between the promotion and the next {@code ROLE} answer.
  *
  * <p>Thread-safety: every method may be called from any thread and does not block, except the
- * constructor ({@link #connect}) and {@link #close()}. The watcher runs on its own daemon thread
- * ({@code warden-sentinel-N}), which may block on connecting and on the sentinels' answers.
+ * constructor ({@link #connect}) and {@link #close()}. The follower's daemon thread ({@code
+ * warden-sentinel-N}) may block on connecting and on the sentinels' and nodes' answers.
  */
 public final class SentinelDeployment implements Deployment {
   private static final Logger log = LoggerFactory.getLogger(SentinelDeployment.class);
