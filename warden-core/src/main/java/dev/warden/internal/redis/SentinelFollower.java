@@ -130,8 +130,19 @@ final class SentinelFollower {
         deployment.epoch(answer.epoch());
         deployment.runReconnectActions();
       }
-    } else if (answer.epoch() >= deployment.epoch()) {
+    } else if (answer.epoch() >= deployment.epoch() || !answersAsMaster(link)) {
+      // A lower epoch elsewhere is a stale sentinel, unless the node Warden uses is no master
+      // any more: an early move to a replica whose failover was then aborted, which the
+      // sentinels turn back into a replica.
       follow(answer);
+    }
+  }
+
+  private static boolean answersAsMaster(MasterLink link) {
+    try {
+      return link.isMaster();
+    } catch (RuntimeException e) {
+      return false; // unreachable: let the sentinels' choice win, if it answers as master
     }
   }
 
@@ -148,7 +159,8 @@ final class SentinelFollower {
           Settings.SENTINEL_POLL_MILLIS);
       return;
     }
-    MasterLink previous = deployment.swapTo(next, answer.epoch());
+    // never lower: tokens minted after this one must not rank below those minted before
+    MasterLink previous = deployment.swapTo(next, Math.max(deployment.epoch(), answer.epoch()));
     if (previous != null) {
       log.info("Following Redis master '{}': {} -> {}", masterName, previous, answer);
       deployment.runReconnectActions();
