@@ -88,6 +88,19 @@ class SentinelIT {
   }
 
   @Test
+  void usesTheDatabaseTheUriNames() {
+    String database3 = sentinels.uri().replace("#", "/3#"); // redis-sentinel://h:p,.../3#wm
+    try (Warden warden = Warden.builder().uri(database3).build()) {
+      DistributedLock lock = warden.lock("db3");
+      lock.lock();
+      RedisServer master = sentinels.master();
+      assertThat(master.redis().info("keyspace")).contains("db3:keys=");
+      assertThat(master.redis().exists("warden:{db3}:lock")).isZero(); // not in database 0
+      lock.unlock();
+    }
+  }
+
+  @Test
   void unreachableSentinelsFailNamingTheMasterAndTheSentinelsButNoPassword() {
     assertThatThrownBy(
             () ->
