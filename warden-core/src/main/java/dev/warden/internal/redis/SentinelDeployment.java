@@ -6,7 +6,6 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionStateListener;
-import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
@@ -116,7 +115,7 @@ public final class SentinelDeployment implements Deployment {
       SentinelWatcher.Answer answer = watcher.ask();
       this.current = open(answer.host(), answer.port(), /* requireMaster= */ true);
       this.epoch = answer.epoch();
-    } catch (RedisException e) {
+    } catch (RuntimeException e) {
       follower.stop(commandTimeout);
       watcher.close();
       shutdown();
@@ -224,11 +223,6 @@ public final class SentinelDeployment implements Deployment {
   @Override
   public String describe() {
     return description;
-  }
-
-  /** The address of the master commands go to now, {@code host:port} (for tests and messages). */
-  public String master() {
-    return current.toString();
   }
 
   @Override
