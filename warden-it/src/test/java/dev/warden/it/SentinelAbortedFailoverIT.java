@@ -9,11 +9,9 @@ import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenDeployment;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
+import io.lettuce.core.AclSetuserArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.output.StatusOutput;
-import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
 import java.time.Duration;
@@ -25,8 +23,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * A Sentinel failover that is aborted after the leader selected a replica: Warden, which moves to
  * the selected replica at once, goes back to the master when the replica is not promoted. The
- * replicas' writes are paused ({@code CLIENT PAUSE WRITE}), which holds up the leader's {@code
- * REPLICAOF NO ONE} transaction until the failover times out. Its own class: the set needs a while
+ * replicas refuse {@code SLAVEOF}/{@code REPLICAOF} to their default user (an ACL), so the leader's
+ * promotion transaction fails and the failover times out. Its own class: the set may need a while
  * to settle afterwards.
  */
 @ExtendWith(WardenExtension.class)
@@ -45,7 +43,12 @@ class SentinelAbortedFailoverIT {
     RedisClient client = RedisClient.create();
     try {
       for (RedisServer replica : replicas) {
-        client(replica, "PAUSE", "8000", "WRITE");
+        replica
+            .redis()
+            .aclSetuser(
+                "default",
+                AclSetuserArgs.Builder.removeCommand(CommandType.SLAVEOF)
+                    .removeCommand(CommandType.REPLICAOF));
       }
       try (StatefulRedisSentinelConnection<String, String> sentinel =
           client.connectSentinel(RedisURI.create("127.0.0.1", set.sentinelPorts().get(0)))) {
@@ -71,17 +74,14 @@ class SentinelAbortedFailoverIT {
           TimeUnit.NANOSECONDS.toMillis(back - requested));
     } finally {
       for (RedisServer replica : replicas) {
-        client(replica, "UNPAUSE");
+        replica
+            .redis()
+            .aclSetuser(
+                "default",
+                AclSetuserArgs.Builder.addCommand(CommandType.SLAVEOF)
+                    .addCommand(CommandType.REPLICAOF));
       }
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }
-  }
-
-  private static void client(RedisServer server, String... args) {
-    CommandArgs<String, String> command = new CommandArgs<>(StringCodec.UTF8);
-    for (String arg : args) {
-      command.add(arg);
-    }
-    server.redis().dispatch(CommandType.CLIENT, new StatusOutput<>(StringCodec.UTF8), command);
   }
 }
