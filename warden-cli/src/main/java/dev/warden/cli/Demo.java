@@ -2,7 +2,6 @@ package dev.warden.cli;
 
 import dev.warden.LockInfo;
 import dev.warden.Warden;
-import dev.warden.testkit.RedisServer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -37,14 +36,22 @@ final class Demo {
   private static final Duration FINISH_GRACE = Duration.ofSeconds(60);
 
   private record Settings(
-      Optional<String> uri, int workers, int threads, int seconds, String lock) {}
+      Optional<String> uri,
+      boolean cluster,
+      boolean sentinel,
+      boolean failover,
+      int workers,
+      int threads,
+      int seconds,
+      String lock) {}
 
   private final Settings settings;
   private final PrintStream out;
   private final PrintStream err;
   private final boolean console;
   private final List<WorkerProcess> workers = new CopyOnWriteArrayList<>();
-  private volatile RedisServer server;
+  private volatile Throwaway throwaway;
+  private final CompletableFuture<String> failedOver = new CompletableFuture<>();
   private boolean stopped; // guarded by this
 
   private Demo(Settings settings, PrintStream out, PrintStream err, boolean console) {
@@ -60,7 +67,10 @@ final class Demo {
   static int run(List<String> args, PrintStream out, PrintStream err) throws InterruptedException {
     Options options =
         Options.parse(
-            "demo", args, Set.of("--uri", "--workers", "--threads", "--seconds", "--lock"));
+            "demo",
+            args,
+            Set.of("--uri", "--workers", "--threads", "--seconds", "--lock"),
+            Set.of("--cluster", "--sentinel", "--failover"));
     if (options.helpRequested()) {
       out.print(Main.USAGE);
       return 0;
@@ -69,11 +79,32 @@ final class Demo {
     Settings settings =
         new Settings(
             options.optional("--uri"),
+            options.flag("--cluster"),
+            options.flag("--sentinel"),
+            options.flag("--failover"),
             options.intInRange("--workers", 4, 1, MAX_WORKERS),
             options.intInRange("--threads", 4, 1, MAX_THREADS),
             options.intInRange("--seconds", 10, 1, MAX_SECONDS),
             options.string("--lock", DEFAULT_LOCK));
+    requireConsistent(settings);
     return new Demo(settings, out, err, System.console() != null).execute();
+  }
+
+  private static void requireConsistent(Settings settings) {
+    if (settings.cluster() && settings.sentinel()) {
+      throw new UsageException("--cluster and --sentinel exclude each other");
+    }
+    if (settings.sentinel() && settings.uri().isPresent()) {
+      throw new UsageException(
+          "--sentinel starts a throwaway Sentinel set; for yours give --uri"
+              + " redis-sentinel://host:port,host:port#master alone");
+    }
+    if (settings.failover()
+        && (settings.uri().isPresent() || !(settings.cluster() || settings.sentinel()))) {
+      throw new UsageException(
+          "--failover fails over a throwaway deployment the demo starts: use it with --cluster or"
+              + " --sentinel and without --uri");
+    }
   }
 
   private int execute() throws InterruptedException {
@@ -104,16 +135,16 @@ final class Demo {
     out.printf(
         "Warden demo: %d worker processes x %d threads for %d s on lock '%s'%n",
         settings.workers(), settings.threads(), settings.seconds(), settings.lock());
-    String uri;
+    Target target;
     try {
-      uri = redisUri();
+      target = target();
     } catch (RuntimeException e) {
-      return fail("cannot start redis-server: " + e.getMessage());
+      return fail("cannot start the throwaway Redis: " + e.getMessage());
     }
-    try (DemoKeys keys = DemoKeys.connect(uri)) {
+    try (DemoKeys keys = DemoKeys.connect(target)) {
       keys.reset();
       out.printf("Cleared %s and %s%n", DemoKeys.COUNTER, DemoKeys.TOKENS);
-      Optional<String> notStarted = startWorkers(uri);
+      Optional<String> notStarted = startWorkers(target);
       if (notStarted.isPresent()) {
         return fail(notStarted.get());
       }
@@ -121,35 +152,63 @@ final class Demo {
       for (WorkerProcess worker : workers) {
         worker.go();
       }
+      if (settings.failover()) {
+        failOverHalfWay();
+      }
       if (!showProgressUntilAllExit(started)) {
         return fail(
             "workers still running "
                 + FINISH_GRACE.toSeconds()
                 + " s after the end of the run; stopped them");
       }
-      return judge(keys, uri);
+      return judge(keys, target);
     } catch (IOException e) {
       return fail("cannot talk to the workers: " + e.getMessage());
     } catch (RuntimeException e) { // Lettuce: Redis unreachable or failing
-      return fail("Redis at " + uri + " failed: " + e.getMessage());
+      return fail("Redis at " + target.describe() + " failed: " + e.getMessage());
     }
   }
 
-  private String redisUri() {
+  private Target target() {
     if (settings.uri().isPresent()) {
-      out.println("Redis: " + settings.uri().get());
-      return settings.uri().get();
+      Target given = new Target(settings.uri().get(), settings.cluster());
+      out.println("Redis: " + given.describe());
+      return given;
     }
-    server = RedisServer.start();
-    out.println("Redis: " + server.uri() + " (throwaway redis-server, stopped at the end)");
-    return server.uri();
+    throwaway = Throwaway.start(settings.cluster(), settings.sentinel());
+    Target target = throwaway.target();
+    out.println(
+        "Redis: " + target.describe() + " (" + throwaway.describe() + ", stopped at the end)");
+    return target;
+  }
+
+  /**
+   * Fails over the master serving the lock, half-way through the run, on a thread of its own; the
+   * outcome is printed with the results.
+   */
+  private void failOverHalfWay() {
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                Thread.sleep(TimeUnit.SECONDS.toMillis(settings.seconds()) / 2);
+                failedOver.complete(throwaway.failover("warden:{" + settings.lock() + "}:lock"));
+              } catch (InterruptedException e) {
+                failedOver.complete("not done: interrupted");
+              } catch (RuntimeException e) {
+                failedOver.complete("failed: " + e.getMessage());
+              }
+            },
+            "warden-demo-failover");
+    thread.setDaemon(true);
+    thread.start();
   }
 
   /** Starts every worker and waits until all are ready; returns why not, if they are not. */
-  private Optional<String> startWorkers(String uri) throws IOException, InterruptedException {
+  private Optional<String> startWorkers(Target target) throws IOException, InterruptedException {
     long begin = System.nanoTime();
     for (int number = 1; number <= settings.workers(); number++) {
-      workers.add(WorkerProcess.start(number, workerCommand(uri), err));
+      workers.add(WorkerProcess.start(number, workerCommand(target), err));
     }
     long deadline = begin + READY_LIMIT.toNanos();
     for (WorkerProcess worker : workers) {
@@ -170,28 +229,32 @@ final class Demo {
     return Optional.empty();
   }
 
-  private List<String> workerCommand(String uri) {
+  private List<String> workerCommand(Target target) {
     String java =
         ProcessHandle.current()
             .info()
             .command()
             .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    return List.of(
-        java,
-        "-XX:+UseSerialGC", // a small worker needs no parallel GC threads on a shared machine
-        "-Xmx256m",
-        "-cp",
-        System.getProperty("java.class.path"),
-        Main.class.getName(),
-        "worker",
-        "--uri",
-        uri,
-        "--threads",
-        Integer.toString(settings.threads()),
-        "--seconds",
-        Integer.toString(settings.seconds()),
-        "--lock",
-        settings.lock());
+    List<String> command = new ArrayList<>();
+    command.addAll(
+        List.of(
+            java,
+            "-XX:+UseSerialGC", // a small worker needs no parallel GC threads on a shared machine
+            "-Xmx256m",
+            "-cp",
+            System.getProperty("java.class.path"),
+            Main.class.getName(),
+            "worker"));
+    command.addAll(target.arguments());
+    command.addAll(
+        List.of(
+            "--threads",
+            Integer.toString(settings.threads()),
+            "--seconds",
+            Integer.toString(settings.seconds()),
+            "--lock",
+            settings.lock()));
+    return command;
   }
 
   /**
@@ -244,7 +307,7 @@ final class Demo {
     return line.length();
   }
 
-  private int judge(DemoKeys keys, String uri) throws InterruptedException {
+  private int judge(DemoKeys keys, Target target) throws InterruptedException {
     List<String> problems = new ArrayList<>();
     long acquisitions = 0;
     Histogram waits = new Histogram();
@@ -263,21 +326,25 @@ final class Demo {
       counter = keys.counter();
       tokens = keys.tokens();
     } catch (RuntimeException e) { // Lettuce: Redis went away during the run
-      problems.add("cannot read the counter and tokens from " + uri + ": " + e.getMessage());
+      problems.add(
+          "cannot read the counter and tokens from " + target.describe() + ": " + e.getMessage());
       return fail(String.join("; ", problems));
     }
     DemoOutcome outcome = new DemoOutcome(problems, acquisitions, counter, tokens, waits);
     out.println();
+    if (settings.failover()) {
+      out.println("Failover: " + failedOver.getNow("not done: the run ended first"));
+    }
     out.println("Results");
-    outcome.report(lockAfterTheRun(uri)).forEach(out::println);
+    outcome.report(lockAfterTheRun(target)).forEach(out::println);
     String verdict = outcome.verdict();
     out.println(verdict);
     return verdict.equals(DemoOutcome.PASS) ? 0 : 1;
   }
 
   /** Describes the lock as Warden sees it after the run; informative, not part of the verdict. */
-  private String lockAfterTheRun(String uri) {
-    try (Warden warden = Warden.connect(uri)) {
+  private String lockAfterTheRun(Target target) {
+    try (Warden warden = target.connect()) {
       LockInfo info = warden.inspect(settings.lock());
       String last = info.lastToken() < 0 ? "none" : Text.grouped(info.lastToken());
       return (info.isLocked() ? "HELD by " + info.holders().keySet() : "free")
@@ -305,8 +372,8 @@ final class Demo {
     stopped = true;
     workers.forEach(WorkerProcess::closeInput); // all at once: each exits on its own
     workers.forEach(WorkerProcess::stop);
-    if (server != null) {
-      server.close();
+    if (throwaway != null) {
+      throwaway.close();
     }
   }
 }

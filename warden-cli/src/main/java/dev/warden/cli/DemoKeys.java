@@ -4,8 +4,15 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.masterreplica.MasterReplica;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -13,40 +20,82 @@ import java.util.List;
  * unsafely on purpose, and the list of fencing tokens in the order the critical sections ran.
  *
  * <p>This is the only class of the CLI that talks to Redis without Warden. Thread-safe: one Lettuce
- * connection, each call one round trip (LRANGE of the whole list included). A call fails with a
- * Lettuce {@code RedisException} after {@link #COMMAND_TIMEOUT}, or at once while disconnected: the
- * demo reports a Redis that went away instead of waiting for it.
+ * connection (a cluster connection on a cluster), each call one round trip (LRANGE of the whole
+ * list included). A call fails with a Lettuce {@code RedisException} after {@link
+ * #COMMAND_TIMEOUT}, or at once while disconnected: the demo reports a Redis that went away instead
+ * of waiting for it.
  */
 final class DemoKeys implements AutoCloseable {
   static final String COUNTER = "demo:counter";
   static final String TOKENS = "demo:tokens";
   static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
 
-  private final RedisClient client;
-  private final StatefulRedisConnection<String, String> connection;
-  private final RedisCommands<String, String> redis;
+  private final Runnable closer;
+  private final RedisClusterCommands<String, String> redis;
 
-  private DemoKeys(RedisClient client) {
-    this.client = client;
-    try {
-      this.connection = client.connect();
-    } catch (RuntimeException unreachable) {
-      client.shutdown();
-      throw unreachable;
-    }
-    this.redis = connection.sync();
+  private DemoKeys(RedisClusterCommands<String, String> redis, Runnable closer) {
+    this.redis = redis;
+    this.closer = closer;
   }
 
-  /** Connects to the Redis at {@code uri} (Lettuce syntax). */
-  static DemoKeys connect(String uri) {
-    RedisURI redisUri = RedisURI.create(uri);
-    redisUri.setTimeout(COMMAND_TIMEOUT);
-    RedisClient client = RedisClient.create(redisUri);
+  /**
+   * Connects to {@code target}: one server; a Sentinel set through Lettuce's master-replica client,
+   * which follows a failover; or a cluster, whose topology it refreshes every second.
+   */
+  static DemoKeys connect(Target target) {
+    if (target.cluster()) {
+      List<RedisURI> seeds = new ArrayList<>();
+      for (String seed : target.seeds()) {
+        RedisURI uri = RedisURI.create(seed);
+        uri.setTimeout(COMMAND_TIMEOUT);
+        seeds.add(uri);
+      }
+      RedisClusterClient client = RedisClusterClient.create(seeds);
+      client.setOptions(
+          ClusterClientOptions.builder()
+              .topologyRefreshOptions(
+                  ClusterTopologyRefreshOptions.builder()
+                      .enablePeriodicRefresh(Duration.ofSeconds(1))
+                      .adaptiveRefreshTriggersTimeout(Duration.ofSeconds(1))
+                      .build())
+              .build());
+      StatefulRedisClusterConnection<String, String> connection;
+      try {
+        connection = client.connect();
+      } catch (RuntimeException unreachable) {
+        client.shutdown();
+        throw unreachable;
+      }
+      return new DemoKeys(
+          connection.sync(),
+          () -> {
+            connection.close();
+            client.shutdown();
+          });
+    }
+    RedisURI uri = RedisURI.create(target.uri());
+    uri.setTimeout(COMMAND_TIMEOUT);
+    RedisClient client = RedisClient.create();
     client.setOptions(
         ClientOptions.builder()
             .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
             .build());
-    return new DemoKeys(client);
+    StatefulRedisConnection<String, String> connection;
+    try {
+      connection =
+          uri.getSentinels().isEmpty()
+              ? client.connect(uri)
+              : MasterReplica.connect(client, StringCodec.UTF8, uri);
+    } catch (RuntimeException unreachable) {
+      client.shutdown();
+      throw unreachable;
+    }
+    return new DemoKeys(
+        connection.sync(),
+        () -> {
+          connection.close();
+          client.shutdown();
+        });
   }
 
   /** Deletes the counter and the token list. */
@@ -83,7 +132,6 @@ final class DemoKeys implements AutoCloseable {
 
   @Override
   public void close() {
-    connection.close();
-    client.shutdown();
+    closer.run();
   }
 }

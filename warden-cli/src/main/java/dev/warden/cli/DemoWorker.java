@@ -55,16 +55,20 @@ final class DemoWorker {
   static int run(List<String> args, InputStream stdin, PrintStream out, PrintStream err)
       throws InterruptedException {
     Options options =
-        Options.parse("worker", args, Set.of("--uri", "--threads", "--seconds", "--lock"));
+        Options.parse(
+            "worker",
+            args,
+            Set.of("--uri", "--threads", "--seconds", "--lock"),
+            Set.of("--cluster"));
     options.requireNoPositionals();
-    String uri = options.required("--uri");
+    Target target = new Target(options.required("--uri"), options.flag("--cluster"));
     int threads = options.intInRange("--threads", 4, 1, Demo.MAX_THREADS);
     int seconds = options.intInRange("--seconds", 10, 1, Demo.MAX_SECONDS);
     String lockName = options.string("--lock", Demo.DEFAULT_LOCK);
 
     BufferedReader demo = new BufferedReader(new InputStreamReader(stdin, UTF_8));
-    try (Warden warden = Warden.connect(uri);
-        DemoKeys keys = DemoKeys.connect(uri)) {
+    try (Warden warden = target.connect();
+        DemoKeys keys = DemoKeys.connect(target)) {
       DemoWorker worker = new DemoWorker(warden.lock(lockName), keys);
       out.println("READY");
       out.flush();

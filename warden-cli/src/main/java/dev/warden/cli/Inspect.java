@@ -18,7 +18,7 @@ final class Inspect {
 
   /** Runs the {@code inspect} command; returns the exit status: 0 shown, 1 Redis failed. */
   static int run(List<String> args, PrintStream out, PrintStream err) {
-    Options options = Options.parse("inspect", args, Set.of("--uri"));
+    Options options = Options.parse("inspect", args, Set.of("--uri"), Set.of("--cluster"));
     if (options.helpRequested()) {
       out.print(Main.USAGE);
       return 0;
@@ -34,17 +34,23 @@ final class Inspect {
                   + String.join(" ", names));
     }
     String name = names.get(0);
-    String uri = options.string("--uri", DEFAULT_URI);
+    Target target = new Target(options.string("--uri", DEFAULT_URI), options.flag("--cluster"));
     LockInfo info;
-    try (Warden warden = Warden.connect(uri)) {
+    try (Warden warden = target.connect()) {
       info = warden.inspect(name);
     } catch (IllegalArgumentException e) { // a malformed URI or lock name
       throw new UsageException(e.getMessage());
     } catch (WardenException e) {
-      err.println("warden: cannot inspect lock '" + name + "' at " + uri + ": " + e.getMessage());
+      err.println(
+          "warden: cannot inspect lock '"
+              + name
+              + "' at "
+              + target.describe()
+              + ": "
+              + e.getMessage());
       return 1;
     }
-    out.println("Lock '" + name + "' at " + uri);
+    out.println("Lock '" + name + "' at " + target.describe());
     format(info).forEach(out::println);
     return 0;
   }

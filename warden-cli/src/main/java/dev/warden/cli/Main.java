@@ -16,7 +16,14 @@ public final class Main {
       Commands:
         demo       Runs worker processes that increment one counter under one lock,
                    then checks that no increment was lost and fencing tokens only grew.
-                     --uri URI      Redis to use (default: a throwaway redis-server)
+                     --uri URI      Redis to use (default: a throwaway redis-server);
+                                    redis://, rediss://, redis-sentinel://h:p,h:p#master
+                     --cluster      a throwaway 3+3 Redis Cluster; with --uri, the URI
+                                    lists seeds of your cluster (comma-separated)
+                     --sentinel     a throwaway Sentinel set (a master, 2 replicas,
+                                    3 sentinels)
+                     --failover     with --cluster or --sentinel: fails the lock's
+                                    master over half-way through the run
                      --workers N    worker processes, 1-%d (default 4)
                      --threads T    threads per worker, 1-%d (default 4)
                      --seconds S    how long the workers run, 1-%d (default 10)
@@ -24,6 +31,7 @@ public final class Main {
         inspect    Prints a lock's holders, time to live, fencing tokens and waiting clients.
                      NAME           the lock name
                      --uri URI      Redis to ask (default %s)
+                     --cluster      the URI lists seeds of a Redis Cluster
         bench      Measures Warden against Redisson on one Redis (module warden-bench;
                    ./warden bench --help lists its options).
         help       Prints this text.

@@ -2,6 +2,7 @@ package dev.warden.cli;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -9,7 +10,8 @@ import java.util.Set;
 
 /**
  * The arguments of one subcommand: {@code --name value} or {@code --name=value} options from a
- * known set, {@code -h}/{@code --help}, and positional arguments ({@code --} ends the options).
+ * known set, flags ({@code --name} alone) from another, {@code -h}/{@code --help}, and positional
+ * arguments ({@code --} ends the options).
  *
  * <p>Every error is a {@link UsageException} whose message names the option and the value given, so
  * that the user sees what to fix. Immutable once parsed.
@@ -19,11 +21,17 @@ final class Options {
   private final Map<String, String> values;
   private final List<String> positionals;
   private final boolean helpRequested;
+  private final Set<String> flags;
 
   private Options(
-      String command, Map<String, String> values, List<String> positionals, boolean help) {
+      String command,
+      Map<String, String> values,
+      Set<String> flags,
+      List<String> positionals,
+      boolean help) {
     this.command = command;
     this.values = Map.copyOf(values);
+    this.flags = Set.copyOf(flags);
     this.positionals = List.copyOf(positionals);
     this.helpRequested = help;
   }
@@ -34,7 +42,19 @@ final class Options {
    * @throws UsageException for an option not in {@code known} or an option without a value
    */
   static Options parse(String command, List<String> args, Set<String> known) {
+    return parse(command, args, known, Set.of());
+  }
+
+  /**
+   * Parses {@code args} of {@code command}, whose options in {@code flags} take no value.
+   *
+   * @throws UsageException for an option in neither set, an option without a value, or a flag given
+   *     a value
+   */
+  static Options parse(
+      String command, List<String> args, Set<String> known, Set<String> knownFlags) {
     Map<String, String> values = new HashMap<>();
+    Set<String> flags = new HashSet<>();
     List<String> positionals = new ArrayList<>();
     boolean help = false;
     for (int i = 0; i < args.size(); i++) {
@@ -53,6 +73,13 @@ final class Options {
       }
       int equals = arg.indexOf('=');
       String name = equals < 0 ? arg : arg.substring(0, equals);
+      if (knownFlags.contains(name)) {
+        if (equals >= 0) {
+          throw new UsageException(name + " takes no value: " + arg);
+        }
+        flags.add(name);
+        continue;
+      }
       if (!known.contains(name)) {
         throw new UsageException("unknown option for " + command + ": " + name);
       }
@@ -66,12 +93,17 @@ final class Options {
       }
       values.put(name, value);
     }
-    return new Options(command, values, positionals, help);
+    return new Options(command, values, flags, positionals, help);
   }
 
   /** Returns whether {@code -h} or {@code --help} was given. */
   boolean helpRequested() {
     return helpRequested;
+  }
+
+  /** Returns whether the flag {@code option} was given. */
+  boolean flag(String option) {
+    return flags.contains(option);
   }
 
   /** Returns the positional arguments in order. */

@@ -59,4 +59,13 @@ final class Text {
   static String pad(String text, int width) {
     return text.length() >= width ? text : text + " ".repeat(width - text.length());
   }
+
+  /**
+   * Returns {@code uris} (one URI or several, comma-separated) with every password replaced by
+   * {@code ***}: {@code redis://user:secret@host} and {@code redis://secret@host} alike, so that no
+   * secret reaches the output.
+   */
+  static String withoutPassword(String uris) {
+    return uris.replaceAll("(^|,|//)([^,/@:]*:)?[^,/@]+@", "$1$2***@");
+  }
 }

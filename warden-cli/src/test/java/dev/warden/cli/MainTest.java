@@ -80,4 +80,39 @@ class MainTest {
     assertThat(run("worker", "--threads", "1")).isEqualTo(2);
     assertThat(err()).contains("worker needs --uri <value>");
   }
+
+  @Test
+  void clusterAndSentinelTogetherExitWithTwo() {
+    assertThat(run("demo", "--cluster", "--sentinel")).isEqualTo(2);
+    assertThat(err()).contains("--cluster and --sentinel exclude each other");
+    assertThat(out()).isEmpty();
+  }
+
+  @Test
+  void sentinelWithAUriExitsWithTwoSayingWhatToGiveInstead() {
+    assertThat(run("demo", "--sentinel", "--uri", "redis://127.0.0.1:1")).isEqualTo(2);
+    assertThat(err()).contains("--sentinel starts a throwaway Sentinel set", "redis-sentinel://");
+  }
+
+  @Test
+  void failoverWithoutAThrowawayClusterOrSentinelSetExitsWithTwo() {
+    assertThat(run("demo", "--failover")).isEqualTo(2);
+    assertThat(err()).contains("--failover fails over a throwaway deployment");
+    out.reset();
+    err.reset();
+    assertThat(run("demo", "--failover", "--cluster", "--uri", "redis://127.0.0.1:1")).isEqualTo(2);
+    assertThat(err()).contains("without --uri");
+  }
+
+  @Test
+  void aFlagGivenAValueExitsWithTwoNamingIt() {
+    assertThat(run("demo", "--cluster=yes")).isEqualTo(2);
+    assertThat(err()).contains("--cluster takes no value: --cluster=yes");
+  }
+
+  @Test
+  void inspectOfAnUnreachableRedisNeverPrintsItsPassword() {
+    assertThat(run("inspect", "orders", "--uri", "redis://user:s3cret@127.0.0.1:1")).isEqualTo(1);
+    assertThat(err()).contains("redis://user:***@127.0.0.1:1").doesNotContain("s3cret");
+  }
 }

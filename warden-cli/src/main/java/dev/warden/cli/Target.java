@@ -1,0 +1,56 @@
+package dev.warden.cli;
+
+import dev.warden.Warden;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Where the CLI's Redis is: one URI ({@code redis://}, {@code rediss://}, or {@code
+ * redis-sentinel://h:p,h:p#master}), or the seed URIs of a Redis Cluster (comma-separated, with
+ * {@code --cluster}). Immutable.
+ *
+ * @param uri the URI, or the cluster's seeds joined by commas
+ * @param cluster whether {@code uri} lists cluster seeds
+ */
+record Target(String uri, boolean cluster) {
+  /** Returns the cluster's seed URIs; one element for a plain URI. */
+  List<String> seeds() {
+    List<String> seeds = new ArrayList<>();
+    int start = 0;
+    while (start <= uri.length()) {
+      int comma = uri.indexOf(',', start);
+      int end = comma < 0 ? uri.length() : comma;
+      String seed = uri.substring(start, end).strip();
+      if (!seed.isEmpty()) {
+        seeds.add(seed);
+      }
+      start = end + 1;
+    }
+    return seeds;
+  }
+
+  /**
+   * Connects a {@link Warden} to it.
+   *
+   * @throws IllegalArgumentException if a URI is malformed
+   * @throws dev.warden.WardenException if Redis cannot be reached
+   */
+  Warden connect() {
+    if (cluster) {
+      return Warden.builder().cluster(seeds().toArray(String[]::new)).build();
+    }
+    return Warden.connect(uri);
+  }
+
+  /** The arguments that hand it to a worker process. */
+  List<String> arguments() {
+    return cluster ? List.of("--uri", uri, "--cluster") : List.of("--uri", uri);
+  }
+
+  /**
+   * Describes it for output, passwords masked: {@code Redis Cluster redis://127.0.0.1:7000,...}.
+   */
+  String describe() {
+    return (cluster ? "Redis Cluster " : "") + Text.withoutPassword(uri);
+  }
+}

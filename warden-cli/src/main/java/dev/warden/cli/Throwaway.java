@@ -1,0 +1,144 @@
+package dev.warden.cli;
+
+import dev.warden.testkit.RedisCluster;
+import dev.warden.testkit.RedisSentinels;
+import dev.warden.testkit.RedisServer;
+import java.time.Duration;
+
+/**
+ * A Redis deployment the demo starts for itself and stops at the end: one redis-server, a 3+3 Redis
+ * Cluster, or a Sentinel set (a master, 2 replicas, 3 sentinels), all on free ports of 127.0.0.1.
+ * It can fail over the master that serves a key, mid-run. Not thread-safe beyond {@link #close},
+ * which the demo's shutdown hook may call at any time.
+ */
+abstract class Throwaway implements AutoCloseable {
+  /** Starts the kind the options ask for. */
+  static Throwaway start(boolean cluster, boolean sentinel) {
+    if (cluster) {
+      return new Cluster(RedisCluster.start());
+    }
+    if (sentinel) {
+      return new Sentinels(RedisSentinels.start());
+    }
+    return new Single(RedisServer.start());
+  }
+
+  /** Where the demo's clients connect. */
+  abstract Target target();
+
+  /** Describes it, e.g. {@code throwaway 3+3 Redis Cluster}. */
+  abstract String describe();
+
+  /**
+   * Fails over the master that serves {@code key} and returns what happened, for the output.
+   *
+   * @throws UnsupportedOperationException on one server, which has no replica
+   */
+  abstract String failover(String key);
+
+  @Override
+  public abstract void close();
+
+  private static final class Single extends Throwaway {
+    private final RedisServer server;
+
+    Single(RedisServer server) {
+      this.server = server;
+    }
+
+    @Override
+    Target target() {
+      return new Target(server.uri(), false);
+    }
+
+    @Override
+    String describe() {
+      return "throwaway redis-server";
+    }
+
+    @Override
+    String failover(String key) {
+      throw new UnsupportedOperationException("one redis-server has no replica to fail over to");
+    }
+
+    @Override
+    public void close() {
+      server.close();
+    }
+  }
+
+  private static final class Cluster extends Throwaway {
+    private final RedisCluster cluster;
+
+    Cluster(RedisCluster cluster) {
+      this.cluster = cluster;
+    }
+
+    @Override
+    Target target() {
+      return new Target(String.join(",", cluster.seeds()), true);
+    }
+
+    @Override
+    String describe() {
+      return "throwaway 3+3 Redis Cluster";
+    }
+
+    @Override
+    String failover(String key) {
+      RedisServer master = cluster.masterOf(key);
+      RedisServer replica = cluster.replicaOf(master);
+      long begin = System.nanoTime();
+      cluster.failover(replica, RedisCluster.Mode.GRACEFUL);
+      return "CLUSTER FAILOVER of the shard serving "
+          + key
+          + ": master port "
+          + master.port()
+          + " -> "
+          + replica.port()
+          + ", done in "
+          + Text.millis(Duration.ofNanos(System.nanoTime() - begin).toMillis());
+    }
+
+    @Override
+    public void close() {
+      cluster.close();
+    }
+  }
+
+  private static final class Sentinels extends Throwaway {
+    private final RedisSentinels sentinels;
+
+    Sentinels(RedisSentinels sentinels) {
+      this.sentinels = sentinels;
+    }
+
+    @Override
+    Target target() {
+      return new Target(sentinels.uri(), false);
+    }
+
+    @Override
+    String describe() {
+      return "throwaway Sentinel set (a master, 2 replicas, 3 sentinels)";
+    }
+
+    @Override
+    String failover(String key) {
+      RedisServer old = sentinels.master();
+      long begin = System.nanoTime();
+      RedisServer promoted = sentinels.failover();
+      return "SENTINEL FAILOVER: master port "
+          + old.port()
+          + " -> "
+          + promoted.port()
+          + ", named by every sentinel after "
+          + Text.millis(Duration.ofNanos(System.nanoTime() - begin).toMillis());
+    }
+
+    @Override
+    public void close() {
+      sentinels.close();
+    }
+  }
+}
