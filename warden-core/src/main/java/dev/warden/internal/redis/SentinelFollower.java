@@ -138,6 +138,31 @@ final class SentinelFollower {
     }
   }
 
+  /**
+   * Opens a link to the selected replica, trying again until {@code deadline}: the promotion kills
+   * the replica's client connections, which may catch an opening link half-way. Returns null if
+   * none could be opened (the sentinels are asked again then) or the thread is interrupted.
+   */
+  private MasterLink openUntil(long deadline, String host, int port) {
+    while (true) {
+      try {
+        return deployment.open(host, port, /* requireMaster= */ false);
+      } catch (RuntimeException e) {
+        if (System.nanoTime() - deadline > 0) {
+          log.warn("Cannot reach {}:{}, replacing Redis master '{}'", host, port, masterName, e);
+          checkOnce();
+          return null;
+        }
+      }
+      try {
+        Thread.sleep(Settings.SENTINEL_PROMOTION_POLL_MILLIS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return null; // closing
+      }
+    }
+  }
+
   private static boolean answersAsMaster(MasterLink link) {
     try {
       return link.isMaster();
@@ -180,11 +205,10 @@ final class SentinelFollower {
     if (!link.isAt(masterHost, masterPort) || link.isAt(host, port)) {
       return; // about a master Warden has left already
     }
-    MasterLink next;
-    try {
-      next = deployment.open(host, port, /* requireMaster= */ false);
-    } catch (RuntimeException e) {
-      log.warn("Cannot reach {}:{}, about to replace Redis master '{}'", host, port, masterName, e);
+    long deadline =
+        System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Settings.SENTINEL_PROMOTION_WAIT_MILLIS);
+    MasterLink next = openUntil(deadline, host, port);
+    if (next == null) {
       return;
     }
     long oldEpoch = deployment.epoch();
@@ -193,8 +217,9 @@ final class SentinelFollower {
       return;
     }
     log.info("Redis master '{}' is being replaced: {} -> {}", masterName, previous, next);
-    long deadline =
-        System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Settings.SENTINEL_PROMOTION_WAIT_MILLIS);
+    // The promotion's transaction ends with CLIENT KILL TYPE normal and pubsub: both connections
+    // of the new link are cut then and reconnect by themselves (the pub/sub connection subscribes
+    // again, which wakes the waiters); commands cut off fail as transient and are retried.
     while (System.nanoTime() - deadline < 0) {
       try {
         if (next.isMaster()) {
