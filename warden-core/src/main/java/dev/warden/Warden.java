@@ -43,7 +43,12 @@ public final class Warden implements AutoCloseable {
 
   /**
    * Connects to the Redis given by a Lettuce URI ({@code redis://}, {@code rediss://}, {@code
-   * redis-sentinel://}) with default options.
+   * redis-sentinel://}) with default options. With {@code redis-sentinel://h1:p1,h2:p2#name} (or
+   * {@code rediss-sentinel://}), Warden asks the sentinels for the master and follows it across
+   * failovers: it moves to the replica being promoted as soon as the sentinels select it, writes
+   * nothing more to the demoted master, and re-checks every hold there (a hold the failover lost
+   * completes its {@code leaseLost()} at once). The URI's password, TLS settings and database apply
+   * to the data nodes, as in Lettuce.
    *
    * @param redisUri the address of Redis, in Lettuce's URI syntax
    * @return a connected {@code Warden}; close it when done
@@ -187,7 +192,9 @@ public final class Warden implements AutoCloseable {
     private Builder() {}
 
     /**
-     * Sets the Redis URI (Lettuce syntax).
+     * Sets the Redis URI (Lettuce syntax): {@code redis://} or {@code rediss://} for one server,
+     * {@code redis-sentinel://h1:p1,h2:p2#name} for a master that Sentinel manages (see {@link
+     * Warden#connect(String)}).
      *
      * @param redisUri the address of Redis
      * @return this builder

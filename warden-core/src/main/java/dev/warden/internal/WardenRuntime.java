@@ -17,6 +17,7 @@ import dev.warden.internal.redis.Calls;
 import dev.warden.internal.redis.ClusterDeployment;
 import dev.warden.internal.redis.Deployment;
 import dev.warden.internal.redis.Scripts;
+import dev.warden.internal.redis.SentinelDeployment;
 import dev.warden.internal.redis.SingleServer;
 import dev.warden.internal.sync.Synchronizers;
 import dev.warden.internal.wait.Subscriptions;
@@ -67,8 +68,11 @@ public final class WardenRuntime {
   public static WardenRuntime start(
       String uri, Duration watchdogTimeout, Duration commandTimeout, Duration recheckInterval) {
     Owners owners = new Owners();
+    String clientName = "warden-" + owners.clientId();
     Deployment deployment =
-        SingleServer.connect(uri, commandTimeout, "warden-" + owners.clientId());
+        SentinelDeployment.isSentinelUri(uri)
+            ? SentinelDeployment.connect(uri, commandTimeout, clientName)
+            : SingleServer.connect(uri, commandTimeout, clientName);
     return new WardenRuntime(
         new Settings(watchdogTimeout, commandTimeout, recheckInterval), owners, deployment);
   }

@@ -1,9 +1,14 @@
 package dev.warden.testkit;
 
+import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
@@ -73,6 +78,8 @@ public final class RedisSentinels implements AutoCloseable {
   private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
   private static final long POLL_MILLIS = 50;
+  private static final Duration LOSS_PAUSE = Duration.ofSeconds(30);
+  private static final String LOSS_MASTERAUTH = "warden-testkit-lost-writes";
 
   private final String masterName;
   private final Path directory;
@@ -80,6 +87,8 @@ public final class RedisSentinels implements AutoCloseable {
   private final List<Sentinel> sentinels = new ArrayList<>();
   private final ClientResources resources;
   private final RedisClient client;
+
+  private final List<RedisServer> pausedReplicas = new ArrayList<>(); // guarded by this
 
   private volatile boolean closed;
 
@@ -196,7 +205,8 @@ public final class RedisSentinels implements AutoCloseable {
   /**
    * Forces a failover with {@code SENTINEL FAILOVER} (no vote needed) and returns the new master
    * once every sentinel names it and it answers {@code ROLE} as master. Retries while a sentinel
-   * answers that a failover is in progress or that no replica is fit yet.
+   * answers that a failover is in progress or that no replica is fit yet. After {@link
+   * #loseNextWrites()}, the promoted replica lacks the writes made since.
    *
    * @return the promoted data node
    * @throws IllegalStateException if the set is closed, or the failover does not complete within 30
@@ -205,11 +215,92 @@ public final class RedisSentinels implements AutoCloseable {
   public synchronized RedisServer failover() {
     requireOpen();
     RedisServer old = master();
+    if (!pausedReplicas.isEmpty()) {
+      return failoverLosingWrites(old);
+    }
     long deadline = System.nanoTime() + FAILOVER_TIMEOUT.toNanos();
+    requestFailover(deadline);
+    return awaitNewMaster(old, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+  }
+
+  /**
+   * Makes the writes the master acknowledges from now until the next {@link #failover()} reach no
+   * replica, so that the failover loses them, deterministically: a lock taken meanwhile is gone on
+   * the new master while the old one still has it. Every replica stops applying the replication
+   * stream ({@code CLIENT PAUSE 30000 WRITE}); {@link #failover()} then cuts each replica's link (a
+   * wrong {@code masterauth}, then {@code CLIENT KILL TYPE master}, which discards the stream not
+   * yet applied), ends the pause and forces the failover with {@code SENTINEL FAILOVER}, which
+   * needs no vote; once a replica is promoted, the replicas get their {@code masterauth} back. The
+   * old master stays a writable master, with the lost writes, until a sentinel converts it (about
+   * 10 s). Call {@link #failover()} within 30 s, before the pause ends by itself.
+   *
+   * @throws IllegalStateException if the set is closed, or writes are being lost already
+   */
+  public synchronized void loseNextWrites() {
+    requireOpen();
+    if (!pausedReplicas.isEmpty()) {
+      throw new IllegalStateException("loseNextWrites() was called already; failover() first");
+    }
+    for (RedisServer replica : replicas()) {
+      List<Object> role = replica.redis().role();
+      if (!role.isEmpty() && "slave".equals(String.valueOf(role.get(0)))) {
+        client(replica, "PAUSE", Long.toString(LOSS_PAUSE.toMillis()), "WRITE");
+        pausedReplicas.add(replica);
+      }
+    }
+    if (pausedReplicas.isEmpty()) {
+      throw new IllegalStateException("no replica of " + this + " is linked to the master");
+    }
+  }
+
+  private RedisServer failoverLosingWrites(RedisServer old) {
+    List<RedisServer> paused = List.copyOf(pausedReplicas);
+    pausedReplicas.clear();
+    try {
+      for (RedisServer replica : paused) {
+        replica.redis().configSet("masterauth", LOSS_MASTERAUTH);
+        replica.redis().clientKill(KillArgs.Builder.typeMaster());
+        client(replica, "UNPAUSE");
+      }
+      long deadline = System.nanoTime() + FAILOVER_TIMEOUT.toNanos();
+      requestFailover(deadline);
+      // The master has no password, so no replica can link to it again: the writes stay lost.
+      await(
+          FAILOVER_TIMEOUT,
+          () -> {
+            for (RedisServer replica : paused) {
+              List<Object> role = replica.redis().role();
+              if (!role.isEmpty() && "master".equals(String.valueOf(role.get(0)))) {
+                return replica;
+              }
+            }
+            return null;
+          },
+          () -> "a replica to be promoted");
+      // The other replica may link again (to the new master, once the sentinels say so).
+      restore(paused);
+      return awaitNewMaster(old, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+    } finally {
+      restore(paused);
+    }
+  }
+
+  private static void restore(List<RedisServer> paused) {
+    for (RedisServer replica : paused) {
+      try {
+        replica.redis().configSet("masterauth", "");
+        client(replica, "UNPAUSE");
+      } catch (RedisException e) {
+        // a node that went away: nothing left to restore
+      }
+    }
+  }
+
+  private void requestFailover(long deadline) {
     while (true) {
       try {
         sentinels.get(0).commands().failover(masterName);
-        break;
+        return;
       } catch (RedisCommandExecutionException e) {
         String message = String.valueOf(e.getMessage());
         boolean retry = message.startsWith("INPROG") || message.startsWith("NOGOODSLAVE");
@@ -219,7 +310,14 @@ public final class RedisSentinels implements AutoCloseable {
         pollPause();
       }
     }
-    return awaitNewMaster(old, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+  }
+
+  private static void client(RedisServer server, String... args) {
+    CommandArgs<String, String> command = new CommandArgs<>(StringCodec.UTF8);
+    for (String arg : args) {
+      command.add(arg);
+    }
+    server.redis().dispatch(CommandType.CLIENT, new StatusOutput<>(StringCodec.UTF8), command);
   }
 
   /**

@@ -39,6 +39,23 @@ public final class Settings {
   public static final long RECONNECT_DELAY_MAX_MILLIS = 1_000;
 
   /**
+   * How often a Sentinel deployment asks the sentinels where the master is, besides hearing their
+   * {@code +switch-master} announcements: covers a lost announcement, a sentinel that was down and
+   * a failover that needed several votes.
+   */
+  public static final long SENTINEL_POLL_MILLIS = 1_000;
+
+  /**
+   * How long a Sentinel deployment that moved to the replica a failover leader selected waits for
+   * it to become master (the leader promotes it within about 100 ms) before asking the sentinels
+   * again, and how often it asks the replica its role meanwhile.
+   */
+  public static final long SENTINEL_PROMOTION_WAIT_MILLIS = 2_000;
+
+  /** See {@link #SENTINEL_PROMOTION_WAIT_MILLIS}. */
+  public static final long SENTINEL_PROMOTION_POLL_MILLIS = 10;
+
+  /**
    * The first and the longest pause before a blocking call (a release, a count-down) is sent again
    * after a transient failure, doubling in between, within the command timeout.
    */

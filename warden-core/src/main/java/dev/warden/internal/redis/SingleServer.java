@@ -41,17 +41,7 @@ public final class SingleServer implements Deployment {
 
   private SingleServer(RedisURI uri, Duration commandTimeout, String clientName) {
     this.address = uri.toString();
-    // Reconnect back-off capped (Lettuce's default grows to 30 s): see Settings.
-    this.resources =
-        DefaultClientResources.builder()
-            .reconnectDelay(
-                () ->
-                    Delay.exponential(
-                        Duration.ofMillis(Settings.RECONNECT_DELAY_FIRST_MILLIS),
-                        Duration.ofMillis(Settings.RECONNECT_DELAY_MAX_MILLIS),
-                        2,
-                        TimeUnit.MILLISECONDS))
-            .build();
+    this.resources = clientResources();
     this.client = RedisClient.create(resources, uri);
     client.setOptions(
         ClientOptions.builder()
@@ -94,6 +84,22 @@ public final class SingleServer implements Deployment {
     }
     redisUri.setTimeout(commandTimeout);
     return new SingleServer(redisUri, commandTimeout, clientName);
+  }
+
+  /**
+   * New client resources (threads) for one deployment, with the reconnect back-off capped
+   * (Lettuce's default grows to 30 s): see {@link Settings#RECONNECT_DELAY_MAX_MILLIS}.
+   */
+  static ClientResources clientResources() {
+    return DefaultClientResources.builder()
+        .reconnectDelay(
+            () ->
+                Delay.exponential(
+                    Duration.ofMillis(Settings.RECONNECT_DELAY_FIRST_MILLIS),
+                    Duration.ofMillis(Settings.RECONNECT_DELAY_MAX_MILLIS),
+                    2,
+                    TimeUnit.MILLISECONDS))
+        .build();
   }
 
   @Override
