@@ -141,10 +141,17 @@ final class Demo {
     } catch (RuntimeException e) {
       return fail("cannot start the throwaway Redis: " + e.getMessage());
     }
-    try (DemoKeys keys = DemoKeys.connect(target)) {
+    Target store = throwaway == null ? target : throwaway.store();
+    if (!store.equals(target)) {
+      out.println(
+          "Resource: the counter and tokens on a separate redis-server, "
+              + store.describe()
+              + ", as a database would be");
+    }
+    try (DemoKeys keys = DemoKeys.connect(store)) {
       keys.reset();
       out.printf("Cleared %s and %s%n", DemoKeys.COUNTER, DemoKeys.TOKENS);
-      Optional<String> notStarted = startWorkers(target);
+      Optional<String> notStarted = startWorkers(target, store);
       if (notStarted.isPresent()) {
         return fail(notStarted.get());
       }
@@ -205,10 +212,11 @@ final class Demo {
   }
 
   /** Starts every worker and waits until all are ready; returns why not, if they are not. */
-  private Optional<String> startWorkers(Target target) throws IOException, InterruptedException {
+  private Optional<String> startWorkers(Target target, Target store)
+      throws IOException, InterruptedException {
     long begin = System.nanoTime();
     for (int number = 1; number <= settings.workers(); number++) {
-      workers.add(WorkerProcess.start(number, workerCommand(target), err));
+      workers.add(WorkerProcess.start(number, workerCommand(target, store), err));
     }
     long deadline = begin + READY_LIMIT.toNanos();
     for (WorkerProcess worker : workers) {
@@ -229,7 +237,7 @@ final class Demo {
     return Optional.empty();
   }
 
-  private List<String> workerCommand(Target target) {
+  private List<String> workerCommand(Target target, Target store) {
     String java =
         ProcessHandle.current()
             .info()
@@ -246,6 +254,9 @@ final class Demo {
             Main.class.getName(),
             "worker"));
     command.addAll(target.arguments());
+    if (!store.equals(target)) {
+      command.addAll(List.of("--store", store.uri()));
+    }
     command.addAll(
         List.of(
             "--threads",

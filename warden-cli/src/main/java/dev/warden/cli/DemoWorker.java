@@ -58,17 +58,18 @@ final class DemoWorker {
         Options.parse(
             "worker",
             args,
-            Set.of("--uri", "--threads", "--seconds", "--lock"),
+            Set.of("--uri", "--store", "--threads", "--seconds", "--lock"),
             Set.of("--cluster"));
     options.requireNoPositionals();
     Target target = new Target(options.required("--uri"), options.flag("--cluster"));
+    Target store = options.optional("--store").map(uri -> new Target(uri, false)).orElse(target);
     int threads = options.intInRange("--threads", 4, 1, Demo.MAX_THREADS);
     int seconds = options.intInRange("--seconds", 10, 1, Demo.MAX_SECONDS);
     String lockName = options.string("--lock", Demo.DEFAULT_LOCK);
 
     BufferedReader demo = new BufferedReader(new InputStreamReader(stdin, UTF_8));
     try (Warden warden = target.connect();
-        DemoKeys keys = DemoKeys.connect(target)) {
+        DemoKeys keys = DemoKeys.connect(store)) {
       DemoWorker worker = new DemoWorker(warden.lock(lockName), keys);
       out.println("READY");
       out.flush();

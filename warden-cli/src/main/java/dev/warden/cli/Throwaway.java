@@ -26,6 +26,14 @@ abstract class Throwaway implements AutoCloseable {
   /** Where the demo's clients connect. */
   abstract Target target();
 
+  /**
+   * Where the protected resource (the counter and the token list) lives: the same server, or for a
+   * deployment that fails over, a separate redis-server, as a database would be: a failover of the
+   * lock's Redis loses acknowledged writes of that Redis, and the demo judges the lock, not the
+   * durability of its own counter.
+   */
+  abstract Target store();
+
   /** Describes it, e.g. {@code throwaway 3+3 Redis Cluster}. */
   abstract String describe();
 
@@ -39,6 +47,16 @@ abstract class Throwaway implements AutoCloseable {
   @Override
   public abstract void close();
 
+  /** Starts the separate store; if it cannot start, stops the deployment started before it. */
+  private static RedisServer startStore(Runnable stopDeployment) {
+    try {
+      return RedisServer.start();
+    } catch (RuntimeException e) {
+      stopDeployment.run();
+      throw e;
+    }
+  }
+
   private static final class Single extends Throwaway {
     private final RedisServer server;
 
@@ -49,6 +67,11 @@ abstract class Throwaway implements AutoCloseable {
     @Override
     Target target() {
       return new Target(server.uri(), false);
+    }
+
+    @Override
+    Target store() {
+      return target();
     }
 
     @Override
@@ -69,9 +92,16 @@ abstract class Throwaway implements AutoCloseable {
 
   private static final class Cluster extends Throwaway {
     private final RedisCluster cluster;
+    private final RedisServer store;
 
     Cluster(RedisCluster cluster) {
       this.cluster = cluster;
+      this.store = startStore(cluster::close);
+    }
+
+    @Override
+    Target store() {
+      return new Target(store.uri(), false);
     }
 
     @Override
@@ -102,15 +132,23 @@ abstract class Throwaway implements AutoCloseable {
 
     @Override
     public void close() {
+      store.close();
       cluster.close();
     }
   }
 
   private static final class Sentinels extends Throwaway {
     private final RedisSentinels sentinels;
+    private final RedisServer store;
 
     Sentinels(RedisSentinels sentinels) {
       this.sentinels = sentinels;
+      this.store = startStore(sentinels::close);
+    }
+
+    @Override
+    Target store() {
+      return new Target(store.uri(), false);
     }
 
     @Override
@@ -138,6 +176,7 @@ abstract class Throwaway implements AutoCloseable {
 
     @Override
     public void close() {
+      store.close();
       sentinels.close();
     }
   }
