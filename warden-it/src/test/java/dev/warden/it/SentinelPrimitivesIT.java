@@ -1,0 +1,152 @@
+package dev.warden.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.warden.DistributedLock;
+import dev.warden.DistributedReadWriteLock;
+import dev.warden.LeasedSemaphore;
+import dev.warden.Warden;
+import dev.warden.testkit.CriticalSection;
+import dev.warden.testkit.StartGate;
+import dev.warden.testkit.WardenDeployment;
+import dev.warden.testkit.WardenExtension;
+import dev.warden.testkit.WardenFactory;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The primitives the lock contract suites do not cover, through Sentinel: two Warden instances
+ * contending on the master the sentinels name (semaphore and latch: {@code SentinelIT}).
+ */
+@ExtendWith(WardenExtension.class)
+@WardenDeployment(WardenDeployment.Kind.SENTINEL)
+class SentinelPrimitivesIT {
+  private static final int ROUNDS = 25;
+
+  @Test
+  void readersShareAndNeverMeetAWriter(WardenFactory wardens) throws Exception {
+    List<Warden> clients = List.of(wardens.create(), wardens.create());
+    CriticalSection writers = new CriticalSection();
+    AtomicInteger reads = new AtomicInteger();
+    StartGate.run(
+        8,
+        ROUNDS,
+        contender -> {
+          DistributedReadWriteLock rw = clients.get(contender % 2).readWriteLock("rw");
+          if (contender % 4 < 2) {
+            rw.writeLock().lock();
+            try {
+              writers.enter();
+            } finally {
+              rw.writeLock().unlock();
+            }
+          } else {
+            rw.readLock().lock();
+            try {
+              assertThat(writers.inside()).as("writers inside").isZero();
+              reads.incrementAndGet();
+            } finally {
+              rw.readLock().unlock();
+            }
+          }
+        });
+    writers.assertMutualExclusion(4 * ROUNDS);
+    assertThat(reads.get()).isEqualTo(4 * ROUNDS);
+  }
+
+  @Test
+  void aMultiLockExcludesAndHoldsEveryPart(WardenFactory wardens) throws Exception {
+    List<Warden> clients = List.of(wardens.create(), wardens.create());
+    List<String> names = List.of("multi-a", "multi-b", "multi-c");
+    CriticalSection section = new CriticalSection();
+    StartGate.run(
+        6,
+        ROUNDS,
+        contender -> {
+          Warden warden = clients.get(contender % 2);
+          DistributedLock[] parts =
+              names.stream().map(warden::lock).toArray(DistributedLock[]::new);
+          DistributedLock all = warden.multiLock(parts);
+          all.lock();
+          try {
+            for (DistributedLock part : parts) {
+              assertThat(part.isHeldByCurrentThread()).as(part.getName()).isTrue();
+            }
+            section.enter();
+          } finally {
+            all.unlock();
+          }
+        });
+    section.assertMutualExclusion(6 * ROUNDS);
+    for (String name : names) {
+      assertThat(clients.get(0).lock(name).isLocked()).as(name).isFalse();
+    }
+  }
+
+  @Test
+  void aLeasedSemaphoreNeverGivesMoreThanItsPermits(WardenFactory wardens) throws Exception {
+    List<Warden> clients = List.of(wardens.create(), wardens.create());
+    assertThat(clients.get(0).leasedSemaphore("leased").trySetPermits(2)).isTrue();
+    CriticalSection section = new CriticalSection();
+    AtomicInteger entries = new AtomicInteger();
+    StartGate.run(
+        6,
+        ROUNDS,
+        contender -> {
+          LeasedSemaphore semaphore = clients.get(contender % 2).leasedSemaphore("leased");
+          String permit = semaphore.acquire(30, TimeUnit.SECONDS);
+          try {
+            section.enter();
+            entries.incrementAndGet();
+          } finally {
+            semaphore.release(permit);
+          }
+        });
+    assertThat(entries.get()).isEqualTo(6 * ROUNDS);
+    section.assertNeverAbove(2);
+    assertThat(clients.get(0).leasedSemaphore("leased").availablePermits()).isEqualTo(2);
+  }
+
+  @Test
+  // WaitNotInLoop: the test checks what one await call returns
+  @SuppressWarnings("WaitNotInLoop")
+  void aConditionIsSignalledAcrossClients(WardenFactory wardens) throws Exception {
+    DistributedLock waiting = wardens.create().lock("condition");
+    DistributedLock signalling = wardens.create().lock("condition");
+    CompletableFuture<Boolean> signalled =
+        CompletableFuture.supplyAsync(
+            () -> {
+              waiting.lock();
+              try {
+                return waiting.newCondition("ready").await(30, TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+              } finally {
+                waiting.unlock();
+              }
+            });
+    // signal until the waiter is waiting (it released the lock to await) and has woken
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              signalling.lock();
+              try {
+                Condition ready = signalling.newCondition("ready");
+                ready.signal();
+              } finally {
+                signalling.unlock();
+              }
+              return signalled.isDone();
+            });
+    assertThat(signalled.get(10, TimeUnit.SECONDS)).isTrue();
+  }
+}
