@@ -208,6 +208,38 @@ class PartitionIT {
     }
   }
 
+  @Test
+  @WardenOptions(watchdogTimeoutMillis = 3_000, commandTimeoutMillis = 500)
+  void anUnlockThatFailedInThePartitionRanAtTheHealAndIsNotReportedAsALostLease(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    try (FaultProxy proxy = FaultProxy.start(redis)) {
+      Warden warden = wardens.create(builder -> builder.uri(uriThrough(redis, proxy)));
+      DistributedLock byThread = warden.lock("doubt-thread");
+      byThread.lock(); // loads the scripts: one still to load would never run from the partition
+      byThread.unlock();
+      LockHandle handle = warden.lock("doubt-handle").acquire(Duration.ZERO);
+      byThread.lock();
+
+      proxy.blackhole();
+      assertThatThrownBy(handle::close).isExactlyInstanceOf(WardenException.class);
+      assertThatThrownBy(byThread::unlock).isExactlyInstanceOf(WardenException.class);
+      proxy.heal(); // both releases reach Redis now, well within the 3 s lease
+      await()
+          .atMost(Duration.ofSeconds(2))
+          .until(
+              () ->
+                  redis.redis().exists("warden:{doubt-handle}:lock", "warden:{doubt-thread}:lock")
+                      == 0);
+      // a renewal round (every second) now finds both holds gone: their owners' own releases
+      await().atMost(Duration.ofSeconds(5)).until(() -> warden.stats().renewedHolds() == 0);
+      assertThat(handle.leaseLost().toCompletableFuture().isDone()).isFalse();
+      handle.close(); // the retry finds the release done
+      byThread.unlock();
+      assertThat(byThread.isHeldByCurrentThread()).isFalse();
+      assertThat(warden.stats().holds()).isZero();
+    }
+  }
+
   // ---- 3. reset connections ----
 
   @Test
