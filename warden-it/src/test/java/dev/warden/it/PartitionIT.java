@@ -155,6 +155,34 @@ class PartitionIT {
     }
   }
 
+  @Test
+  void acquisitionsAbandonedInAPartitionLeaveNothingBehindAfterTheHeal(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    try (FaultProxy proxy = FaultProxy.start(redis)) {
+      Warden warden = wardens.create(builder -> builder.uri(uriThrough(redis, proxy)));
+      Warden other = wardens.create();
+      DistributedLock cancelled = warden.lock("abandon-cancelled");
+      DistributedLock interrupted = warden.lock("abandon-interrupted");
+      assertThat(cancelled.tryLock()).isTrue(); // loads the scripts
+      cancelled.unlock();
+
+      proxy.blackhole();
+      // its first attempt is on its way when the caller gives up
+      CompletableFuture<LockHandle> async = cancelled.acquireAsync(Duration.ofSeconds(30));
+      assertThat(async.cancel(false)).isTrue();
+      // a waiting thread, interrupted while its attempt gets no answer
+      Waiters.interruptOnceWaiting(
+          interrupted::lockInterruptibly, () -> warden.stats().acquisitions() == 1);
+      await().atMost(Duration.ofSeconds(5)).until(() -> warden.stats().acquisitions() == 0);
+
+      proxy.heal();
+      assertThat(cancelled.isLocked()).isFalse(); // behind the held requests on the connection
+      assertThat(interrupted.isLocked()).isFalse();
+      assertThat(other.lock("abandon-cancelled").tryLock()).isTrue();
+      assertThat(other.lock("abandon-interrupted").tryLock()).isTrue();
+    }
+  }
+
   // ---- 2. healing after the lease ended ----
 
   @Test
