@@ -293,16 +293,21 @@ class PartitionIT {
         DistributedLock onKept = waiters.lock("cut-kept");
         otherWaiters.add(Blocking.inThread(() -> Waiters.tokenAfterWaiting(onKept)));
       }
+      assertThat(direct.countDownLatch("cut-latch").trySetCount(1)).isTrue();
+      DistributedCountDownLatch latch = waiters.countDownLatch("cut-latch");
+      CompletableFuture<Boolean> awaiter =
+          Blocking.inThread(() -> latch.await(30, TimeUnit.SECONDS));
       await()
           .atMost(Duration.ofSeconds(10))
-          .until(() -> holder.stats().parkedWaiters() == 2 && waiters.stats().parkedWaiters() == 2);
+          .until(() -> holder.stats().parkedWaiters() == 2 && waiters.stats().parkedWaiters() == 3);
 
       proxy.refuse(); // nobody reconnects until the heal
       proxy.cut();
       assertThat(proxy.connections()).isZero();
-      // while every connection is down: one hold is deleted, one lock is released unseen
+      // while every connection is down: one hold is deleted, a lock and a latch open unseen
       assertThat(redis.redis().del("warden:{cut-deleted}:lock")).isEqualTo(1);
       contended.close();
+      direct.countDownLatch("cut-latch").countDown();
       long keptTtlBefore = redis.redis().pttl("warden:{cut-kept}:lock");
 
       long healed = System.nanoTime();
@@ -312,9 +317,10 @@ class PartitionIT {
       for (CompletableFuture<Long> waiter : holderWaiters) {
         waiter.get(20, TimeUnit.SECONDS);
       }
+      assertThat(awaiter.get(20, TimeUnit.SECONDS)).isTrue();
       long wokenAfter = millisSince(healed);
       System.out.printf(
-          "after the heal: deleted hold reported in %d ms, parked waiters in by %d ms%n",
+          "after the heal: deleted hold reported in %d ms, parked waiters and awaiter in by %d ms%n",
           lostAfter, wokenAfter);
       // the keeper's first tick is 20 s after the first hold: only the reconnect re-checked
       assertThat(millisSince(start)).isLessThan(20_000L);
