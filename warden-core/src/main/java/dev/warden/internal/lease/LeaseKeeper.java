@@ -233,7 +233,14 @@ public final class LeaseKeeper {
       Hold hold = batch.holds[i];
       if (next < notRenewed.size() && notRenewed.get(next).longValue() == i + 1) {
         next++;
-        lose(hold, "the lock expired, was force-unlocked, or was lost with Redis data");
+        if (hold.releaseInDoubt() && hold.count() == 1) {
+          // Its owner's release of the last hold failed in doubt (e.g. timed out in a partition)
+          // and evidently ran since: nothing was lost. Its retry finds the hold gone and counts
+          // it done, as LockCore.release decides; until then the record stays, unrenewed.
+          remove(hold);
+        } else {
+          lose(hold, "the lock expired, was force-unlocked, or was lost with Redis data");
+        }
       } else {
         hold.extendLeaseDeadline(deadlineNanos);
       }

@@ -83,6 +83,17 @@ final class GroupClaim implements Claim<List<Granted>> {
             });
   }
 
+  /** Gives back every part an attempt may have raised, as {@link MutexClaim} does for one. */
+  @Override
+  public CompletableFuture<?> giveBackInDoubt() {
+    List<CompletableFuture<?>> releases = new ArrayList<>();
+    for (int i = 0; i < group.size(); i++) {
+      int heldBefore = before.get(i) == null ? 0 : before.get(i).count();
+      releases.add(group.get(i).giveBackInDoubt(owner, heldBefore + 1));
+    }
+    return CompletableFuture.allOf(releases.toArray(new CompletableFuture<?>[0]));
+  }
+
   @Override
   public CompletableFuture<?> rollback(List<Granted> grants) {
     List<CompletableFuture<?>> releases = new ArrayList<>();

@@ -167,6 +167,15 @@ final class LockCore {
         .thenAccept(released -> wakeLocal(released.wake()));
   }
 
+  /**
+   * Gives back the hold that failed attempts of {@code owner} may have taken, if they took it:
+   * {@code redisCount} is the owner's count had one of them run. The owner's local record (and its
+   * place as the local holder, for a re-entry) stays as it is: this client never learnt of it.
+   */
+  CompletableFuture<?> giveBackInDoubt(String owner, int redisCount) {
+    return driver.release(owner, redisCount).thenAccept(released -> wakeLocal(released.wake()));
+  }
+
   // ---- release ----
 
   /**

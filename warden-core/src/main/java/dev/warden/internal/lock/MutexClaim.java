@@ -65,6 +65,15 @@ final class MutexClaim implements Claim<Granted> {
     return core.giveBack(owner, granted);
   }
 
+  /**
+   * Gives back the hold an attempt may have raised: the owner's count as it would be after this
+   * acquisition; the release script changes nothing when Redis has less (no attempt ran).
+   */
+  @Override
+  public CompletableFuture<?> giveBackInDoubt() {
+    return core.giveBackInDoubt(owner, heldBefore + 1);
+  }
+
   @Override
   public String waiterId() {
     return driver.waiterId(owner);

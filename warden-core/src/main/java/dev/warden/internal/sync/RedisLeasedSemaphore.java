@@ -113,16 +113,16 @@ final class RedisLeasedSemaphore implements LeasedSemaphore {
 
     @Override
     public CompletableFuture<Outcome<String>> attempt(boolean othersWait) {
-      return noteDoubt(
-              calls.run(
-                  SyncScripts.LEASED_SEMAPHORE_ACQUIRE,
-                  leaseKeys(),
-                  permitId,
-                  Long.toString(leaseMillis),
-                  waits ? "1" : "0",
-                  othersWait ? "1" : "0",
-                  Long.toString(Settings.UNSET_MARK_MILLIS),
-                  keys.channel()))
+      return calls
+          .run(
+              SyncScripts.LEASED_SEMAPHORE_ACQUIRE,
+              leaseKeys(),
+              permitId,
+              Long.toString(leaseMillis),
+              waits ? "1" : "0",
+              othersWait ? "1" : "0",
+              Long.toString(Settings.UNSET_MARK_MILLIS),
+              keys.channel())
           .thenApply(
               reply ->
                   Scripts.number(reply, 0) == 1
@@ -135,11 +135,10 @@ final class RedisLeasedSemaphore implements LeasedSemaphore {
       return giveBack(granted);
     }
 
+    /** Releases the permit an attempt may have leased under this acquisition's id. */
     @Override
-    public void finished(boolean granted) {
-      if (!granted && inDoubt()) {
-        warnIfFails(giveBack(permitId), "if it leased a permit, it returns when its lease ends");
-      }
+    public CompletableFuture<?> giveBackInDoubt() {
+      return giveBack(permitId);
     }
   }
 

@@ -144,7 +144,7 @@ final class RedisSemaphore implements DistributedSemaphore {
     public CompletableFuture<Outcome<Integer>> attempt(boolean othersWait) {
       // othersWait does not matter here: a waiting attempt that fails queues itself, and a
       // release publishes whenever the queue is not empty
-      return noteDoubt(run(waits ? "wait" : "take", permits, entry, keys.operation(waiterId)))
+      return run(waits ? "wait" : "take", permits, entry, keys.operation(waiterId))
           .thenApply(
               reply ->
                   Scripts.number(reply, 0) == 1
@@ -157,13 +157,16 @@ final class RedisSemaphore implements DistributedSemaphore {
       return leave();
     }
 
+    /** Leaving also gives back what an attempt took under this acquisition's marker. */
+    @Override
+    public CompletableFuture<?> giveBackInDoubt() {
+      return leave();
+    }
+
     @Override
     public void finished(boolean granted) {
-      if (!granted && (waits || inDoubt())) {
-        CompletableFuture<?> left = leave();
-        if (inDoubt()) {
-          warnIfFails(left, "if it took " + permits + " permit(s), they stay taken");
-        }
+      if (!granted && waits) {
+        var unused = leave(); // a queue the waiter joined must not keep it
       }
     }
 

@@ -3,7 +3,6 @@ package dev.warden.internal.sync;
 import dev.warden.internal.base.Ids;
 import dev.warden.internal.base.Interrupts;
 import dev.warden.internal.redis.Calls;
-import dev.warden.internal.redis.Failures;
 import dev.warden.internal.redis.Script;
 import dev.warden.internal.wait.Acquisition;
 import java.util.List;
@@ -11,8 +10,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * What the semaphores and the latch share, composed into each: their calls from a caller thread
@@ -20,8 +17,6 @@ import org.slf4j.LoggerFactory;
  * Acquisition}, and the part of their claims that does not differ.
  */
 final class SyncCalls {
-  private static final Logger log = LoggerFactory.getLogger(SyncCalls.class);
-
   private final SyncContext context;
   private final SyncKeys keys;
 
@@ -101,12 +96,12 @@ final class SyncCalls {
   }
 
   /**
-   * The part of a synchronizer's claim that is the same for all: what it is, where its releases are
-   * published, and whether an attempt failed in a way that leaves its outcome unknown.
+   * The part of a synchronizer's claim that is the same for all: what it is and where its releases
+   * are published. What an attempt whose outcome is unknown may have taken, each claim gives back
+   * in {@link #giveBackInDoubt()}.
    */
   abstract static class Claim<T> implements dev.warden.internal.wait.Claim<T> {
     private final SyncKeys keys;
-    private volatile boolean inDoubt;
 
     Claim(SyncKeys keys) {
       this.keys = keys;
@@ -120,41 +115,6 @@ final class SyncCalls {
     @Override
     public final String channel() {
       return keys.channel();
-    }
-
-    /**
-     * Passes an attempt's reply on, noting a failure that leaves its outcome unknown (a dropped
-     * connection, a timeout): the attempt may have run anyway. An error reply means it did not.
-     */
-    final <R> CompletableFuture<R> noteDoubt(CompletableFuture<R> attempt) {
-      return attempt.whenComplete(
-          (reply, failure) -> {
-            if (failure != null && Failures.isTransient(failure)) {
-              inDoubt = true;
-            }
-          });
-    }
-
-    /** Whether an attempt failed after it may have run, so a grant may exist nobody knows of. */
-    final boolean inDoubt() {
-      return inDoubt;
-    }
-
-    /** Logs it if a give-back sent for an attempt in doubt fails, saying what that means. */
-    // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns
-    // has nothing more to tell
-    @SuppressWarnings("FutureReturnValueIgnored")
-    final void warnIfFails(CompletableFuture<?> giveBack, String consequence) {
-      giveBack.whenComplete(
-          (reply, failure) -> {
-            if (failure != null) {
-              log.warn(
-                  "{}: could not give back what an abandoned acquisition may have taken; {}: {}",
-                  keys.describe(),
-                  consequence,
-                  Failures.unwrap(failure).toString());
-            }
-          });
     }
   }
 }

@@ -8,8 +8,6 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One attempt to take something (a lock, permits, ...), waiting if needed: an asynchronous state
@@ -25,7 +23,10 @@ import org.slf4j.LoggerFactory;
  * not answer at all.
  *
  * <p>It completes with the grant, with {@code null} when the wait ran out, or exceptionally.
- * Whoever cancels it owns nothing; a grant that arrives after cancellation is given back here.
+ * Whoever cancels it owns nothing; a grant that arrives after cancellation is given back here. An
+ * attempt whose outcome is unknown (it failed after it may have run, e.g. timed out in a silent
+ * partition whose held bytes Redis runs later, or it is still on its way when the verdict comes) is
+ * given back by the claim's {@link Claim#giveBackInDoubt()}, sent before the acquisition ends.
  *
  * <p>A parked acquisition whose claim takes hand-offs is also a {@link Successor}: a release of the
  * same client may take it off its topic and complete it directly.
@@ -33,8 +34,6 @@ import org.slf4j.LoggerFactory;
  * @param <T> what the claim grants
  */
 public final class Acquisition<T> implements Waiter, Successor {
-  private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
-
   private final CompletableFuture<T> result = new CompletableFuture<>();
   private final Waiting waiting;
   private final Claim<T> claim;
@@ -45,6 +44,7 @@ public final class Acquisition<T> implements Waiter, Successor {
   private Timer.Scheduled verdict; // guarded by this
   private long failingSince; // guarded by this; valid while failing
   private boolean failing; // guarded by this
+  private final GiveBacks<T> giveBacks;
 
   /**
    * Creates an acquisition; {@link #start()} sends its first attempt.
@@ -54,6 +54,7 @@ public final class Acquisition<T> implements Waiter, Successor {
   public Acquisition(Waiting waiting, Claim<T> claim, long waitNanos) {
     this.waiting = waiting;
     this.claim = claim;
+    this.giveBacks = new GiveBacks<>(claim, result);
     this.timed = waitNanos >= 0;
     this.deadline =
         waiting.clock().nanoTime() + (timed ? Math.min(waitNanos, Long.MAX_VALUE / 4) : 0);
@@ -103,6 +104,7 @@ public final class Acquisition<T> implements Waiter, Successor {
    * whether it was abandoned.
    */
   public boolean cancel() {
+    giveBacks.beginEnding();
     return result.cancel(false);
   }
 
@@ -111,12 +113,13 @@ public final class Acquisition<T> implements Waiter, Successor {
    * grant that had already been made is given back.
    */
   void abandonAndGiveBack() {
+    giveBacks.beginEnding();
     if (result.cancel(false) || result.isCompletedExceptionally()) {
       return; // a grant arriving later is given back by granted()
     }
     T granted = result.getNow(null);
     if (granted != null) {
-      giveBack(granted);
+      giveBacks.unused(granted);
     }
   }
 
@@ -147,7 +150,7 @@ public final class Acquisition<T> implements Waiter, Successor {
 
   @Override
   public void grant(long token, long sentAtNanos) {
-    granted(claim.handedOver(token, sentAtNanos));
+    granted(claim.handedOver(token, sentAtNanos), GiveBacks.HANDED_OVER);
   }
 
   @Override
@@ -220,12 +223,14 @@ public final class Acquisition<T> implements Waiter, Successor {
       result.completeExceptionally(e);
       return;
     }
+    long number = giveBacks.sent();
     reply.whenComplete(
         (outcome, failure) -> {
+          giveBacks.answered(number, failure);
           if (failure != null) {
             retryOrFail(failure, sentAt);
           } else if (outcome.granted() != null) {
-            granted(outcome.granted());
+            granted(outcome.granted(), number);
           } else {
             heldByAnother(
                 outcome.retryAfterMillis(),
@@ -236,28 +241,15 @@ public final class Acquisition<T> implements Waiter, Successor {
         });
   }
 
-  private void granted(T granted) {
-    if (!result.complete(granted)) {
-      giveBack(granted); // cancelled or failed meanwhile: nobody will use this grant
+  /** Hands the grant of attempt {@code number}, or of a hand-off, to the caller if it still may. */
+  private void granted(T granted, long number) {
+    GiveBacks.Grant fate = giveBacks.granted(number);
+    if (fate == GiveBacks.Grant.COVERED) {
+      return;
     }
-  }
-
-  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns
-  // has nothing more to tell
-  @SuppressWarnings("FutureReturnValueIgnored")
-  private void giveBack(T granted) {
-    claim
-        .rollback(granted)
-        .whenComplete(
-            (released, failure) -> {
-              if (failure != null) {
-                log.warn(
-                    "{}: could not give back an abandoned acquisition; it expires with its lease:"
-                        + " {}",
-                    claim.describe(),
-                    Failures.unwrap(failure).toString());
-              }
-            });
+    if (fate == GiveBacks.Grant.GIVE_BACK || !result.complete(granted)) {
+      giveBacks.unused(granted); // cancelled or failed meanwhile: nobody will use it
+    }
   }
 
   // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns
@@ -275,7 +267,9 @@ public final class Acquisition<T> implements Waiter, Successor {
       failing = false;
       long remaining = deadline - waiting.clock().nanoTime();
       if (timed && remaining <= 0) {
-        result.complete(null);
+        if (giveBacks.beginEnding()) {
+          result.complete(null);
+        }
         return;
       }
       if (topic != null && !topic.channel().equals(channel)) {
@@ -332,7 +326,9 @@ public final class Acquisition<T> implements Waiter, Successor {
       return;
     }
     if (!Failures.isTransient(failure)) {
-      result.completeExceptionally(Failures.forCaller(claim.describe(), claim.verb(), failure));
+      if (giveBacks.beginEnding()) {
+        result.completeExceptionally(Failures.forCaller(claim.describe(), claim.verb(), failure));
+      }
       return;
     }
     long now = waiting.clock().nanoTime();
@@ -343,6 +339,9 @@ public final class Acquisition<T> implements Waiter, Successor {
       }
       if (now - failingSince >= waiting.settings().commandTimeoutNanos()
           || (timed && now - deadline >= 0)) {
+        if (!giveBacks.beginEnding()) {
+          return;
+        }
         result.completeExceptionally(
             new WardenException(
                 claim.describe()
@@ -359,6 +358,9 @@ public final class Acquisition<T> implements Waiter, Successor {
   }
 
   private void verdictOverdue() {
+    if (!giveBacks.beginEnding()) {
+      return;
+    }
     result.completeExceptionally(
         new WardenException(
             claim.describe()

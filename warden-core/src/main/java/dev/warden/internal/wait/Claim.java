@@ -29,6 +29,19 @@ public interface Claim<T> {
   /** Gives back a grant that arrived after the acquisition was abandoned. */
   CompletableFuture<?> rollback(T granted);
 
+  /**
+   * Gives back whatever this claim's attempts may have taken without anybody knowing, or returns
+   * null if the claim has no such give-back (the default; it may clean up in {@link #finished}).
+   * Sent, at most once per attempt, when an acquisition ends without a grant after an attempt
+   * failed in a way that leaves open whether it ran (a timeout, a dropped connection), or while one
+   * is still on its way. It goes out on the connection behind those attempts, so Redis runs it
+   * after any of them that reached it: it must undo what one of them did, and change nothing if
+   * none ran.
+   */
+  default CompletableFuture<?> giveBackInDoubt() {
+    return null;
+  }
+
   /** Called once the acquisition is over, however it ended (e.g. to leave a queue). */
   default void finished(boolean granted) {}
 

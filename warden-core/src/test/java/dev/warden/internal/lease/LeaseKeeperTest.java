@@ -241,6 +241,27 @@ class LeaseKeeperTest {
   }
 
   @Test
+  void aHoldWhoseLastReleaseIsInDoubtIsNotReportedLostWhenARenewalFindsItGone() {
+    Hold released = hold();
+    keeper.add(released);
+    released.releaseInDoubt(true); // its owner's unlock timed out; it ran at Redis after all
+    time.advance(Duration.ofNanos(PERIOD));
+    redis.calls.get(0).notRenewed(1);
+
+    assertThat(released.lost()).isNotDone();
+    assertThat(released.state()).isEqualTo(Hold.State.HELD); // for the owner's retry to end it
+    assertThat(keeper.size()).isZero();
+
+    Hold reentered = hold();
+    reentered.count(2); // a release in doubt of one of two holds cannot have deleted the lock
+    reentered.releaseInDoubt(true);
+    keeper.add(reentered);
+    time.advance(Duration.ofNanos(PERIOD));
+    redis.calls.get(1).notRenewed(1);
+    assertThat(reentered.lost()).isDone();
+  }
+
+  @Test
   void aTickThatFindsNoHoldStopsTheTickerAndALaterAddStartsItAgain() {
     Hold hold = hold();
     keeper.add(hold);

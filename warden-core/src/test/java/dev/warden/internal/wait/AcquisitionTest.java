@@ -8,6 +8,8 @@ import dev.warden.internal.base.VirtualTime;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import org.junit.jupiter.api.Test;
 
@@ -227,6 +229,68 @@ class AcquisitionTest {
     claim.grant("token-3");
     assertThat(claim.rollbacks).containsExactly("token-3");
     assertThat(claim.finished).containsExactly(false);
+  }
+
+  @Test
+  void aVerdictWithAnAttemptOnItsWayGivesBackBehindItBeforeTheCallerHears() {
+    claim.givesBackInDoubt = true;
+    Result result = new Result(start(claim, Duration.ofSeconds(2)));
+    time.advance(Duration.ofSeconds(2).plusNanos(settings.verdictMarginNanos()));
+    assertThat(result.failure).isInstanceOf(WardenException.class);
+    assertThat(claim.giveBacksInDoubt).as("sent behind the one attempt").containsExactly(1);
+    assertThat(claim.finished).containsExactly(false);
+
+    claim.grant("late"); // the give-back, behind it on the connection, undoes it in Redis
+    assertThat(claim.rollbacks).isEmpty();
+    assertThat(claim.giveBacksInDoubt).hasSize(1);
+  }
+
+  @Test
+  void anAttemptThatFailedInDoubtIsGivenBackOnceBeforeTheFailureIsReported() {
+    claim.givesBackInDoubt = true;
+    Acquisition<String> acquisition = start(claim, null);
+    List<Integer> sentWhenTheCallerHeard = new ArrayList<>();
+    acquisition.whenComplete(
+        (granted, failure) -> sentWhenTheCallerHeard.add(claim.giveBacksInDoubt.size()));
+    Result result = new Result(acquisition);
+    while (!result.done) {
+      claim.fail(new RedisConnectionException("connection lost"));
+      time.advance(Duration.ofNanos(settings.retryBackoffNanos()));
+    }
+    assertThat(result.failure).hasMessageContaining("Redis did not answer");
+    assertThat(sentWhenTheCallerHeard).as("sent before the caller hears").containsExactly(1);
+    assertThat(claim.giveBacksInDoubt).containsExactly(claim.attempts.size());
+  }
+
+  @Test
+  void anAcquisitionWhoseAttemptsAllGotAnAnswerGivesNothingBackInDoubt() {
+    claim.givesBackInDoubt = true;
+    Result granted = new Result(start(claim, null));
+    claim.fail(new RedisConnectionException("connection lost"));
+    time.advance(Duration.ofMillis(50));
+    claim.grant("token-2"); // the retry, with the same acquisition, covers the first attempt
+    assertThat(granted.granted).isEqualTo("token-2");
+
+    ScriptedClaim refused = new ScriptedClaim();
+    refused.givesBackInDoubt = true;
+    Result timedOut = new Result(parked(refused, Duration.ofSeconds(1), 0));
+    time.advance(Duration.ofSeconds(1));
+    refused.refuse(0);
+    assertThat(timedOut.done).isTrue();
+    assertThat(timedOut.granted).isNull();
+    assertThat(claim.giveBacksInDoubt).isEmpty();
+    assertThat(refused.giveBacksInDoubt).isEmpty();
+  }
+
+  @Test
+  void aCancelWithAnAttemptOnItsWayGivesBackBehindIt() {
+    claim.givesBackInDoubt = true;
+    Acquisition<String> acquisition = start(claim, null);
+    assertThat(acquisition.cancel()).isTrue();
+    assertThat(claim.giveBacksInDoubt).containsExactly(1);
+    claim.fail(new RedisConnectionException("connection lost"));
+    assertThat(claim.giveBacksInDoubt).as("once for that attempt").hasSize(1);
+    assertThat(claim.rollbacks).isEmpty();
   }
 
   @Test

@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * A claim whose attempts the test answers by hand: each {@link #attempt} returns a future the test
  * completes ({@link #grant}, {@link #refuse}, {@link #fail}); rollbacks and {@code finished} calls
- * are recorded.
+ * are recorded, and so are give-backs in doubt, once {@link #givesBackInDoubt} is set.
  */
 final class ScriptedClaim implements Claim<String> {
   static final String CHANNEL = "warden:{orders}:released";
@@ -16,6 +16,12 @@ final class ScriptedClaim implements Claim<String> {
   final List<Boolean> othersWait = new ArrayList<>();
   final List<String> rollbacks = new ArrayList<>();
   final List<Boolean> finished = new ArrayList<>();
+
+  /** Whether the claim has a give-back in doubt; without one, it returns null as by default. */
+  boolean givesBackInDoubt;
+
+  /** For each give-back in doubt: how many attempts had been sent when it was sent. */
+  final List<Integer> giveBacksInDoubt = new ArrayList<>();
 
   @Override
   public String describe() {
@@ -38,6 +44,15 @@ final class ScriptedClaim implements Claim<String> {
   @Override
   public CompletableFuture<?> rollback(String granted) {
     rollbacks.add(granted);
+    return CompletableFuture.completedFuture(null);
+  }
+
+  @Override
+  public CompletableFuture<?> giveBackInDoubt() {
+    if (!givesBackInDoubt) {
+      return null;
+    }
+    giveBacksInDoubt.add(attempts.size());
     return CompletableFuture.completedFuture(null);
   }
 
