@@ -1,8 +1,10 @@
 package dev.warden.cli;
 
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
@@ -14,6 +16,8 @@ import io.lettuce.core.masterreplica.MasterReplica;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The demo's two plain Redis keys, outside any Warden primitive: a counter that is incremented
@@ -59,19 +63,7 @@ final class DemoKeys implements AutoCloseable {
                       .adaptiveRefreshTriggersTimeout(Duration.ofSeconds(1))
                       .build())
               .build());
-      StatefulRedisClusterConnection<String, String> connection;
-      try {
-        connection = client.connect();
-      } catch (RuntimeException unreachable) {
-        client.shutdown();
-        throw unreachable;
-      }
-      return new DemoKeys(
-          connection.sync(),
-          () -> {
-            connection.close();
-            client.shutdown();
-          });
+      return open(client, client::connect, StatefulRedisClusterConnection::sync);
     }
     RedisURI uri = RedisURI.create(target.uri());
     uri.setTimeout(COMMAND_TIMEOUT);
@@ -80,18 +72,29 @@ final class DemoKeys implements AutoCloseable {
         ClientOptions.builder()
             .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
             .build());
-    StatefulRedisConnection<String, String> connection;
+    return open(
+        client,
+        () ->
+            uri.getSentinels().isEmpty()
+                ? client.connect(uri)
+                : MasterReplica.connect(client, StringCodec.UTF8, uri),
+        StatefulRedisConnection::sync);
+  }
+
+  /** Opens {@code client}'s connection; shuts the client down if it cannot. */
+  private static <C extends StatefulConnection<String, String>> DemoKeys open(
+      AbstractRedisClient client,
+      Supplier<C> connect,
+      Function<C, RedisClusterCommands<String, String>> commands) {
+    C connection;
     try {
-      connection =
-          uri.getSentinels().isEmpty()
-              ? client.connect(uri)
-              : MasterReplica.connect(client, StringCodec.UTF8, uri);
+      connection = connect.get();
     } catch (RuntimeException unreachable) {
       client.shutdown();
       throw unreachable;
     }
     return new DemoKeys(
-        connection.sync(),
+        commands.apply(connection),
         () -> {
           connection.close();
           client.shutdown();

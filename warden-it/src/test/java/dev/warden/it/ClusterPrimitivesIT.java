@@ -22,7 +22,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.Condition;
 import java.util.function.BiFunction;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -319,22 +318,8 @@ class ClusterPrimitivesIT {
               threads));
     }
     for (int i = 0; i < names.size(); i++) {
-      DistributedLock lock = first.lock(names.get(i));
       CompletableFuture<Boolean> done = signalled.get(i);
-      await()
-          .atMost(Duration.ofSeconds(10))
-          .until(
-              () -> {
-                // signal only once the waiter is waiting (it released the lock to await)
-                lock.lock();
-                try {
-                  Condition ready = lock.newCondition("ready");
-                  ready.signal();
-                } finally {
-                  lock.unlock();
-                }
-                return done.isDone();
-              });
+      Waiters.signalUntilWoken(first.lock(names.get(i)), "ready", done);
       assertThat(done.get(10, TimeUnit.SECONDS)).as(names.get(i)).isTrue();
     }
   }

@@ -1,7 +1,6 @@
 package dev.warden.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.warden.DistributedLock;
 import dev.warden.DistributedReadWriteLock;
@@ -12,12 +11,10 @@ import dev.warden.testkit.StartGate;
 import dev.warden.testkit.WardenDeployment;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.Condition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -133,20 +130,7 @@ class SentinelPrimitivesIT {
                 waiting.unlock();
               }
             });
-    // signal until the waiter is waiting (it released the lock to await) and has woken
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(
-            () -> {
-              signalling.lock();
-              try {
-                Condition ready = signalling.newCondition("ready");
-                ready.signal();
-              } finally {
-                signalling.unlock();
-              }
-              return signalled.isDone();
-            });
+    Waiters.signalUntilWoken(signalling, "ready", signalled);
     assertThat(signalled.get(10, TimeUnit.SECONDS)).isTrue();
   }
 }

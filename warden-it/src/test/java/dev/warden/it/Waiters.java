@@ -19,6 +19,26 @@ import java.util.function.LongPredicate;
 final class Waiters {
   private Waiters() {}
 
+  /**
+   * Signals {@code condition} of {@code lock} (taking the lock for each signal) until {@code woken}
+   * completes, for up to 10 s: a signal sent before the waiter awaits (it releases the lock to
+   * await) would find nobody.
+   */
+  static void signalUntilWoken(DistributedLock lock, String condition, CompletableFuture<?> woken) {
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              lock.lock();
+              try {
+                lock.newCondition(condition).signal();
+              } finally {
+                lock.unlock();
+              }
+              return woken.isDone();
+            });
+  }
+
   /** Takes the lock (waiting as long as it takes) and returns the fencing token it got. */
   static long tokenAfterWaiting(DistributedLock lock) {
     lock.lock();

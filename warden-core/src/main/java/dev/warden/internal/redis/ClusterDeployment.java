@@ -25,8 +25,6 @@ import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.ProtocolKeyword;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
-import io.lettuce.core.resource.Delay;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -38,7 +36,6 @@ import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import reactor.core.Disposable;
@@ -76,17 +73,7 @@ public final class ClusterDeployment implements Deployment {
 
   private ClusterDeployment(List<RedisURI> uris, Duration commandTimeout, String clientName) {
     this.seeds = uris.stream().map(RedisURI::toString).collect(Collectors.joining(", "));
-    // Reconnect back-off capped (Lettuce's default grows to 30 s): see Settings.
-    this.resources =
-        DefaultClientResources.builder()
-            .reconnectDelay(
-                () ->
-                    Delay.exponential(
-                        Duration.ofMillis(Settings.RECONNECT_DELAY_FIRST_MILLIS),
-                        Duration.ofMillis(Settings.RECONNECT_DELAY_MAX_MILLIS),
-                        2,
-                        TimeUnit.MILLISECONDS))
-            .build();
+    this.resources = ClientThreads.create();
     this.client = RedisClusterClient.create(resources, uris);
     Duration refresh = Duration.ofMillis(Settings.CLUSTER_TOPOLOGY_REFRESH_MILLIS);
     ClusterClientOptions.Builder options =
@@ -268,11 +255,8 @@ public final class ClusterDeployment implements Deployment {
     return owners;
   }
 
-  // FutureReturnValueIgnored: resources.shutdown: close does not wait for Netty's threads to end
-  @SuppressWarnings("FutureReturnValueIgnored")
   private void shutdown() {
-    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    resources.shutdown(0, 2, TimeUnit.SECONDS);
+    ClientThreads.shutdown(resources, client);
   }
 
   /**

@@ -86,7 +86,7 @@ public final class SentinelDeployment implements Deployment {
     this.clientName = clientName;
     this.template = uri;
     this.commandTimeout = commandTimeout;
-    this.resources = SingleServer.clientResources();
+    this.resources = ClientThreads.create();
     this.masterClient = RedisClient.create(resources);
     masterClient.setOptions(
         ClientOptions.builder()
@@ -303,11 +303,7 @@ public final class SentinelDeployment implements Deployment {
     }
   }
 
-  // FutureReturnValueIgnored: resources.shutdown: close does not wait for Netty's threads to end
-  @SuppressWarnings("FutureReturnValueIgnored")
   private void shutdown() {
-    masterClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    sentinelClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    resources.shutdown(0, 2, TimeUnit.SECONDS);
+    ClientThreads.shutdown(resources, masterClient, sentinelClient);
   }
 }

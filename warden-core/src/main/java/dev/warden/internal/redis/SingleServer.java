@@ -1,7 +1,6 @@
 package dev.warden.internal.redis;
 
 import dev.warden.WardenException;
-import dev.warden.internal.base.Settings;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
@@ -19,12 +18,9 @@ import io.lettuce.core.protocol.ProtocolKeyword;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
-import io.lettuce.core.resource.Delay;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -41,7 +37,7 @@ public final class SingleServer implements Deployment {
 
   private SingleServer(RedisURI uri, Duration commandTimeout, String clientName) {
     this.address = uri.toString();
-    this.resources = clientResources();
+    this.resources = ClientThreads.create();
     this.client = RedisClient.create(resources, uri);
     client.setOptions(
         ClientOptions.builder()
@@ -84,22 +80,6 @@ public final class SingleServer implements Deployment {
     }
     redisUri.setTimeout(commandTimeout);
     return new SingleServer(redisUri, commandTimeout, clientName);
-  }
-
-  /**
-   * New client resources (threads) for one deployment, with the reconnect back-off capped
-   * (Lettuce's default grows to 30 s): see {@link Settings#RECONNECT_DELAY_MAX_MILLIS}.
-   */
-  static ClientResources clientResources() {
-    return DefaultClientResources.builder()
-        .reconnectDelay(
-            () ->
-                Delay.exponential(
-                    Duration.ofMillis(Settings.RECONNECT_DELAY_FIRST_MILLIS),
-                    Duration.ofMillis(Settings.RECONNECT_DELAY_MAX_MILLIS),
-                    2,
-                    TimeUnit.MILLISECONDS))
-        .build();
   }
 
   @Override
@@ -163,11 +143,8 @@ public final class SingleServer implements Deployment {
     shutdown();
   }
 
-  // FutureReturnValueIgnored: resources.shutdown: close does not wait for Netty's threads to end
-  @SuppressWarnings("FutureReturnValueIgnored")
   private void shutdown() {
-    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    resources.shutdown(0, 2, TimeUnit.SECONDS);
+    ClientThreads.shutdown(resources, client);
   }
 
   /** The server's SUBSCRIBE on one pub/sub connection. */
