@@ -87,6 +87,15 @@ class ArchitectureTest {
     }
   }
 
+  @Test
+  void onlyTheSystemClockReadsTheMonotonicClock() {
+    for (Path file : sources()) {
+      if (!file.endsWith(Path.of("base", "Clock.java"))) {
+        assertThat(read(file)).as(file.toString()).doesNotContain("System.nanoTime()");
+      }
+    }
+  }
+
   private static List<Path> sources() {
     try (Stream<Path> files = Files.walk(SOURCES)) {
       List<Path> java =

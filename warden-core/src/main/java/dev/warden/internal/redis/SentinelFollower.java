@@ -1,5 +1,6 @@
 package dev.warden.internal.redis;
 
+import dev.warden.internal.base.Clock;
 import dev.warden.internal.base.Settings;
 import java.time.Duration;
 import java.util.concurrent.Executors;
@@ -148,7 +149,7 @@ final class SentinelFollower {
       try {
         return deployment.open(host, port, /* requireMaster= */ false);
       } catch (RuntimeException e) {
-        if (System.nanoTime() - deadline > 0) {
+        if (Clock.SYSTEM.nanoTime() - deadline > 0) {
           log.warn("Cannot reach {}:{}, replacing Redis master '{}'", host, port, masterName, e);
           checkOnce();
           return null;
@@ -206,7 +207,8 @@ final class SentinelFollower {
       return; // about a master Warden has left already
     }
     long deadline =
-        System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Settings.SENTINEL_PROMOTION_WAIT_MILLIS);
+        Clock.SYSTEM.nanoTime()
+            + TimeUnit.MILLISECONDS.toNanos(Settings.SENTINEL_PROMOTION_WAIT_MILLIS);
     MasterLink next = openUntil(deadline, host, port);
     if (next == null) {
       return;
@@ -220,7 +222,7 @@ final class SentinelFollower {
     // The promotion's transaction ends with CLIENT KILL TYPE normal and pubsub: both connections
     // of the new link are cut then and reconnect by themselves (the pub/sub connection subscribes
     // again, which wakes the waiters); commands cut off fail as transient and are retried.
-    while (System.nanoTime() - deadline < 0) {
+    while (Clock.SYSTEM.nanoTime() - deadline < 0) {
       try {
         if (next.isMaster()) {
           // the new configuration epoch is at least the next one, and at least any announced

@@ -1,5 +1,6 @@
 package dev.warden.internal.redis;
 
+import dev.warden.internal.base.Clock;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
@@ -147,13 +148,13 @@ final class SentinelWatcher {
     for (Sentinel sentinel : sentinels) {
       replies.add(sentinel.askMaster(masterName));
     }
-    long deadline = System.nanoTime() + timeout.toNanos();
+    long deadline = Clock.SYSTEM.nanoTime() + timeout.toNanos();
     Answer best = null;
     Throwable last = null;
     for (CompletableFuture<Map<String, String>> reply : replies) {
       try {
         Map<String, String> state =
-            reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            reply.get(Math.max(0, deadline - Clock.SYSTEM.nanoTime()), TimeUnit.NANOSECONDS);
         if (String.valueOf(state.get("flags")).contains("failover_in_progress")) {
           continue; // the address may be the one being demoted: wait for the switch
         }
