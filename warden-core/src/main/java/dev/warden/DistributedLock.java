@@ -160,6 +160,33 @@ public interface DistributedLock extends Lock {
   Optional<LockHandle> tryAcquire(Duration waitTime) throws InterruptedException;
 
   /**
+   * Acquires a hold owned by the returned handle with a fixed lease, or returns empty after {@code
+   * waitTime}. The lease keeper never renews the hold: it ends after {@code leaseTime} unless the
+   * handle {@linkplain LockHandle#extend(Duration) extends} it or is closed before. Suits work with
+   * a known upper bound, such as a scheduled job that must never hold the lock past it.
+   *
+   * <pre>{@code
+   * Optional<LockHandle> hold = lock.tryAcquire(Duration.ZERO, Duration.ofMinutes(5));
+   * if (hold.isPresent()) {
+   *   try (LockHandle h = hold.get()) {
+   *     runJob();
+   *   }
+   * }
+   * }</pre>
+   *
+   * @param waitTime how long to wait for the lock at most; zero tries once
+   * @param leaseTime how long the hold lasts unless extended or released; positive, in whole
+   *     milliseconds (rounded up)
+   * @return the handle that owns the hold, or empty if the wait ran out
+   * @throws IllegalArgumentException if {@code waitTime} is negative or {@code leaseTime} is not
+   *     positive
+   * @throws InterruptedException if interrupted while waiting; the lock is not taken then
+   * @since 0.2
+   */
+  Optional<LockHandle> tryAcquire(Duration waitTime, Duration leaseTime)
+      throws InterruptedException;
+
+  /**
    * Starts acquiring a hold owned by the handle the future completes with. The future completes
    * exceptionally with {@link LockTimeoutException} when {@code waitTime} passes first. Cancelling
    * it abandons the attempt and releases the lock if it was taken meanwhile. Dependent stages run

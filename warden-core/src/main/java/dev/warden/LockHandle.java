@@ -1,5 +1,6 @@
 package dev.warden;
 
+import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -42,6 +43,47 @@ public interface LockHandle extends AutoCloseable {
    * @return a stage completed when the hold is lost
    */
   CompletionStage<Void> leaseLost();
+
+  /**
+   * Sets this hold's lease to {@code leaseTime} from now, if Redis still has the hold as this
+   * handle's; returns false, changing nothing in Redis, when the hold expired, was force-unlocked
+   * or was lost (another owner's hold is never touched), or this handle was closed. From then on
+   * the lease keeper no longer renews the hold: it ends after {@code leaseTime} unless extended
+   * again or closed. It may be shortened this way too, except on a read lock, whose lease only ever
+   * lengthens. One round trip.
+   *
+   * <pre>{@code
+   * if (!hold.extend(Duration.ofMinutes(5))) {
+   *   abortWork(); // the hold is gone: another owner may hold the lock now
+   * }
+   * }</pre>
+   *
+   * @param leaseTime the new lease, counted from now; positive, in whole milliseconds (rounded up)
+   * @return {@code true} if the hold is this handle's and its lease was set
+   * @throws IllegalArgumentException if {@code leaseTime} is null, zero or negative
+   * @throws WardenException if Redis could not be reached; calling again is safe
+   * @since 0.2
+   */
+  boolean extend(Duration leaseTime);
+
+  /**
+   * Ends this hold but keeps the lock for {@code keepFor} more: the hold stays in Redis, unrenewed,
+   * and expires once {@code keepFor} has passed, so that no other owner can take the lock before
+   * then (a job that must not run again too soon). A {@code keepFor} of zero is {@link #close()}.
+   * Owner-checked: a hold that expired or went to another owner is left alone. After this call the
+   * handle is closed ({@link #extend(Duration)} returns false, a second close is a no-op) and
+   * {@link #leaseLost()} never completes. One round trip. No waiter is woken early: the lock is
+   * free when the kept lease runs out. On a read lock the kept time cannot shorten the read lease
+   * already granted; it only ever lengthens it.
+   *
+   * @param keepFor how long the lock stays held from now; zero or positive, in whole milliseconds
+   *     (rounded up)
+   * @throws IllegalArgumentException if {@code keepFor} is null or negative
+   * @throws LeaseExpiredException if the hold had already expired or been force-unlocked
+   * @throws WardenException if Redis could not be reached; calling again is safe
+   * @since 0.2
+   */
+  void closeAfter(Duration keepFor);
 
   /**
    * Releases the hold. A second call is a no-op.

@@ -87,6 +87,37 @@ public final class Args {
     return millis;
   }
 
+  /** Returns a lease in whole milliseconds, rounded up; it must be positive. */
+  public static long leaseMillis(String argument, Duration time) {
+    if (time == null) {
+      throw new IllegalArgumentException(argument + " must not be null");
+    }
+    if (time.isNegative() || time.isZero()) {
+      throw new IllegalArgumentException(argument + " must be positive: " + time);
+    }
+    return roundedUpMillis(time);
+  }
+
+  /** Returns a time in whole milliseconds, rounded up; zero allowed, negative not. */
+  public static long notNegativeMillis(String argument, Duration time) {
+    if (time == null) {
+      throw new IllegalArgumentException(argument + " must not be null");
+    }
+    if (time.isNegative()) {
+      throw new IllegalArgumentException(argument + " must not be negative: " + time);
+    }
+    return roundedUpMillis(time);
+  }
+
+  private static long roundedUpMillis(Duration time) {
+    try {
+      long millis = time.toMillis();
+      return time.minusMillis(millis).isZero() ? millis : millis + 1;
+    } catch (ArithmeticException tooLong) {
+      return Long.MAX_VALUE;
+    }
+  }
+
   private static long saturatedNanos(Duration time) {
     try {
       return time.toNanos();

@@ -119,6 +119,11 @@ public final class Hold {
     }
   }
 
+  /** Sets the local lease deadline, earlier or later, after the lease was set to a new length. */
+  public void resetLeaseDeadline(long deadlineNanos) {
+    leaseDeadlineNanos = deadlineNanos;
+  }
+
   /**
    * Encodes what a renewal sends for this hold; called by the lease keeper as it takes the hold.
    */

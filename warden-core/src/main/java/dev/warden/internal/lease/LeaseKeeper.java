@@ -110,6 +110,12 @@ public final class LeaseKeeper {
     holds.remove(hold);
   }
 
+  /** Stops renewing a hold that stays held: its lease now simply runs out unless set again. */
+  public void stopRenewing(Hold hold) {
+    holds.remove(hold);
+    hold.renewed(false);
+  }
+
   /** Whether the ticker is scheduled: true while holds are renewed, and up to a period after. */
   public synchronized boolean isRunning() {
     return ticker != null;

@@ -56,6 +56,13 @@ final class Holds {
     }
   }
 
+  /** The lease keeper stops renewing a hold that stays held (its lease was set explicitly). */
+  void stopRenewing(Hold hold) {
+    if (hold.renewed()) {
+      keeper.stopRenewing(hold);
+    }
+  }
+
   /** Forgets a hold that ended: its record, its place as the lock's holder, its renewal. */
   void forget(String lock, Hold hold) {
     holds.remove(new Key(lock, hold.owner()), hold);

@@ -3,10 +3,12 @@ package dev.warden.internal.lock;
 import dev.warden.LeaseExpiredException;
 import dev.warden.internal.lease.Hold;
 import dev.warden.internal.lease.Lease;
+import dev.warden.internal.lease.Renewal;
 import dev.warden.internal.lock.driver.LockDriver;
 import dev.warden.internal.redis.Calls;
 import dev.warden.internal.wait.Acquisition;
 import dev.warden.internal.wait.WakeMessage;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -223,6 +225,77 @@ final class LockCore {
     forget(hold);
     hold.endRelease(true);
     wakeLocal(reply.wake());
+  }
+
+  /**
+   * Sets the lease of a hold to {@code leaseMillis} from now, if Redis still has it as this
+   * owner's; the lease keeper stops renewing it first. One script call (the lock type's renewal
+   * script, for this hold alone), retried on transient failures: setting a lease again is harmless.
+   * Returns false, and marks the hold lost, when Redis no longer has it as this owner's.
+   */
+  boolean setLease(Hold hold, long leaseMillis, String operation) {
+    if (hold.state() != Hold.State.HELD) {
+      return false;
+    }
+    context.holds().stopRenewing(hold);
+    long sentAt = now();
+    if (!runLease(hold, leaseMillis, operation)) {
+      if (hold.markLost("the lock expired, was force-unlocked, or was lost", context.callbacks())) {
+        context.holds().lost(hold);
+      }
+      return false;
+    }
+    hold.resetLeaseDeadline(sentAt + TimeUnit.MILLISECONDS.toNanos(leaseMillis));
+    return true;
+  }
+
+  /**
+   * Ends a hold while leaving its lock in Redis for {@code keepMillis} more, unrenewed: this client
+   * forgets it (a normal end: its lease-lost signal never completes), and Redis expires it then.
+   *
+   * @throws LeaseExpiredException if Redis no longer has the hold as this owner's
+   */
+  void releaseAfter(Hold hold, long keepMillis) {
+    if (!hold.beginRelease()) {
+      throw leaseExpired(hold, "unlock");
+    }
+    boolean wasRenewed = hold.renewed();
+    context.holds().stopRenewing(hold);
+    boolean kept;
+    try {
+      kept = runLease(hold, keepMillis, "unlock");
+    } catch (RuntimeException e) {
+      hold.endRelease(false);
+      if (wasRenewed) {
+        context.holds().renew(hold);
+      }
+      throw e;
+    }
+    if (!kept) {
+      hold.lostAtRelease(
+          "the lock expired, was force-unlocked, or was lost with Redis data", context.callbacks());
+      throw leaseExpired(hold, "unlock");
+    }
+    forget(hold);
+    hold.endRelease(true);
+  }
+
+  /** Runs the hold's renewal script for it alone with the given lease; true if it was renewed. */
+  private boolean runLease(Hold hold, long leaseMillis, String operation) {
+    Renewal renewal = hold.renewal();
+    String[] keys = renewal.keys().toArray(String[]::new);
+    List<Object> notRenewed =
+        context
+            .calls()
+            .awaitRetrying(
+                driver.describe(),
+                operation,
+                () ->
+                    context
+                        .scripts()
+                        .run(renewal.script(), keys, Long.toString(leaseMillis), hold.owner()),
+                () -> {});
+    return notRenewed.isEmpty();
   }
 
   /** Wakes this client's waiters at once after its own release, without waiting for the message. */

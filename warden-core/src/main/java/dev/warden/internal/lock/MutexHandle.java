@@ -2,9 +2,11 @@ package dev.warden.internal.lock;
 
 import dev.warden.LockHandle;
 import dev.warden.LockTimeoutException;
+import dev.warden.internal.base.Args;
 import dev.warden.internal.lease.Hold;
 import dev.warden.internal.redis.Failures;
 import dev.warden.internal.wait.Acquisition;
+import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -95,6 +97,33 @@ final class MutexHandle implements LockHandle {
     }
     try {
       lock.core().release(hold);
+      closed = true;
+    } catch (IllegalMonitorStateException expired) {
+      closed = true; // the hold is gone either way; report it once
+      throw expired;
+    }
+  }
+
+  @Override
+  public boolean extend(Duration leaseTime) {
+    long leaseMillis = Args.leaseMillis("leaseTime", leaseTime);
+    synchronized (this) {
+      return !closed && lock.core().setLease(hold, leaseMillis, "extend");
+    }
+  }
+
+  @Override
+  public synchronized void closeAfter(Duration keepFor) {
+    long keepMillis = Args.notNegativeMillis("keepFor", keepFor);
+    if (keepMillis == 0) {
+      close();
+      return;
+    }
+    if (closed) {
+      return;
+    }
+    try {
+      lock.core().releaseAfter(hold, keepMillis);
       closed = true;
     } catch (IllegalMonitorStateException expired) {
       closed = true; // the hold is gone either way; report it once

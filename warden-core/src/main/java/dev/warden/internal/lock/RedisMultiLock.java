@@ -311,6 +311,11 @@ final class RedisMultiLock implements DistributedLock {
   }
 
   @Override
+  public Optional<LockHandle> tryAcquire(Duration waitTime, Duration leaseTime) {
+    throw unsupported("tryAcquire");
+  }
+
+  @Override
   public CompletableFuture<LockHandle> acquireAsync(Duration waitTime) {
     throw unsupported("acquireAsync");
   }

@@ -184,6 +184,19 @@ final class RedisMutex implements DistributedLock {
   }
 
   @Override
+  public Optional<LockHandle> tryAcquire(Duration waitTime, Duration leaseTime)
+      throws InterruptedException {
+    long waitNanos = Args.waitNanos("waitTime", waitTime);
+    Lease lease = Lease.fixed(Args.leaseMillis("leaseTime", leaseTime));
+    Interrupts.checkBefore(driver.describe(), "acquiring");
+    String owner = core.context().owners().newHandle();
+    Granted granted = core.acquisition(owner, 0, lease.millis(), waitNanos).await(true);
+    return granted == null
+        ? Optional.empty()
+        : Optional.of(new MutexHandle(this, core.adopt(null, owner, granted, lease)));
+  }
+
+  @Override
   public CompletableFuture<LockHandle> acquireAsync(Duration waitTime) {
     long waitNanos = Args.waitNanos("waitTime", waitTime);
     String owner = core.context().owners().newHandle();

@@ -1,0 +1,146 @@
+package dev.warden.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.warden.DistributedLock;
+import dev.warden.LeaseExpiredException;
+import dev.warden.LockHandle;
+import dev.warden.Warden;
+import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.WardenExtension;
+import dev.warden.testkit.WardenFactory;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * A handle's explicit lease: fixed-lease acquisition, {@link LockHandle#extend(Duration)} and
+ * {@link LockHandle#closeAfter(Duration)}, each owner-checked against a real redis-server.
+ */
+@ExtendWith(WardenExtension.class)
+class HandleLeaseIT {
+  private static final String KEY = "warden:{job}:lock";
+
+  @Test
+  void aFixedLeaseHandleIsNotRenewedAndExpires(RedisServer redis, Warden warden) throws Exception {
+    DistributedLock lock = warden.lock("job");
+    LockHandle hold = lock.tryAcquire(Duration.ZERO, Duration.ofMillis(300)).orElseThrow();
+    assertThat(warden.stats().renewedHolds()).isZero();
+    assertThat(redis.redis().pttl(KEY)).isBetween(1L, 300L);
+    await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isLocked());
+    assertThat(hold.isHeld()).isFalse();
+  }
+
+  @Test
+  void extendOnALiveHoldRaisesItsTimeToLive(RedisServer redis, Warden warden) throws Exception {
+    LockHandle hold =
+        warden.lock("job").tryAcquire(Duration.ZERO, Duration.ofSeconds(2)).orElseThrow();
+    assertThat(redis.redis().pttl(KEY)).isBetween(1L, 2_000L);
+
+    assertThat(hold.extend(Duration.ofSeconds(60))).isTrue();
+
+    assertThat(redis.redis().pttl(KEY)).isBetween(50_000L, 60_000L);
+    assertThat(hold.isHeld()).isTrue();
+    hold.close();
+  }
+
+  @Test
+  void extendOfAWatchdogHoldStopsItsRenewal(RedisServer redis, Warden warden) throws Exception {
+    LockHandle hold = warden.lock("job").acquire(Duration.ZERO);
+    assertThat(warden.stats().renewedHolds()).isEqualTo(1);
+
+    assertThat(hold.extend(Duration.ofMillis(400))).isTrue();
+
+    assertThat(warden.stats().renewedHolds()).isZero();
+    await().atMost(Duration.ofSeconds(5)).until(() -> !hold.isHeld());
+  }
+
+  @Test
+  void extendAfterExpiryReturnsFalseAndLeavesAnotherOwnersLockAlone(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    DistributedLock mine = wardens.create().lock("job");
+    DistributedLock theirs = wardens.create().lock("job");
+    LockHandle late = mine.tryAcquire(Duration.ZERO, Duration.ofMillis(100)).orElseThrow();
+    await().atMost(Duration.ofSeconds(5)).until(() -> !mine.isLocked());
+    LockHandle taker = theirs.tryAcquire(Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+    long ttlBefore = redis.redis().pttl(KEY);
+
+    assertThat(late.extend(Duration.ofMinutes(10))).isFalse();
+
+    assertThat(redis.redis().pttl(KEY)).isBetween(1L, ttlBefore);
+    assertThat(taker.isHeld()).isTrue();
+    assertThat(late.leaseLost().toCompletableFuture().isDone()).isTrue();
+    taker.close();
+  }
+
+  @Test
+  void closeAfterKeepsTheLockUntilTheTimePassesThenFreesIt(RedisServer redis, WardenFactory wardens)
+      throws Exception {
+    DistributedLock lock = wardens.create().lock("job");
+    DistributedLock other = wardens.create().lock("job");
+    LockHandle hold = lock.acquire(Duration.ZERO);
+    long closedAt = System.nanoTime();
+
+    hold.closeAfter(Duration.ofMillis(800));
+
+    assertThat(lock.isLocked()).isTrue();
+    assertThat(redis.redis().pttl(KEY)).isBetween(1L, 800L);
+    assertThat(other.tryAcquire(Duration.ZERO)).isEmpty();
+    await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isLocked());
+    assertThat(System.nanoTime() - closedAt).isGreaterThanOrEqualTo(700_000_000L);
+    assertThat(other.tryAcquire(Duration.ZERO)).isPresent();
+    // the handle is closed: nothing more to extend, a second close is a no-op, no lost signal
+    assertThat(hold.extend(Duration.ofSeconds(1))).isFalse();
+    hold.close();
+    assertThat(hold.leaseLost().toCompletableFuture().isDone()).isFalse();
+  }
+
+  @Test
+  void closeAfterZeroReleasesAtOnce(Warden warden) throws Exception {
+    DistributedLock lock = warden.lock("job");
+    LockHandle hold = lock.tryAcquire(Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+    hold.closeAfter(Duration.ZERO);
+    assertThat(lock.isLocked()).isFalse();
+  }
+
+  @Test
+  void aLateCloseAfterChangesNothingOnceAnotherOwnerTookTheLock(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    DistributedLock mine = wardens.create().lock("job");
+    DistributedLock theirs = wardens.create().lock("job");
+    LockHandle late = mine.tryAcquire(Duration.ZERO, Duration.ofMillis(100)).orElseThrow();
+    await().atMost(Duration.ofSeconds(5)).until(() -> !mine.isLocked());
+    LockHandle taker = theirs.tryAcquire(Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+    long ttlBefore = redis.redis().pttl(KEY);
+
+    assertThatThrownBy(() -> late.closeAfter(Duration.ofMinutes(10)))
+        .isInstanceOf(LeaseExpiredException.class);
+
+    assertThat(redis.redis().pttl(KEY)).isBetween(1L, ttlBefore);
+    assertThat(taker.isHeld()).isTrue();
+    late.close(); // reported once: a no-op now
+    taker.close();
+  }
+
+  @Test
+  void badLeasesAndKeepTimesAreRejectedByName(Warden warden) throws Exception {
+    DistributedLock lock = warden.lock("job");
+    try (LockHandle hold = lock.acquire(Duration.ZERO)) {
+      assertThatThrownBy(() -> hold.extend(Duration.ofSeconds(-1)))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("leaseTime must be positive: PT-1S");
+      assertThatThrownBy(() -> hold.extend(Duration.ZERO))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("leaseTime must be positive: PT0S");
+      assertThatThrownBy(() -> hold.closeAfter(Duration.ofMillis(-5)))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("keepFor must not be negative: PT-0.005S");
+      assertThatThrownBy(() -> lock.tryAcquire(Duration.ZERO, Duration.ZERO))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("leaseTime must be positive: PT0S");
+      assertThat(hold.isHeld()).isTrue();
+    }
+  }
+}
