@@ -1,0 +1,50 @@
+package dev.warden.shedlock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.warden.Warden;
+import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.WardenExtension;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import net.javacrumbs.shedlock.core.ClockProvider;
+import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.LockProvider;
+import net.javacrumbs.shedlock.core.LockingTaskExecutor;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The README's plain-Java ShedLock example, as written there. */
+@ExtendWith(WardenExtension.class)
+class ReadmeExampleIT {
+  private final AtomicInteger reports = new AtomicInteger();
+
+  private void sendReport() {
+    reports.incrementAndGet();
+  }
+
+  @Test
+  void theReadmeExampleRunsTheJobOnceWhileLockAtLeastForHolds(RedisServer redis) {
+    String uri = redis.uri();
+    // --- as in the README ---
+    try (Warden warden = Warden.connect(uri)) {
+      LockProvider provider = new WardenLockProvider(warden); // keys: shedlock:<lock name>
+      LockingTaskExecutor executor = new DefaultLockingTaskExecutor(provider);
+
+      LockConfiguration everyQuarterHour =
+          new LockConfiguration(
+              ClockProvider.now(), "send-report", Duration.ofMinutes(10), Duration.ofMinutes(1));
+      executor.executeWithLock((Runnable) this::sendReport, everyQuarterHour);
+      // --- end of the README's example ---
+
+      // another run inside lockAtLeastFor (1 min) is skipped, on this instance or any other
+      executor.executeWithLock(
+          (Runnable) this::sendReport,
+          new LockConfiguration(
+              ClockProvider.now(), "send-report", Duration.ofMinutes(10), Duration.ofMinutes(1)));
+      assertThat(reports).hasValue(1);
+      assertThat(warden.lock("shedlock:send-report").isLocked()).isTrue();
+    }
+  }
+}
