@@ -6,7 +6,9 @@ import java.util.concurrent.CompletionStage;
 /**
  * A hold on a {@link DistributedLock} that belongs to this handle rather than to a thread: any
  * thread may use and close it, which suits asynchronous code, virtual threads and reactive
- * pipelines. The hold's lease is renewed by the lease keeper until {@link #close()}.
+ * pipelines. The hold's lease is renewed by the lease keeper until {@link #close()}, unless it was
+ * taken with a fixed lease ({@link DistributedLock#tryAcquire(Duration, Duration)}) or set with
+ * {@link #extend(Duration)}: such a lease simply runs out.
  *
  * <pre>{@code
  * try (LockHandle hold = lock.acquire(Duration.ofSeconds(5))) {
@@ -14,8 +16,8 @@ import java.util.concurrent.CompletionStage;
  * }
  * }</pre>
  *
- * <p>Thread-safe. {@link #close()} costs one round trip; {@link #isHeld()} one round trip; the
- * other methods none.
+ * <p>Thread-safe. {@link #close()}, {@link #closeAfter(Duration)}, {@link #extend(Duration)} and
+ * {@link #isHeld()} cost one round trip each; the other methods none.
  *
  * @since 0.1
  */

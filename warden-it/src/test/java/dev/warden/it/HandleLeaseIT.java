@@ -12,6 +12,8 @@ import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
 import java.time.Duration;
+import java.util.List;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -122,6 +124,29 @@ class HandleLeaseIT {
     assertThat(taker.isHeld()).isTrue();
     late.close(); // reported once: a no-op now
     taker.close();
+  }
+
+  @Test
+  void extendAndCloseAfterWorkOnFairWriteAndReadLocksToo(WardenFactory wardens) throws Exception {
+    Warden mine = wardens.create();
+    Warden theirs = wardens.create();
+    List<Function<Warden, DistributedLock>> types =
+        List.of(
+            w -> w.fairLock("fair"),
+            w -> w.readWriteLock("rw-write").writeLock(),
+            w -> w.readWriteLock("rw-read").readLock());
+    for (Function<Warden, DistributedLock> type : types) {
+      DistributedLock lock = type.apply(mine);
+      LockHandle hold = lock.tryAcquire(Duration.ZERO, Duration.ofMillis(500)).orElseThrow();
+      assertThat(hold.extend(Duration.ofSeconds(2))).as("%s", lock).isTrue();
+      assertThat(lock.remainTimeToLive()).as("%s", lock).isGreaterThan(1_000L);
+
+      hold.closeAfter(Duration.ofMillis(300)); // a read lease is not shortened: 2 s then
+
+      assertThat(lock.isLocked()).as("%s", lock).isTrue();
+      await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isLocked());
+      type.apply(theirs).tryAcquire(Duration.ZERO, Duration.ofSeconds(5)).orElseThrow().close();
+    }
   }
 
   @Test

@@ -237,9 +237,19 @@ final class LockCore {
     if (hold.state() != Hold.State.HELD) {
       return false;
     }
+    boolean wasRenewed = hold.renewed();
     context.holds().stopRenewing(hold);
     long sentAt = now();
-    if (!runLease(hold, leaseMillis, operation)) {
+    boolean kept;
+    try {
+      kept = runLease(hold, leaseMillis, operation);
+    } catch (RuntimeException e) {
+      if (wasRenewed) {
+        context.holds().renew(hold); // the outcome is unknown: keep the hold as it was
+      }
+      throw e;
+    }
+    if (!kept) {
       if (hold.markLost("the lock expired, was force-unlocked, or was lost", context.callbacks())) {
         context.holds().lost(hold);
       }
