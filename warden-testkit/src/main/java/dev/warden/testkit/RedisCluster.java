@@ -16,10 +16,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
@@ -90,7 +86,6 @@ public final class RedisCluster implements AutoCloseable {
   private static final Duration MIN_WAIT = Duration.ofSeconds(15);
   private static final Duration CREATE_TIMEOUT = Duration.ofSeconds(30);
   private static final Duration CLI_TIMEOUT = Duration.ofSeconds(5);
-  private static final int BUS_PORT_ATTEMPTS = 5;
   private static final int MIGRATE_BATCH = 100;
   private static final long MIGRATE_TIMEOUT_MILLIS = 5000;
   private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
@@ -150,7 +145,7 @@ public final class RedisCluster implements AutoCloseable {
       throw new IllegalArgumentException("nodeTimeout must be at least 100 ms: " + nodeTimeout);
     }
     int count = masters * (1 + replicasPerMaster);
-    List<RedisServer> started = startNodes(count, nodeTimeout);
+    List<RedisServer> started = ClusterStart.nodes(count, nodeTimeout);
     RedisCluster cluster = new RedisCluster(started, nodeTimeout);
     try {
       cluster.create(replicasPerMaster);
@@ -614,83 +609,6 @@ public final class RedisCluster implements AutoCloseable {
   }
 
   // ---- start-up
-
-  private static List<RedisServer> startNodes(int count, Duration nodeTimeout) {
-    ExecutorService pool =
-        Executors.newFixedThreadPool(
-            count,
-            task -> {
-              Thread thread = new Thread(task, "warden-testkit-cluster-start");
-              thread.setDaemon(true);
-              return thread;
-            });
-    List<Future<RedisServer>> futures = new ArrayList<>();
-    try {
-      for (int i = 0; i < count; i++) {
-        futures.add(pool.submit(() -> startNode(nodeTimeout)));
-      }
-      List<RedisServer> started = new ArrayList<>();
-      RuntimeException failure = null;
-      for (Future<RedisServer> future : futures) {
-        try {
-          started.add(future.get());
-        } catch (ExecutionException e) {
-          RuntimeException cause =
-              e.getCause() instanceof RuntimeException
-                  ? (RuntimeException) e.getCause()
-                  : new IllegalStateException("cannot start a cluster node", e.getCause());
-          if (failure == null) {
-            failure = cause;
-          } else {
-            failure.addSuppressed(cause);
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          if (failure == null) {
-            failure = new IllegalStateException("interrupted while starting the cluster", e);
-          }
-        }
-      }
-      if (failure != null) {
-        for (RedisServer node : started) {
-          try {
-            node.close();
-          } catch (RuntimeException e) {
-            failure.addSuppressed(e);
-          }
-        }
-        throw failure;
-      }
-      return started;
-    } finally {
-      pool.shutdown();
-    }
-  }
-
-  private static RedisServer startNode(Duration nodeTimeout) {
-    for (int attempt = 1; ; attempt++) {
-      // Redis binds the bus port too; if someone takes it first, the node cannot start.
-      int busPort = RedisServer.freePort();
-      try {
-        return RedisServer.start(
-            "--cluster-enabled",
-            "yes",
-            "--cluster-config-file",
-            "nodes.conf",
-            "--cluster-node-timeout",
-            Long.toString(nodeTimeout.toMillis()),
-            "--cluster-port",
-            Integer.toString(busPort),
-            "--repl-diskless-sync-delay",
-            "0");
-      } catch (IllegalStateException e) {
-        if (attempt == BUS_PORT_ATTEMPTS
-            || !String.valueOf(e.getMessage()).contains("no free port")) {
-          throw e;
-        }
-      }
-    }
-  }
 
   private void create(int replicasPerMaster) {
     List<String> command = new ArrayList<>(List.of("--cluster", "create"));

@@ -650,22 +650,11 @@ public final class RedisSentinels implements AutoCloseable {
     }
 
     private static Process launch(Path directory, Path conf, Path log) {
-      try {
-        Process started =
-            new ProcessBuilder(EXECUTABLE, conf.toString())
-                .directory(directory.toFile())
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                .start();
-        Reaper.track(started);
-        return started;
-      } catch (IOException e) {
-        throw new IllegalStateException(
-            "cannot start "
-                + EXECUTABLE
-                + " (install it, e.g. `apt-get install redis-sentinel` or scripts/setup.sh)",
-            e);
-      }
+      return Processes.launch(
+          List.of(EXECUTABLE, conf.toString()),
+          directory,
+          log,
+          "`apt-get install redis-sentinel` or scripts/setup.sh");
     }
 
     /**

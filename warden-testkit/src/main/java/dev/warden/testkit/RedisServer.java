@@ -516,19 +516,7 @@ public final class RedisServer implements AutoCloseable {
             "--daemonize", "no",
             "--dir", directory.toString()));
     command.addAll(extraArgs);
-    try {
-      Process started =
-          new ProcessBuilder(command)
-              .directory(directory.toFile())
-              .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-              .start();
-      Reaper.track(started);
-      return started;
-    } catch (IOException e) {
-      throw new IllegalStateException(
-          "cannot start " + EXECUTABLE + " (install it, e.g. `apt-get install redis-server`)", e);
-    }
+    return Processes.launch(command, directory, log, "`apt-get install redis-server`");
   }
 
   /**

@@ -79,6 +79,7 @@ public final class SentinelDeployment implements Deployment {
   private final List<Runnable> reconnectActions = new CopyOnWriteArrayList<>();
   private volatile MasterLink current;
   private volatile long epoch;
+  private volatile String epochText; // epoch as fenceEpoch() gives it: built once per change
   private boolean closed; // guarded by this
 
   private SentinelDeployment(RedisURI uri, Duration commandTimeout, String clientName) {
@@ -114,7 +115,7 @@ public final class SentinelDeployment implements Deployment {
     try {
       SentinelWatcher.Answer answer = watcher.ask();
       this.current = open(answer.host(), answer.port(), /* requireMaster= */ true);
-      this.epoch = answer.epoch();
+      setEpoch(answer.epoch());
     } catch (RuntimeException e) {
       follower.stop(commandTimeout);
       watcher.close();
@@ -203,7 +204,7 @@ public final class SentinelDeployment implements Deployment {
    */
   @Override
   public String fenceEpoch() {
-    return Long.toString(epoch);
+    return epochText;
   }
 
   @Override
@@ -253,6 +254,11 @@ public final class SentinelDeployment implements Deployment {
 
   /** Sets the fence epoch (the link stays). */
   void epoch(long newEpoch) {
+    setEpoch(newEpoch);
+  }
+
+  private void setEpoch(long newEpoch) {
+    epochText = Long.toString(newEpoch);
     epoch = newEpoch;
   }
 
@@ -275,7 +281,7 @@ public final class SentinelDeployment implements Deployment {
         return null;
       }
       previous = current;
-      epoch = newEpoch; // before the link: see fenceEpoch()
+      setEpoch(newEpoch); // before the link: see fenceEpoch()
       current = next;
     }
     pubSub.moveTo(next);
