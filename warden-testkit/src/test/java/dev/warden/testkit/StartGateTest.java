@@ -58,6 +58,7 @@ class StartGateTest {
   @Test
   void aFailingRoundFailsTheRunAtOnceNamingItAndInterruptsTheOthers() throws Exception {
     CountDownLatch never = new CountDownLatch(1);
+    CountDownLatch othersInRound = new CountDownLatch(3);
     CountDownLatch othersInterrupted = new CountDownLatch(3);
     long start = System.nanoTime();
     assertThatThrownBy(
@@ -68,8 +69,12 @@ class StartGateTest {
                     Duration.ofSeconds(60),
                     contender -> {
                       if (contender == 2) {
+                        // fail only once the others are inside their rounds: one interrupted
+                        // while still leaving the gate would never reach the round to count it
+                        othersInRound.await();
                         throw new IOException("broken on purpose");
                       }
+                      othersInRound.countDown();
                       try {
                         never.await();
                       } catch (InterruptedException e) {
