@@ -101,6 +101,47 @@ public final class Warden implements AutoCloseable {
   }
 
   /**
+   * Returns what this instance holds and waits for now, object by object, without a round trip.
+   *
+   * @return a snapshot of this instance's holds and acquisitions in progress
+   * @since 0.2
+   */
+  public WardenActivity activity() {
+    return runtime.activity();
+  }
+
+  /**
+   * Registers a listener for this instance's events (acquisitions, holds, renewals, lost leases),
+   * from now on; see {@link WardenListener} for the threads it is called on. Registering the same
+   * listener twice makes it hear every event twice.
+   *
+   * @param listener the listener
+   * @throws IllegalArgumentException if it is null
+   * @since 0.2
+   */
+  public void addListener(WardenListener listener) {
+    runtime.addListener(requireListener(listener));
+  }
+
+  /**
+   * Removes one registration of a listener; it hears no event that starts after this returns.
+   *
+   * @param listener the listener
+   * @return whether it was registered
+   * @since 0.2
+   */
+  public boolean removeListener(WardenListener listener) {
+    return runtime.removeListener(listener);
+  }
+
+  private static WardenListener requireListener(WardenListener listener) {
+    if (listener == null) {
+      throw new IllegalArgumentException("listener must not be null");
+    }
+    return listener;
+  }
+
+  /**
    * Returns the fair (first-come, first-served) lock of that name.
    *
    * @param name the lock's name
@@ -188,6 +229,7 @@ public final class Warden implements AutoCloseable {
     private Duration watchdogTimeout = Duration.ofSeconds(30);
     private Duration commandTimeout = Duration.ofSeconds(5);
     private Duration recheckInterval = Duration.ofMillis(200);
+    private final List<WardenListener> listeners = new ArrayList<>();
 
     private Builder() {}
 
@@ -276,6 +318,20 @@ public final class Warden implements AutoCloseable {
     }
 
     /**
+     * Registers a listener from the start, so that it hears every event of the new instance (see
+     * {@link Warden#addListener(WardenListener)}). May be called more than once.
+     *
+     * @param listener the listener
+     * @return this builder
+     * @throws IllegalArgumentException if it is null
+     * @since 0.2
+     */
+    public Builder listener(WardenListener listener) {
+      listeners.add(requireListener(listener));
+      return this;
+    }
+
+    /**
      * Connects and returns the {@link Warden}.
      *
      * @return a connected {@code Warden}; close it when done
@@ -288,14 +344,20 @@ public final class Warden implements AutoCloseable {
         if (uri != null) {
           throw new IllegalStateException("set either uri(...) or cluster(...), not both");
         }
-        return new Warden(
+        return withListeners(
             WardenRuntime.startCluster(
                 List.copyOf(clusterSeeds), watchdogTimeout, commandTimeout, recheckInterval));
       }
       if (uri == null) {
         throw new IllegalStateException("uri or cluster seeds must be set before build()");
       }
-      return new Warden(WardenRuntime.start(uri, watchdogTimeout, commandTimeout, recheckInterval));
+      return withListeners(
+          WardenRuntime.start(uri, watchdogTimeout, commandTimeout, recheckInterval));
+    }
+
+    private Warden withListeners(WardenRuntime runtime) {
+      listeners.forEach(runtime::addListener);
+      return new Warden(runtime);
     }
 
     private static String requireText(String argument, String value) {

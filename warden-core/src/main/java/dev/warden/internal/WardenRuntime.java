@@ -6,8 +6,11 @@ import dev.warden.DistributedReadWriteLock;
 import dev.warden.DistributedSemaphore;
 import dev.warden.LeasedSemaphore;
 import dev.warden.LockInfo;
+import dev.warden.WardenActivity;
+import dev.warden.WardenListener;
 import dev.warden.WardenStats;
 import dev.warden.internal.base.Clock;
+import dev.warden.internal.base.Events;
 import dev.warden.internal.base.Owners;
 import dev.warden.internal.base.Settings;
 import dev.warden.internal.base.SystemTimer;
@@ -41,6 +44,7 @@ public final class WardenRuntime {
   private final LeaseKeeper keeper;
   private final Locks locks;
   private final Synchronizers synchronizers;
+  private final Events events = new Events();
   private volatile boolean closed;
 
   private WardenRuntime(Settings settings, Owners owners, Deployment deployment) {
@@ -125,6 +129,18 @@ public final class WardenRuntime {
 
   public DistributedCountDownLatch countDownLatch(String name) {
     return synchronizers.countDownLatch(name);
+  }
+
+  public void addListener(WardenListener listener) {
+    events.add(listener);
+  }
+
+  public boolean removeListener(WardenListener listener) {
+    return events.remove(listener);
+  }
+
+  public WardenActivity activity() {
+    return new WardenActivity(List.of(), List.of()); // TODO filled in next
   }
 
   public WardenStats stats() {

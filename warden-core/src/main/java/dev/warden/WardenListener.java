@@ -1,0 +1,103 @@
+package dev.warden;
+
+/**
+ * Hears what the objects of one {@link Warden} do, for metrics and tracing: acquisitions, holds,
+ * lease renewals and lost leases. Register one with {@link Warden#addListener(WardenListener)} (or
+ * {@link Warden.Builder#listener(WardenListener)}); every method has an empty default.
+ *
+ * <p><b>Threads.</b> Methods are called on the thread where the event happens: the caller's, a
+ * Lettuce event-loop thread (an acquisition granted by a script reply), the lease keeper's or the
+ * timer's. They must be quick and must not block or call Redis; what they throw is logged and
+ * otherwise ignored. Events of one hold come in order (started before ended); events of different
+ * objects may interleave.
+ *
+ * <p><b>Cost.</b> With no listener registered nothing is measured; each registered listener adds a
+ * clock read and a call per event.
+ *
+ * <p><b>Names.</b> {@code name} is the object's name as the user gave it; it can be unbounded
+ * ({@code invoice-42}), so keep it out of metric tags unless the set of names is known.
+ *
+ * @since 0.2
+ */
+public interface WardenListener {
+  /** How an acquisition ended. */
+  enum Outcome {
+    /** It was granted. */
+    ACQUIRED,
+    /** Its wait ran out without a grant. */
+    TIMED_OUT,
+    /** It failed: Redis unreachable or failing, or the Warden closed. */
+    FAILED,
+    /** Its caller gave up: interrupted, or the future of an asynchronous call cancelled. */
+    CANCELLED;
+
+    private final String tag = name().toLowerCase(java.util.Locale.ROOT);
+
+    /**
+     * Returns the outcome's name in lower case ({@code timed_out}), a stable value for metric tags.
+     *
+     * @return the lower-case name
+     */
+    public String tag() {
+      return tag;
+    }
+  }
+
+  /**
+   * An acquisition began: a caller now waits (or is about to be granted at once). Re-entries of a
+   * held lock and calls that never wait for anything (such as {@code tryLock()} of a semaphore that
+   * is not free) count too.
+   *
+   * @param type the object's type
+   * @param name the object's name
+   */
+  default void acquisitionStarted(ObjectType type, String name) {}
+
+  /**
+   * An acquisition that {@link #acquisitionStarted started} ended.
+   *
+   * @param type the object's type
+   * @param name the object's name
+   * @param outcome how it ended
+   * @param nanos how long it took, from the call to the outcome
+   */
+  default void acquisitionEnded(ObjectType type, String name, Outcome outcome, long nanos) {}
+
+  /**
+   * A new hold of a lock began (a re-entry of a held lock is not a new hold). Semaphores and
+   * latches have no holds.
+   *
+   * @param type the lock's type
+   * @param name the lock's name
+   * @param holdId the hold's id, unique within this JVM; {@link #holdEnded} names it again
+   */
+  default void holdStarted(ObjectType type, String name, long holdId) {}
+
+  /**
+   * A hold that {@link #holdStarted started} ended: released, given back, or (once its owner was
+   * told) lost.
+   *
+   * @param type the lock's type
+   * @param name the lock's name
+   * @param holdId the id {@link #holdStarted} gave
+   * @param nanos how long it was held
+   */
+  default void holdEnded(ObjectType type, String name, long holdId, long nanos) {}
+
+  /**
+   * The lease keeper renewed the lease of a hold.
+   *
+   * @param type the lock's type
+   * @param name the lock's name
+   */
+  default void leaseRenewed(ObjectType type, String name) {}
+
+  /**
+   * A hold's lease was found lost (expired, force-unlocked, or lost with Redis data in a failover),
+   * at the moment its {@link LockHandle#leaseLost()} completes.
+   *
+   * @param type the lock's type
+   * @param name the lock's name
+   */
+  default void leaseLost(ObjectType type, String name) {}
+}
