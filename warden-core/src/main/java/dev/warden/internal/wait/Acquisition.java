@@ -1,14 +1,10 @@
 package dev.warden.internal.wait;
 
 import dev.warden.WardenException;
-import dev.warden.WardenListener;
-import dev.warden.internal.base.Events;
-import dev.warden.internal.base.Subject;
 import dev.warden.internal.base.Timer;
 import dev.warden.internal.redis.Calls;
 import dev.warden.internal.redis.Failures;
 import java.time.Duration;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
@@ -42,9 +38,8 @@ public final class Acquisition<T> implements Waiter, Successor {
   private final Waiting waiting;
   private final Claim<T> claim;
   private final boolean timed;
-  private final long startedNanos;
   private final long deadline;
-  private volatile boolean observed; // its start went to the listeners: so does its end
+  final Reporting reporting; // what it tells listeners, and how Waiting lists it
   private Topic topic; // guarded by this
   private Timer.Scheduled recheck; // guarded by this
   private Timer.Scheduled verdict; // guarded by this
@@ -62,18 +57,9 @@ public final class Acquisition<T> implements Waiter, Successor {
     this.claim = claim;
     this.giveBacks = new GiveBacks<>(claim, result);
     this.timed = waitNanos >= 0;
-    this.startedNanos = waiting.clock().nanoTime();
-    this.deadline = startedNanos + (timed ? Math.min(waitNanos, Long.MAX_VALUE / 4) : 0);
-  }
-
-  /** The object's type and name, or null if this acquisition is not reported. */
-  Subject subject() {
-    return claim.subject();
-  }
-
-  /** When the acquisition began, on the client's monotonic clock. */
-  long startedNanos() {
-    return startedNanos;
+    this.reporting = new Reporting(waiting, claim);
+    this.deadline =
+        reporting.startedNanos() + (timed ? Math.min(waitNanos, Long.MAX_VALUE / 4) : 0);
   }
 
   /** Sends the first attempt; returns this acquisition. */
@@ -81,18 +67,9 @@ public final class Acquisition<T> implements Waiter, Successor {
   // has nothing more to tell
   @SuppressWarnings("FutureReturnValueIgnored")
   public Acquisition<T> start() {
-    Subject subject = claim.subject();
-    Events events = waiting.events();
-    if (subject != null && claim.reported() && events.on()) {
-      observed = true;
-      events.acquisitionStarted(subject.type(), subject.name());
-    }
+    reporting.started();
     waiting.register(this);
-    result.whenComplete(
-        (granted, failure) -> {
-          cleanUp(granted != null && failure == null);
-          reportEnded(granted, failure);
-        });
+    result.whenComplete(this::cleanUp);
     if (timed) {
       long margin = waiting.settings().verdictMarginNanos();
       synchronized (this) {
@@ -397,28 +374,7 @@ public final class Acquisition<T> implements Waiter, Successor {
                 + " ms"));
   }
 
-  private void reportEnded(T granted, Throwable failure) {
-    if (!observed) {
-      return;
-    }
-    WardenListener.Outcome outcome;
-    if (failure instanceof CancellationException) {
-      outcome = WardenListener.Outcome.CANCELLED;
-    } else if (failure != null) {
-      outcome = WardenListener.Outcome.FAILED;
-    } else if (granted == null) {
-      outcome = WardenListener.Outcome.TIMED_OUT;
-    } else {
-      outcome = WardenListener.Outcome.ACQUIRED;
-    }
-    Subject subject = claim.subject();
-    waiting
-        .events()
-        .acquisitionEnded(
-            subject.type(), subject.name(), outcome, waiting.clock().nanoTime() - startedNanos);
-  }
-
-  private void cleanUp(boolean granted) {
+  private void cleanUp(T granted, Throwable failure) {
     Topic left;
     synchronized (this) {
       if (recheck != null) {
@@ -437,6 +393,7 @@ public final class Acquisition<T> implements Waiter, Successor {
       waiting.subscriptions().leave(left);
     }
     waiting.unregister(this);
-    claim.finished(granted);
+    claim.finished(granted != null && failure == null);
+    reporting.ended(granted, failure);
   }
 }

@@ -5,9 +5,7 @@ import dev.warden.WardenException;
 import dev.warden.internal.base.Clock;
 import dev.warden.internal.base.Events;
 import dev.warden.internal.base.Settings;
-import dev.warden.internal.base.Subject;
 import dev.warden.internal.base.Timer;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -60,21 +58,17 @@ public final class Waiting {
   /** The acquisitions in progress that name their object, longest waiting first. */
   public List<WardenActivity.Waiter> activity() {
     long now = clock.nanoTime();
-    List<Acquisition<?>> all = new ArrayList<>();
+    List<Reporting> all = new ArrayList<>();
     for (Acquisition<?> acquisition : pending) {
-      if (acquisition.subject() != null) {
-        all.add(acquisition);
-      }
+      all.add(acquisition.reporting);
     }
-    all.sort(Comparator.comparingLong(acquisition -> acquisition.startedNanos() - now));
+    all.sort(Comparator.comparingLong(reporting -> reporting.startedNanos() - now));
     List<WardenActivity.Waiter> activity = new ArrayList<>(all.size());
-    for (Acquisition<?> acquisition : all) {
-      Subject subject = acquisition.subject();
-      activity.add(
-          new WardenActivity.Waiter(
-              subject.type(),
-              subject.name(),
-              Duration.ofNanos(Math.max(0, now - acquisition.startedNanos()))));
+    for (Reporting reporting : all) {
+      WardenActivity.Waiter waiter = reporting.waiter(now);
+      if (waiter != null) {
+        activity.add(waiter);
+      }
     }
     return activity;
   }
