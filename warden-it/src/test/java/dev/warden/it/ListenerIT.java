@@ -14,6 +14,7 @@ import dev.warden.WardenActivity;
 import dev.warden.WardenException;
 import dev.warden.WardenListener;
 import dev.warden.WardenListener.Outcome;
+import dev.warden.testkit.Blocking;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
@@ -130,15 +131,7 @@ class ListenerIT {
     try (Warden other = more.create()) {
       LockHandle held = other.fairLock("queue").acquire(Duration.ZERO);
       CompletableFuture<Boolean> waiter =
-          CompletableFuture.supplyAsync(
-              () -> {
-                try {
-                  return warden.fairLock("queue").tryLock(700, TimeUnit.MILLISECONDS);
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                  return null;
-                }
-              });
+          Blocking.inThread(() -> warden.fairLock("queue").tryLock(700, TimeUnit.MILLISECONDS));
       await().atMost(Duration.ofSeconds(5)).until(() -> !warden.activity().waiters().isEmpty());
       WardenActivity.Waiter listed = warden.activity().waiters().get(0);
       assertThat(listed.type()).isEqualTo(ObjectType.FAIR_LOCK);

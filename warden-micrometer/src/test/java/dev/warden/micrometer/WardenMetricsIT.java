@@ -9,6 +9,7 @@ import dev.warden.LeaseExpiredException;
 import dev.warden.LockHandle;
 import dev.warden.Warden;
 import dev.warden.WardenException;
+import dev.warden.testkit.Blocking;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
@@ -69,15 +70,7 @@ class WardenMetricsIT {
     try (Warden other = more.create()) {
       LockHandle held = other.fairLock("report").acquire(Duration.ZERO);
       CompletableFuture<Boolean> waiter =
-          CompletableFuture.supplyAsync(
-              () -> {
-                try {
-                  return warden.fairLock("report").tryLock(600, TimeUnit.MILLISECONDS);
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                  return null;
-                }
-              });
+          Blocking.inThread(() -> warden.fairLock("report").tryLock(600, TimeUnit.MILLISECONDS));
       await().atMost(Duration.ofSeconds(5)).until(() -> waiting("fair_lock") == 1.0);
       assertThat(waiter.get(10, TimeUnit.SECONDS)).isFalse();
       held.close();
