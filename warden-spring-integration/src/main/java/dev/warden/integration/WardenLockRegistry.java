@@ -74,9 +74,12 @@ import org.springframework.scheduling.TaskScheduler;
  * thread holds that were last obtained or acquired longer ago than the age.
  *
  * <p>Thread-safe. An acquisition, a reentrant acquisition, a release and a renewal cost one round
- * trip each; an inner unlock none. The registry does not own the {@code Warden}: close it yourself,
- * after whatever uses the registry has stopped (closing it does not release held locks; they expire
- * after the lease).
+ * trip each; an inner unlock none. Holds are scoped by the registry: another registry (or the
+ * {@code Warden} lock itself) is another owner, even in the same thread. A thread that ends without
+ * unlocking leaves its hold renewed until the {@code Warden} is closed, as a {@code Lock} left
+ * locked stays locked. The registry does not own the {@code Warden}: close it yourself, after
+ * whatever uses the registry has stopped (closing it does not release held locks; they expire after
+ * the lease).
  */
 public final class WardenLockRegistry
     implements ExpirableLockRegistry<DistributedLock>, RenewableLockRegistry<DistributedLock> {
