@@ -667,6 +667,24 @@ class WardenLockRegistryIT {
   }
 
   @Test
+  void anUnlockWithTheInterruptFlagSetStillReleasesTheLockInRedisAndKeepsTheFlag(
+      Warden warden, WardenFactory wardens) throws Exception {
+    WardenLockRegistry registry = new WardenLockRegistry(warden, "test:");
+    WardenLockRegistry other = new WardenLockRegistry(wardens.create(), "test:");
+    Lock lock = registry.obtain("foo");
+    lock.lock();
+    Thread.currentThread().interrupt();
+    try {
+      lock.unlock();
+      assertThat(Thread.currentThread().isInterrupted()).isTrue();
+    } finally {
+      Thread.interrupted();
+    }
+    assertThat(warden.lock("test:foo").isLocked()).isFalse();
+    assertThat(onAnotherThread(() -> other.obtain("foo").tryLock())).isTrue();
+  }
+
+  @Test
   void anInterruptedTryLockReturnsFalseAndKeepsTheFlag(Warden warden) {
     WardenLockRegistry registry = new WardenLockRegistry(warden, "test:");
     Lock lock = registry.obtain("foo");
