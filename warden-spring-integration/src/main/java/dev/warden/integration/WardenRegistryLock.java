@@ -220,12 +220,13 @@ final class WardenRegistryLock implements DistributedLock {
     }
     registry.dropHold(owner);
     if (hold.lost) {
+      LeaseExpiredException expired = expired("unlocking it");
       try {
         hold.handle.close();
-      } catch (RuntimeException ignored) {
-        // already known to be lost; reported below whatever the release said
+      } catch (RuntimeException alsoFailed) {
+        expired.addSuppressed(alsoFailed); // known lost already: the loss is what the caller hears
       }
-      throw expired("unlocking it");
+      throw expired;
     }
     try {
       hold.handle.close();
