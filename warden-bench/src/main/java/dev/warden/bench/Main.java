@@ -43,7 +43,9 @@ public final class Main {
           Contended.fair(),
           new W4ReadWrite(),
           new W5LeaseKeeper(),
-          new W6HandOff());
+          new W6HandOff(),
+          CrossProcess.reentrant(),
+          CrossProcess.fair());
 
   private final Settings settings;
   private final PrintStream out;
