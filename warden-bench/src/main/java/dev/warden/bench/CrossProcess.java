@@ -108,19 +108,31 @@ final class CrossProcess implements Workload {
               settings.warmUp(), // the lead-in on the measured lock, after the JIT warm-up
               settings.window(),
               settings.rounds(),
-              (Point.Launcher)
-                  (library, uri, prefix) ->
-                      WorkerJvms.launch(
-                          library,
-                          fair,
-                          uri,
-                          shape.processes(),
-                          shape.threads(),
-                          prefix,
-                          QUIET_MILLIS,
-                          maxWarmUp)));
+              new Launch(fair, shape, maxWarmUp)));
     }
     return points;
+  }
+
+  /** Starts one point's worker JVMs. */
+  private record Launch(boolean fair, Shape shape, Duration maxWarmUp) implements Point.Launcher {
+    @Override
+    public Trial launch(Library library, String uri, String keyPrefix) {
+      return WorkerJvms.launch(
+          library,
+          fair,
+          uri,
+          shape.processes(),
+          shape.threads(),
+          keyPrefix,
+          QUIET_MILLIS,
+          maxWarmUp);
+    }
+
+    /** Returns the longest warm-up and a few seconds to start the JVMs. */
+    @Override
+    public Duration setUp() {
+      return maxWarmUp.plusSeconds(5);
+    }
   }
 
   @Override
@@ -153,6 +165,10 @@ final class CrossProcess implements Workload {
         "holder_changes_pct",
         successions == 0 ? Double.NaN : 100.0 * tally.inRun("holder_changes") / successions);
     metrics.put("sections", (double) tally.inRun("sections"));
+    long workers = tally.inRun("workers");
+    metrics.put(
+        "workers_jit_quiet_pct",
+        workers == 0 ? Double.NaN : 100.0 * tally.inRun("workers_jit_quiet") / workers);
     // The client is every worker JVM: their CPU time, and this JVM's (it only waits meanwhile).
     Measurement withWorkers =
         new Measurement(

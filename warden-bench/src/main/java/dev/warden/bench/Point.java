@@ -54,6 +54,9 @@ record Point(
      */
     Trial launch(Library library, String uri, String keyPrefix) throws InterruptedException;
 
+    /** Returns about how long {@link #launch} takes at most, for the run's estimate. */
+    Duration setUp();
+
     /**
      * Throws: a launcher's trial has no client in this JVM.
      *

@@ -22,7 +22,9 @@ import java.util.stream.Stream;
  * {@link #finish} tells them to stop, reads their section logs and merges them into a {@link
  * Timeline}.
  *
- * <p>The workers' CPU time in the window is read from the operating system ({@link
+ * <p>The tally also counts the {@code workers} and how many of them warmed up until their JIT was
+ * quiet ({@code workers_jit_quiet}; the others stopped at the longest warm-up). The workers' CPU
+ * time in the window is read from the operating system ({@link
  * ProcessHandle.Info#totalCpuDuration()}, in clock ticks) and added to the tally as {@code
  * worker_cpu_ns}; {@code worker_cpu_unknown} is 1 where the platform does not tell.
  *
@@ -38,6 +40,7 @@ final class WorkerJvms implements Trial {
   private final CountDownLatch exited = new CountDownLatch(1);
   private final Window window = new Window();
   private volatile boolean stopping;
+  private int jitQuiet;
   private long cpuAtOpen = -1;
   private long cpuAtClose = -1;
 
@@ -77,7 +80,11 @@ final class WorkerJvms implements Trial {
         started.add(JvmProcess.start(W7Worker.class, args.args().toArray(String[]::new)));
       }
       for (JvmProcess worker : started) {
-        worker.awaitLine("READY", maxWarmUp.plus(START_GRACE));
+        // READY <warm-up ms> <compile ms in its last second>
+        String[] ready = worker.awaitLine("READY", maxWarmUp.plus(START_GRACE)).split(" ", -1);
+        if (ready.length == 3 && Long.parseLong(ready[2]) < quietMillis) {
+          trial.jitQuiet++;
+        }
       }
       for (JvmProcess worker : started) {
         Optional<ProcessHandle> handle = ProcessHandle.of(worker.pid());
@@ -141,6 +148,8 @@ final class WorkerJvms implements Trial {
         throw new BenchException("a worker process exited before it was told to stop");
       }
       Tally tally = Timeline.of(logs, window).tally();
+      tally.set("workers", workers.size());
+      tally.set("workers_jit_quiet", jitQuiet);
       if (cpuAtOpen < 0 || cpuAtClose < 0) {
         tally.set("worker_cpu_unknown", 1);
       } else {

@@ -43,6 +43,7 @@ class WorkerJvmsIT {
           .isEqualTo(tally.inRun("process_0") + tally.inRun("process_1"));
       assertThat(tally.histogram("wait").count()).isPositive();
       assertThat(tally.inRun("worker_cpu_unknown")).isZero();
+      assertThat(tally.inRun("workers")).isEqualTo(2);
     }
   }
 }
