@@ -33,7 +33,8 @@ record Settings(Optional<String> uri, Set<String> only, boolean quick, int secon
         --only W1,W3   run only these workloads (W1..W7, W7F; W7 and W7F run P worker
                        JVMs x T threads on one lock: --only W7,W7F)
         --quick        a smoke run: one 1 s window per point and library, fewer churn
-                       cycles (about 2 minutes)
+                       cycles (about 2 minutes, and about 5 more for W7 and W7F, whose
+                       worker JVMs start and warm up for every run)
         --seconds N    measured seconds per point and library, 1-%d (default 10, in two
                        rounds of 5 s run Warden, Redisson, Redisson, Warden; --quick: 1)
         --out DIR      where results go (default bench-results/)
