@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Lock;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
@@ -184,10 +185,14 @@ public final class W7Worker {
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - warmUpStarted),
         lastSecond);
     System.out.flush();
-    awaitFile(settings.dir().resolve("go"), TimeUnit.MILLISECONDS.toNanos(1));
+    awaitFile(settings.dir().resolve("go"), TimeUnit.MILLISECONDS.toNanos(1), () -> false);
 
     Loop measured = new Loop(settings.lockName(), /* record= */ true);
-    awaitFile(settings.dir().resolve("stop"), TimeUnit.MILLISECONDS.toNanos(5));
+    // A failed thread ends the wait: the process exits at once, and the parent's window with it.
+    awaitFile(
+        settings.dir().resolve("stop"),
+        TimeUnit.MILLISECONDS.toNanos(5),
+        () -> measured.failure.get() != null);
     List<Section> sections = measured.stop();
     new SectionLog(settings.process(), measured.guarded.counter, sections)
         .write(settings.dir().resolve("process-" + settings.process() + ".log"));
@@ -221,8 +226,10 @@ public final class W7Worker {
     return lastSecond;
   }
 
-  private static void awaitFile(Path file, long pollNanos) throws InterruptedException {
-    while (!Files.exists(file)) {
+  /** Returns once {@code file} exists or {@code giveUp} is true. */
+  private static void awaitFile(Path file, long pollNanos, BooleanSupplier giveUp)
+      throws InterruptedException {
+    while (!Files.exists(file) && !giveUp.getAsBoolean()) {
       TimeUnit.NANOSECONDS.sleep(pollNanos);
     }
   }
