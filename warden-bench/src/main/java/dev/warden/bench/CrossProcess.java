@@ -36,6 +36,13 @@ final class CrossProcess implements Workload {
   static final Metric OVERLAPS =
       Metric.lower("overlaps", "overlaps (must be 0)", Metric.Unit.NUMBER);
 
+  /**
+   * How many workers warmed up until their JIT was quiet, not until the longest warm-up: under 100
+   * % on a busy machine or in a quick run, whose warm-up is short.
+   */
+  static final Metric JIT_QUIET =
+      Metric.higher("workers_jit_quiet_pct", "workers warmed to a quiet JIT", Metric.Unit.PERCENT);
+
   /** Compile time per second under which a worker's JIT counts as quiet. */
   static final long QUIET_MILLIS = 5;
 
@@ -209,6 +216,7 @@ final class CrossProcess implements Workload {
         HOLDER_CHANGES,
         Costs.COMMANDS,
         Costs.CLIENT_CPU,
-        Costs.REDIS_CPU);
+        Costs.REDIS_CPU,
+        JIT_QUIET);
   }
 }
