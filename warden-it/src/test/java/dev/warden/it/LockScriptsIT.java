@@ -205,7 +205,16 @@ class LockScriptsIT {
   }
 
   @Test
-  void aLastReleaseThatAnotherClientWaitedForReservesTheLockForOtherClientsOnly() {
+  void aLastReleaseThatAsksForNoReservationFreesTheLockEvenWhileAnotherClientWaits() {
+    acquire("c1:1", 0, 10_000, false);
+    refused("c2:1", true); // marks '#o'
+    run("lock-release", new String[] {LOCK}, "c1:1", "1", CHANNEL, "released client-1", "0");
+    assertThat(redis.exists(LOCK)).isZero();
+    assertThat(acquire("c1:1", 0, 10_000, false).get(0)).isEqualTo(1L);
+  }
+
+  @Test
+  void aLastReleaseThatEndsAFullRowWhileAnotherClientWaitsReservesTheLockForOtherClients() {
     long first = token(acquire("c1:1", 0, 10_000, false));
     assertThat(refused("c2:1", true).get(0)).isEqualTo(0L); // marks '#o'
     release("c1:1", 1);

@@ -10,6 +10,7 @@ import dev.warden.internal.wait.Successor;
 import dev.warden.internal.wait.Topic;
 import java.util.Comparator;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -62,6 +63,11 @@ final class HandOff implements Successors {
       return null;
     }
     return new Taken(taken, topic, topic.generation(), true);
+  }
+
+  @Override
+  public boolean yielding() {
+    return rows.yielded(driver.holdKey());
   }
 
   @Override
@@ -138,6 +144,7 @@ final class HandOff implements Successors {
         TimeUnit.MILLISECONDS.toNanos(Settings.HAND_OFF_ROW_MILLIS);
 
     private final Map<String, Row> inARow = new ConcurrentHashMap<>();
+    private final Set<String> yielding = ConcurrentHashMap.newKeySet();
     private final Clock clock;
 
     Rows(Clock clock) {
@@ -157,7 +164,13 @@ final class HandOff implements Successors {
         return true;
       }
       inARow.remove(lock);
+      yielding.add(lock);
       return false;
+    }
+
+    /** Whether the row of {@code lock} just ended full; asking consumes the answer. */
+    boolean yielded(String lock) {
+      return !yielding.isEmpty() && yielding.remove(lock);
     }
 
     /** Records a hand-off made, and whether Redis said that others wait that it cannot reach. */

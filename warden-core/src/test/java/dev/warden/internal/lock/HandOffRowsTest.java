@@ -87,4 +87,19 @@ class HandOffRowsTest {
     assertThat(rows.mayHandOff(LOCK)).as("two turns, but the row's time is up").isFalse();
     assertThat(rows.mayHandOff(LOCK)).as("the refusal ended the row").isTrue();
   }
+
+  @Test
+  void onlyARowThatEndedFullYieldsAndItsReleaseAsksOnce() {
+    assertThat(rows.yielded(LOCK)).as("no row").isFalse();
+    for (int i = 0; i < CAP - 1; i++) {
+      assertThat(rows.mayHandOff(LOCK)).isTrue();
+      rows.handedOff(LOCK, true);
+      assertThat(rows.yielded(LOCK)).isFalse();
+    }
+    rows.handedOff(LOCK, true);
+    assertThat(rows.mayHandOff(LOCK)).isFalse();
+    assertThat(rows.yielded(LOCK)).as("the release ending the full row yields").isTrue();
+    assertThat(rows.yielded(LOCK)).as("once").isFalse();
+    assertThat(rows.yielded("warden:{invoices}")).isFalse();
+  }
 }

@@ -85,6 +85,14 @@ public final class ReentrantDriver implements LockDriver {
 
   @Override
   public CompletableFuture<Release> release(String owner, int heldBefore) {
+    return release(owner, heldBefore, false);
+  }
+
+  /**
+   * Releases one hold; {@code yielding}: the release ends a full row of hand-offs while another
+   * client's waiter waits, so the lock is kept from this client for a moment (lock-release.lua).
+   */
+  private CompletableFuture<Release> release(String owner, int heldBefore, boolean yielding) {
     return scripts
         .run(
             DriverScripts.LOCK_RELEASE,
@@ -93,7 +101,7 @@ public final class ReentrantDriver implements LockDriver {
             Integer.toString(heldBefore),
             keys.channel(),
             releaseMessage,
-            RESERVATION)
+            yielding ? RESERVATION : "0")
         .thenApply(reply -> Replies.release(reply, WakeMessage.ONE));
   }
 
@@ -106,7 +114,7 @@ public final class ReentrantDriver implements LockDriver {
   public CompletableFuture<Release> releaseLast(String owner, Successors successors) {
     Successors.Candidate next = successors.next();
     if (next == null) {
-      return release(owner, 1);
+      return release(owner, 1, successors.yielding());
     }
     HandOffTerms to = next.terms();
     return scripts

@@ -15,6 +15,14 @@ public interface Successors {
    */
   Candidate next();
 
+  /**
+   * Whether the last {@link #next()} returned null because a real release is due while a waiter no
+   * hand-off can reach waits (rather than because no waiter of this client was parked): the release
+   * then keeps the lock from this client's threads for a moment, so that it changes client. Asked
+   * once, right after {@code next()}, by the releasing thread.
+   */
+  boolean yielding();
+
   /** Takes off its topic this client's parked waiter with the earliest ticket; null if none. */
   Candidate earliest();
 

@@ -8,7 +8,9 @@
 --          already and ignores it; other clients wake one waiter)
 -- ARGV[5]  how long, in ms, a last release keeps the lock for other clients when one of theirs
 --          waited ('#o'): a reservation that this client's own acquirers (woken at once, with no
---          message to wait for) cannot take, so that the lock changes client (see lock-acquire.lua)
+--          message to wait for) cannot take, so that the lock changes client (see
+--          lock-acquire.lua); '0' for none. The client asks for one when the release ends a full
+--          row of hand-offs between its threads (see lock-transfer.lua)
 -- Returns  {1, remaining} when the owner held the lock (remaining: its holds afterwards);
 --          {0} when the owner holds no hold: the lease ran out, the lock was force-unlocked,
 --          or (for a replayed last release) it was released already; the client tells which.
@@ -24,7 +26,7 @@ if remaining > 0 then
   return {1, remaining}
 end
 redis.call('DEL', lock)
-if state[3] and state[4] then
+if state[3] and state[4] and ARGV[5] ~= '0' then
   redis.call('HSET', lock, '#r', state[4])
   redis.call('PEXPIRE', lock, ARGV[5])
 end
