@@ -13,7 +13,12 @@ import java.util.List;
  * @since 0.2
  */
 public record WardenActivity(List<Hold> holds, List<Waiter> waiters) {
-  /** Copies the lists. */
+  /**
+   * Copies the lists.
+   *
+   * @param holds the holds, oldest first
+   * @param waiters the acquisitions in progress, longest waiting first
+   */
   public WardenActivity {
     holds = List.copyOf(holds);
     waiters = List.copyOf(waiters);

@@ -54,7 +54,8 @@ public interface WardenListener {
   default void acquisitionStarted(ObjectType type, String name) {}
 
   /**
-   * An acquisition that {@link #acquisitionStarted started} ended.
+   * An acquisition that {@link #acquisitionStarted started} ended. It is heard on the thread that
+   * completed it, which may be a moment after the caller's call has returned.
    *
    * @param type the object's type
    * @param name the object's name

@@ -55,7 +55,7 @@ public final class WardenRuntime {
     Scripts scripts = new Scripts(deployment);
     Calls calls = new Calls(settings, clock, () -> closed);
     this.subscriptions = new Subscriptions(deployment.pubSub(), owners.clientId(), timer, settings);
-    this.waiting = new Waiting(settings, clock, timer, subscriptions);
+    this.waiting = new Waiting(settings, clock, timer, subscriptions, events);
     this.keeper = new LeaseKeeper(scripts, timer, clock, callbacks, settings);
     this.locks = new Locks(settings, clock, owners, scripts, calls, waiting, keeper, callbacks);
     this.synchronizers = new Synchronizers(settings, scripts, calls, waiting);
@@ -140,7 +140,7 @@ public final class WardenRuntime {
   }
 
   public WardenActivity activity() {
-    return new WardenActivity(List.of(), List.of()); // TODO filled in next
+    return new WardenActivity(locks.activity(), waiting.activity());
   }
 
   public WardenStats stats() {

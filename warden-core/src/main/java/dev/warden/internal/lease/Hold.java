@@ -1,5 +1,7 @@
 package dev.warden.internal.lease;
 
+import dev.warden.internal.base.Events;
+import dev.warden.internal.base.Subject;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -24,6 +26,11 @@ public final class Hold {
   }
 
   private final String object;
+  private final Subject subject;
+  private final Events events;
+  private final long startedNanos;
+  private final long id;
+  private volatile boolean observed; // its start went to the listeners: so does its end
   private final String owner;
   private final long token;
   private final long leaseMillis;
@@ -43,9 +50,15 @@ public final class Hold {
    * @param object describes the lock, for messages
    * @param leaseMillis the lease it was taken with
    * @param leaseDeadlineNanos when Redis may expire it, on the client's monotonic clock
+   * @param subject the lock's type and name, for events and activity entries
+   * @param startedNanos when it began, on the client's monotonic clock
+   * @param events where its start, end and loss are reported
    */
   public Hold(
       String object,
+      Subject subject,
+      long startedNanos,
+      Events events,
       String owner,
       long token,
       int count,
@@ -53,6 +66,10 @@ public final class Hold {
       long leaseDeadlineNanos,
       Renewal renewal) {
     this.object = object;
+    this.subject = subject;
+    this.startedNanos = startedNanos;
+    this.events = events;
+    this.id = Events.newHoldId();
     this.owner = owner;
     this.token = token;
     this.count = count;
@@ -64,6 +81,39 @@ public final class Hold {
   /** Describes the lock, for messages. */
   public String object() {
     return object;
+  }
+
+  /** The lock's type and name. */
+  public Subject subject() {
+    return subject;
+  }
+
+  /** When the hold began, on the client's monotonic clock. */
+  public long startedNanos() {
+    return startedNanos;
+  }
+
+  /** Reports the hold's start to the listeners, if there are any now. */
+  public void reportStarted() {
+    if (events.on()) {
+      observed = true;
+      events.holdStarted(subject.type(), subject.name(), id);
+    }
+  }
+
+  /** Reports a renewal of the hold's lease by the lease keeper. */
+  void reportRenewed() {
+    if (events.on()) {
+      events.leaseRenewed(subject.type(), subject.name());
+    }
+  }
+
+  /** Reports the hold's end, if its start was reported. */
+  public void reportEnded(long nowNanos) {
+    if (observed) {
+      observed = false;
+      events.holdEnded(subject.type(), subject.name(), id, nowNanos - startedNanos);
+    }
   }
 
   public String owner() {
@@ -179,6 +229,7 @@ public final class Hold {
       return false;
     }
     lostReason = reason;
+    reportLost(); // before the future, so that what it triggers sees the event counted
     callbacks.execute(() -> lost.complete(null));
     return true;
   }
@@ -187,7 +238,14 @@ public final class Hold {
   public void lostAtRelease(String reason, Executor callbacks) {
     if (state.compareAndSet(State.RELEASING, State.LOST)) {
       lostReason = reason;
+      reportLost();
       callbacks.execute(() -> lost.complete(null));
+    }
+  }
+
+  private void reportLost() {
+    if (events.on()) {
+      events.leaseLost(subject.type(), subject.name());
     }
   }
 

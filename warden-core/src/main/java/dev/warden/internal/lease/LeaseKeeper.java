@@ -249,6 +249,7 @@ public final class LeaseKeeper {
         }
       } else {
         hold.extendLeaseDeadline(deadlineNanos);
+        hold.reportRenewed();
       }
     }
   }

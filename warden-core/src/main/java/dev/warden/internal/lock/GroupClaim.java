@@ -1,5 +1,6 @@
 package dev.warden.internal.lock;
 
+import dev.warden.internal.base.Subject;
 import dev.warden.internal.lease.Hold;
 import dev.warden.internal.lock.driver.LockKeys;
 import dev.warden.internal.redis.Scripts;
@@ -15,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
  * acquisition waits on that part's channel.
  */
 final class GroupClaim implements Claim<List<Granted>> {
-  private final String describe;
+  private final Subject subject;
   private final List<LockCore> group;
   private final String owner;
   private final List<Hold> before;
@@ -23,8 +24,8 @@ final class GroupClaim implements Claim<List<Granted>> {
   private final String id;
 
   GroupClaim(
-      String describe, List<LockCore> group, String owner, List<Hold> before, long leaseMillis) {
-    this.describe = describe;
+      Subject subject, List<LockCore> group, String owner, List<Hold> before, long leaseMillis) {
+    this.subject = subject;
     this.group = group;
     this.owner = owner;
     this.before = before;
@@ -34,7 +35,17 @@ final class GroupClaim implements Claim<List<Granted>> {
 
   @Override
   public String describe() {
-    return describe;
+    return subject.name();
+  }
+
+  @Override
+  public Subject subject() {
+    return subject;
+  }
+
+  @Override
+  public boolean reported() {
+    return false; // the multi-lock reports its whole acquisition
   }
 
   @Override

@@ -1,8 +1,12 @@
 package dev.warden.internal.lock;
 
+import dev.warden.WardenActivity;
+import dev.warden.internal.base.Clock;
 import dev.warden.internal.lease.Hold;
 import dev.warden.internal.lease.LeaseKeeper;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,9 +29,11 @@ final class Holds {
   private final Map<String, String> holders = new ConcurrentHashMap<>();
 
   private final LeaseKeeper keeper;
+  private final Clock clock;
 
-  Holds(LeaseKeeper keeper) {
+  Holds(LeaseKeeper keeper, Clock clock) {
     this.keeper = keeper;
+    this.clock = clock;
   }
 
   /** The owner's hold on the lock, or null. */
@@ -47,6 +53,7 @@ final class Holds {
     if (renewed) {
       keeper.add(hold);
     }
+    hold.reportStarted();
   }
 
   /** The lease keeper renews the hold from now on (a re-entry without an explicit lease). */
@@ -65,10 +72,13 @@ final class Holds {
 
   /** Forgets a hold that ended: its record, its place as the lock's holder, its renewal. */
   void forget(String lock, Hold hold) {
-    holds.remove(new Key(lock, hold.owner()), hold);
+    boolean removed = holds.remove(new Key(lock, hold.owner()), hold);
     holders.remove(lock, hold.owner());
     if (hold.renewed()) {
       keeper.remove(hold);
+    }
+    if (removed) {
+      hold.reportEnded(clock.nanoTime());
     }
   }
 
@@ -109,6 +119,27 @@ final class Holds {
           }
         });
     return on;
+  }
+
+  /** Every hold recorded now, oldest first, as {@link WardenActivity} shows it. */
+  List<WardenActivity.Hold> activity() {
+    long now = clock.nanoTime();
+    List<Hold> all = new ArrayList<>(holds.values());
+    all.sort(Comparator.comparingLong(hold -> hold.startedNanos() - now));
+    List<WardenActivity.Hold> activity = new ArrayList<>(all.size());
+    for (Hold hold : all) {
+      activity.add(
+          new WardenActivity.Hold(
+              hold.subject().type(),
+              hold.subject().name(),
+              hold.owner(),
+              hold.token(),
+              hold.count(),
+              Duration.ofNanos(Math.max(0, now - hold.startedNanos())),
+              hold.renewed(),
+              hold.state() == Hold.State.LOST));
+    }
+    return activity;
   }
 
   /** Returns the number of holds recorded. */

@@ -86,11 +86,25 @@ final class LockCore {
    */
   boolean acquireForThread(Lease lease, long waitNanos, boolean interruptible)
       throws InterruptedException {
+    return acquireForThread(lease, waitNanos, interruptible, true);
+  }
+
+  /**
+   * Acquires for the calling thread, as {@link #acquireForThread(Lease, long, boolean)}; {@code
+   * reported}: whether the acquisition reports itself to listeners (not as a multi-lock's part).
+   */
+  boolean acquireForThread(Lease lease, long waitNanos, boolean interruptible, boolean reported)
+      throws InterruptedException {
     String owner = context.owners().currentThread();
     Hold hold = holdBeforeAcquiring(owner);
     int heldBefore = hold == null ? 0 : hold.count();
     Granted granted =
-        acquisition(owner, heldBefore, lease.millis(), waitNanos).await(interruptible);
+        new Acquisition<>(
+                context.waiting(),
+                new MutexClaim(this, owner, heldBefore, lease.millis(), waitNanos != 0, reported),
+                waitNanos)
+            .start()
+            .await(interruptible);
     if (granted == null) {
       return false;
     }
@@ -102,7 +116,7 @@ final class LockCore {
   Acquisition<Granted> acquisition(String owner, int heldBefore, long leaseMillis, long waitNanos) {
     return new Acquisition<>(
             context.waiting(),
-            new MutexClaim(this, owner, heldBefore, leaseMillis, waitNanos != 0),
+            new MutexClaim(this, owner, heldBefore, leaseMillis, waitNanos != 0, true),
             waitNanos)
         .start();
   }
@@ -144,6 +158,9 @@ final class LockCore {
       Hold hold =
           new Hold(
               driver.describe(),
+              driver.subject(),
+              granted.sentAtNanos(),
+              context.waiting().events(),
               owner,
               granted.token(),
               granted.holdCount(),

@@ -3,6 +3,7 @@ package dev.warden.internal.lock;
 import dev.warden.DistributedLock;
 import dev.warden.DistributedReadWriteLock;
 import dev.warden.LockInfo;
+import dev.warden.WardenActivity;
 import dev.warden.internal.base.Clock;
 import dev.warden.internal.base.Owners;
 import dev.warden.internal.base.Settings;
@@ -13,6 +14,7 @@ import dev.warden.internal.lock.driver.ReentrantDriver;
 import dev.warden.internal.redis.Calls;
 import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.wait.Waiting;
+import java.util.List;
 import java.util.concurrent.Executor;
 
 /** The lock primitives of one client: the one way into this package. */
@@ -40,7 +42,7 @@ public final class Locks {
             scripts,
             calls,
             waiting,
-            new Holds(keeper),
+            new Holds(keeper, clock),
             new HandOff.Rows(),
             callbacks);
   }
@@ -69,6 +71,11 @@ public final class Locks {
   public LockInfo inspect(String name) {
     ReentrantDriver driver = reentrantDriver(name);
     return Calls.awaitUninterruptibly(driver.inspect(), driver.describe(), "inspect");
+  }
+
+  /** Every hold this client records now, oldest first. */
+  public List<WardenActivity.Hold> activity() {
+    return context.holds().activity();
   }
 
   /** Returns the number of holds this client records now. */

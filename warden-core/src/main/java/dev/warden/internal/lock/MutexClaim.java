@@ -1,5 +1,6 @@
 package dev.warden.internal.lock;
 
+import dev.warden.internal.base.Subject;
 import dev.warden.internal.lease.Hold;
 import dev.warden.internal.lock.driver.LockDriver;
 import dev.warden.internal.wait.Acquisition;
@@ -25,8 +26,17 @@ final class MutexClaim implements Claim<Granted> {
   // made when a release first looks at this claim parked; racy but idempotent (a record)
   private HandOffTerms handOffTerms;
 
-  MutexClaim(LockCore core, String owner, int heldBefore, long leaseMillis, boolean willWait) {
+  private final boolean reported;
+
+  MutexClaim(
+      LockCore core,
+      String owner,
+      int heldBefore,
+      long leaseMillis,
+      boolean willWait,
+      boolean reported) {
     this.core = core;
+    this.reported = reported;
     this.driver = core.driver();
     this.id = core.newAcquisitionId();
     this.owner = owner;
@@ -38,6 +48,16 @@ final class MutexClaim implements Claim<Granted> {
   @Override
   public String describe() {
     return driver.describe();
+  }
+
+  @Override
+  public Subject subject() {
+    return driver.subject();
+  }
+
+  @Override
+  public boolean reported() {
+    return reported;
   }
 
   @Override

@@ -2,8 +2,12 @@ package dev.warden.internal.lock;
 
 import dev.warden.DistributedLock;
 import dev.warden.LockHandle;
+import dev.warden.ObjectType;
+import dev.warden.WardenListener;
 import dev.warden.internal.base.Args;
+import dev.warden.internal.base.Events;
 import dev.warden.internal.base.Interrupts;
+import dev.warden.internal.base.Subject;
 import dev.warden.internal.lease.Hold;
 import dev.warden.internal.lease.Lease;
 import dev.warden.internal.wait.Acquisition;
@@ -44,6 +48,7 @@ final class RedisMultiLock implements DistributedLock {
   private final List<RedisMutex> parts; // in the global order
   private final List<List<RedisMutex>> groups; // consecutive parts taken by one call
   private final String describe;
+  private final Subject subject;
 
   // ReferenceEquality: a lock of this very Warden: its context instance, not an equal one
   @SuppressWarnings("ReferenceEquality")
@@ -74,6 +79,7 @@ final class RedisMultiLock implements DistributedLock {
     this.parts = List.copyOf(sorted);
     this.groups = group(parts);
     this.describe = "multi-lock of " + parts.size() + " locks (" + names(parts) + ")";
+    this.subject = new Subject(ObjectType.MULTI_LOCK, describe);
   }
 
   /** Consecutive reentrant locks of one slot form a group; every other part is alone. */
@@ -155,12 +161,37 @@ final class RedisMultiLock implements DistributedLock {
     return Interrupts.uninterruptibly(() -> acquire(lease, waitNanos, false));
   }
 
-  /** Takes every group in order within the wait; on any failure gives back what it took. */
+  /**
+   * Takes every group in order within the wait, reported to listeners as one acquisition; on any
+   * failure gives back what it took.
+   */
   private boolean acquire(Lease lease, long waitNanos, boolean interruptible)
       throws InterruptedException {
     if (interruptible) {
       Interrupts.checkBefore(describe, "acquiring");
     }
+    Events events = context.waiting().events();
+    if (!events.on()) {
+      return acquireGroups(lease, waitNanos, interruptible);
+    }
+    long started = context.clock().nanoTime();
+    events.acquisitionStarted(subject.type(), subject.name());
+    WardenListener.Outcome outcome = WardenListener.Outcome.FAILED;
+    try {
+      boolean got = acquireGroups(lease, waitNanos, interruptible);
+      outcome = got ? WardenListener.Outcome.ACQUIRED : WardenListener.Outcome.TIMED_OUT;
+      return got;
+    } catch (InterruptedException e) {
+      outcome = WardenListener.Outcome.CANCELLED;
+      throw e;
+    } finally {
+      events.acquisitionEnded(
+          subject.type(), subject.name(), outcome, context.clock().nanoTime() - started);
+    }
+  }
+
+  private boolean acquireGroups(Lease lease, long waitNanos, boolean interruptible)
+      throws InterruptedException {
     long deadline = context.clock().nanoTime() + waitNanos;
     List<List<RedisMutex>> taken = new ArrayList<>();
     boolean complete = false;
@@ -169,7 +200,7 @@ final class RedisMultiLock implements DistributedLock {
         long left = waitNanos < 0 ? -1 : Math.max(0, deadline - context.clock().nanoTime());
         boolean got =
             group.size() == 1
-                ? group.get(0).core().acquireForThread(lease, left, interruptible)
+                ? group.get(0).core().acquireForThread(lease, left, interruptible, false)
                 : acquireGroup(group, lease, left, interruptible);
         if (!got) {
           return false;
@@ -195,7 +226,7 @@ final class RedisMultiLock implements DistributedLock {
       cores.add(part.core());
       before.add(part.core().holdBeforeAcquiring(owner));
     }
-    GroupClaim claim = new GroupClaim(describe, cores, owner, before, lease.millis());
+    GroupClaim claim = new GroupClaim(subject, cores, owner, before, lease.millis());
     List<Granted> grants =
         new Acquisition<>(context.waiting(), claim, waitNanos).start().await(interruptible);
     if (grants == null) {

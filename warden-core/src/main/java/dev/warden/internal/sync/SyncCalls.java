@@ -2,6 +2,7 @@ package dev.warden.internal.sync;
 
 import dev.warden.internal.base.Ids;
 import dev.warden.internal.base.Interrupts;
+import dev.warden.internal.base.Subject;
 import dev.warden.internal.redis.Calls;
 import dev.warden.internal.redis.Script;
 import dev.warden.internal.wait.Acquisition;
@@ -115,6 +116,11 @@ final class SyncCalls {
     @Override
     public final String channel() {
       return keys.channel();
+    }
+
+    @Override
+    public final Subject subject() {
+      return keys.subject();
     }
   }
 }

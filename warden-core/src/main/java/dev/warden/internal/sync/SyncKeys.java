@@ -1,5 +1,7 @@
 package dev.warden.internal.sync;
 
+import dev.warden.ObjectType;
+import dev.warden.internal.base.Subject;
 import dev.warden.internal.redis.ObjectKeys;
 
 /**
@@ -7,19 +9,25 @@ import dev.warden.internal.redis.ObjectKeys;
  * after the schema every Warden object shares ({@link ObjectKeys}), plus its operation markers.
  *
  * @param object the object's names: main key, channel, description
+ * @param subject its type and name, for events and activity entries
  */
-record SyncKeys(ObjectKeys object) {
+record SyncKeys(ObjectKeys object, Subject subject) {
 
   static SyncKeys semaphore(String name) {
-    return new SyncKeys(ObjectKeys.of(name, "semaphore", "semaphore"));
+    return new SyncKeys(
+        ObjectKeys.of(name, "semaphore", "semaphore"), new Subject(ObjectType.SEMAPHORE, name));
   }
 
   static SyncKeys leasedSemaphore(String name) {
-    return new SyncKeys(ObjectKeys.of(name, "leased-semaphore", "leased semaphore"));
+    return new SyncKeys(
+        ObjectKeys.of(name, "leased-semaphore", "leased semaphore"),
+        new Subject(ObjectType.LEASED_SEMAPHORE, name));
   }
 
   static SyncKeys latch(String name) {
-    return new SyncKeys(ObjectKeys.of(name, "latch", "count-down latch"));
+    return new SyncKeys(
+        ObjectKeys.of(name, "latch", "count-down latch"),
+        new Subject(ObjectType.COUNT_DOWN_LATCH, name));
   }
 
   /** The object's name as the user gave it. */

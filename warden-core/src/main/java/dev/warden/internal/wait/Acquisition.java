@@ -39,6 +39,7 @@ public final class Acquisition<T> implements Waiter, Successor {
   private final Claim<T> claim;
   private final boolean timed;
   private final long deadline;
+  final Reporting reporting; // what it tells listeners, and how Waiting lists it
   private Topic topic; // guarded by this
   private Timer.Scheduled recheck; // guarded by this
   private Timer.Scheduled verdict; // guarded by this
@@ -56,8 +57,9 @@ public final class Acquisition<T> implements Waiter, Successor {
     this.claim = claim;
     this.giveBacks = new GiveBacks<>(claim, result);
     this.timed = waitNanos >= 0;
+    this.reporting = new Reporting(waiting, claim);
     this.deadline =
-        waiting.clock().nanoTime() + (timed ? Math.min(waitNanos, Long.MAX_VALUE / 4) : 0);
+        reporting.startedNanos() + (timed ? Math.min(waitNanos, Long.MAX_VALUE / 4) : 0);
   }
 
   /** Sends the first attempt; returns this acquisition. */
@@ -65,8 +67,9 @@ public final class Acquisition<T> implements Waiter, Successor {
   // has nothing more to tell
   @SuppressWarnings("FutureReturnValueIgnored")
   public Acquisition<T> start() {
+    reporting.started();
     waiting.register(this);
-    result.whenComplete((granted, failure) -> cleanUp(granted != null && failure == null));
+    result.whenComplete(this::cleanUp);
     if (timed) {
       long margin = waiting.settings().verdictMarginNanos();
       synchronized (this) {
@@ -371,7 +374,7 @@ public final class Acquisition<T> implements Waiter, Successor {
                 + " ms"));
   }
 
-  private void cleanUp(boolean granted) {
+  private void cleanUp(T granted, Throwable failure) {
     Topic left;
     synchronized (this) {
       if (recheck != null) {
@@ -390,6 +393,7 @@ public final class Acquisition<T> implements Waiter, Successor {
       waiting.subscriptions().leave(left);
     }
     waiting.unregister(this);
-    claim.finished(granted);
+    claim.finished(granted != null && failure == null);
+    reporting.ended(granted, failure);
   }
 }

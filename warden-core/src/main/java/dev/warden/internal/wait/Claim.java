@@ -1,5 +1,6 @@
 package dev.warden.internal.wait;
 
+import dev.warden.internal.base.Subject;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -11,6 +12,22 @@ import java.util.concurrent.CompletableFuture;
 public interface Claim<T> {
   /** Describes the object for messages: {@code lock 'orders'}. */
   String describe();
+
+  /**
+   * The object's type and name, for events and activity entries; null for acquisitions that are
+   * part of another (a condition's signal), which are neither reported nor listed.
+   */
+  default Subject subject() {
+    return null;
+  }
+
+  /**
+   * Whether the acquisition reports its start and end to listeners: false when it is one step of a
+   * larger acquisition that reports itself (a multi-lock's parts).
+   */
+  default boolean reported() {
+    return true;
+  }
 
   /** Names what the acquisition does, for messages: {@code acquire}, {@code await}. */
   default String verb() {

@@ -1,9 +1,14 @@
 package dev.warden.internal.wait;
 
+import dev.warden.WardenActivity;
 import dev.warden.WardenException;
 import dev.warden.internal.base.Clock;
+import dev.warden.internal.base.Events;
 import dev.warden.internal.base.Settings;
 import dev.warden.internal.base.Timer;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -16,11 +21,14 @@ public final class Waiting {
   private final Clock clock;
   private final Timer timer;
   private final Subscriptions subscriptions;
+  private final Events events;
   private final Set<Acquisition<?>> pending = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
-  public Waiting(Settings settings, Clock clock, Timer timer, Subscriptions subscriptions) {
+  public Waiting(
+      Settings settings, Clock clock, Timer timer, Subscriptions subscriptions, Events events) {
     this.settings = settings;
+    this.events = events;
     this.clock = clock;
     this.timer = timer;
     this.subscriptions = subscriptions;
@@ -40,6 +48,29 @@ public final class Waiting {
 
   public Subscriptions subscriptions() {
     return subscriptions;
+  }
+
+  /** Where acquisitions and holds report what they do. */
+  public Events events() {
+    return events;
+  }
+
+  /** The acquisitions in progress that name their object, longest waiting first. */
+  public List<WardenActivity.Waiter> activity() {
+    long now = clock.nanoTime();
+    List<Reporting> all = new ArrayList<>();
+    for (Acquisition<?> acquisition : pending) {
+      all.add(acquisition.reporting);
+    }
+    all.sort(Comparator.comparingLong(reporting -> reporting.startedNanos() - now));
+    List<WardenActivity.Waiter> activity = new ArrayList<>(all.size());
+    for (Reporting reporting : all) {
+      WardenActivity.Waiter waiter = reporting.waiter(now);
+      if (waiter != null) {
+        activity.add(waiter);
+      }
+    }
+    return activity;
   }
 
   /** Returns the number of acquisitions in progress. */

@@ -2,7 +2,10 @@ package dev.warden.internal.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.warden.ObjectType;
+import dev.warden.internal.base.Events;
 import dev.warden.internal.base.Settings;
+import dev.warden.internal.base.Subject;
 import dev.warden.internal.base.VirtualTime;
 import dev.warden.internal.redis.Deployment;
 import dev.warden.internal.redis.PubSub;
@@ -130,6 +133,9 @@ class LeaseKeeperTest {
     int n = holds++;
     return new Hold(
         "lock 'l" + n + "'",
+        new Subject(ObjectType.LOCK, "l" + n),
+        time.nanoTime(),
+        new Events(),
         "owner-" + n,
         n,
         1,

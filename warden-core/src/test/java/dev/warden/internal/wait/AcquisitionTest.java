@@ -3,6 +3,7 @@ package dev.warden.internal.wait;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.warden.WardenException;
+import dev.warden.internal.base.Events;
 import dev.warden.internal.base.Settings;
 import dev.warden.internal.base.VirtualTime;
 import io.lettuce.core.RedisCommandExecutionException;
@@ -27,7 +28,7 @@ class AcquisitionTest {
   private final VirtualTime time = new VirtualTime();
   private final StubPubSub pubSub = new StubPubSub();
   private final Subscriptions subscriptions = new Subscriptions(pubSub, "client-1", time, settings);
-  private final Waiting waiting = new Waiting(settings, time, time, subscriptions);
+  private final Waiting waiting = new Waiting(settings, time, time, subscriptions, new Events());
   private final ScriptedClaim claim = new ScriptedClaim();
 
   /** How an acquisition ended, and when (virtual time). */

@@ -1,6 +1,8 @@
 package dev.warden.internal.lock.driver;
 
+import dev.warden.ObjectType;
 import dev.warden.internal.base.Settings;
+import dev.warden.internal.base.Subject;
 import dev.warden.internal.lease.Renewal;
 import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.wait.HandOffTerms;
@@ -45,7 +47,8 @@ public final class FairDriver implements LockDriver {
         new Parts(
             keys,
             new Renewal(DriverScripts.LOCK_RENEW, List.of(keys.lock())),
-            new HashQueries(scripts.redis(), keys.lock()));
+            new HashQueries(scripts.redis(), keys.lock()),
+            new Subject(ObjectType.FAIR_LOCK, keys.name()));
   }
 
   @Override

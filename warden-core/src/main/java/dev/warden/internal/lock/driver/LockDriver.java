@@ -1,5 +1,6 @@
 package dev.warden.internal.lock.driver;
 
+import dev.warden.internal.base.Subject;
 import dev.warden.internal.lease.Renewal;
 import dev.warden.internal.wait.WakeMessage;
 import java.util.concurrent.CompletableFuture;
@@ -51,8 +52,9 @@ public interface LockDriver {
    * @param keys the lock's name, label and keys
    * @param renewal how the lease keeper renews holds of this lock
    * @param queries the lock's one-read queries
+   * @param subject what events and activity entries name it by: its type and name
    */
-  record Parts(LockKeys keys, Renewal renewal, LockQueries queries) {}
+  record Parts(LockKeys keys, Renewal renewal, LockQueries queries, Subject subject) {}
 
   /** This driver's parts. */
   Parts parts();
@@ -70,6 +72,11 @@ public interface LockDriver {
   /** The lock's one-read queries. */
   default LockQueries queries() {
     return parts().queries();
+  }
+
+  /** The lock's type and name, for events and activity entries. */
+  default Subject subject() {
+    return parts().subject();
   }
 
   /** Names the lock in messages, e.g. {@code fair lock 'orders'}. */

@@ -1,5 +1,7 @@
 package dev.warden.internal.lock.driver;
 
+import dev.warden.ObjectType;
+import dev.warden.internal.base.Subject;
 import dev.warden.internal.lease.Renewal;
 import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.wait.WakeMessage;
@@ -24,7 +26,8 @@ public final class ReadDriver implements LockDriver {
         new Parts(
             keys.side(keys.reads(), "read lock"),
             new Renewal(DriverScripts.RW_READ_RENEW, List.of(keys.reads(), keys.readers())),
-            new ReadQueries(scripts, keys));
+            new ReadQueries(scripts, keys),
+            new Subject(ObjectType.READ_LOCK, keys.name()));
   }
 
   @Override

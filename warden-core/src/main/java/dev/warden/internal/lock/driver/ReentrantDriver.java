@@ -1,7 +1,9 @@
 package dev.warden.internal.lock.driver;
 
 import dev.warden.LockInfo;
+import dev.warden.ObjectType;
 import dev.warden.internal.base.Owners;
+import dev.warden.internal.base.Subject;
 import dev.warden.internal.lease.Renewal;
 import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.wait.HandOffTerms;
@@ -37,7 +39,8 @@ public final class ReentrantDriver implements LockDriver {
         new Parts(
             keys,
             new Renewal(DriverScripts.LOCK_RENEW, List.of(keys.lock())),
-            new HashQueries(scripts.redis(), keys.lock()));
+            new HashQueries(scripts.redis(), keys.lock()),
+            new Subject(ObjectType.LOCK, keys.name()));
   }
 
   @Override

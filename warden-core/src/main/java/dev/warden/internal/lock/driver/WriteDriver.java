@@ -1,6 +1,8 @@
 package dev.warden.internal.lock.driver;
 
+import dev.warden.ObjectType;
 import dev.warden.internal.base.Settings;
+import dev.warden.internal.base.Subject;
 import dev.warden.internal.lease.Renewal;
 import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.wait.WakeMessage;
@@ -27,7 +29,8 @@ public final class WriteDriver implements LockDriver {
         new Parts(
             keys.side(keys.write(), "write lock"),
             new Renewal(DriverScripts.LOCK_RENEW, List.of(keys.write())),
-            new HashQueries(scripts.redis(), keys.write()));
+            new HashQueries(scripts.redis(), keys.write()),
+            new Subject(ObjectType.WRITE_LOCK, keys.name()));
   }
 
   @Override
