@@ -57,7 +57,7 @@ public final class WardenHealthIndicator implements HealthIndicator {
         .up()
         .withDetail("holds", stats.holds())
         .withDetail("renewedHolds", stats.renewedHolds())
-        .withDetail("waiters", Math.max(stats.acquisitions(), activity.waiters().size()))
+        .withDetail("waiters", activity.waiters().size())
         .withDetail("subscriptions", stats.subscriptions())
         .withDetail("leaseKeeperRunning", stats.leaseKeeperRunning())
         .build();
