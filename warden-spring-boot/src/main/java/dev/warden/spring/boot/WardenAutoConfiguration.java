@@ -1,7 +1,10 @@
 package dev.warden.spring.boot;
 
 import dev.warden.Warden;
+import dev.warden.micrometer.WardenMetrics;
 import dev.warden.spring.WardenLockedAdvisor;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -30,7 +33,7 @@ import org.springframework.core.type.AnnotationMetadata;
 /**
  * Auto-configures a {@link Warden} bean (unless the application declares one), the {@link
  * dev.warden.spring.WardenLocked} advisor, and, with Actuator, the {@code warden} health indicator
- * and endpoint.
+ * and endpoint, and Warden's meters when warden-micrometer is present.
  *
  * <p>Where it connects ({@link WardenConnection}): {@code warden.uri} or {@code
  * warden.cluster.nodes} when set; otherwise the application's {@code spring.data.redis.*}
@@ -163,6 +166,24 @@ public final class WardenAutoConfiguration {
     WardenHealthIndicator wardenHealthIndicator(
         Warden warden, ObjectProvider<WardenConnection> connection) {
       return new WardenHealthIndicator(warden, connection.getIfAvailable());
+    }
+  }
+
+  /**
+   * Warden's meters ({@code WardenMetrics}, a {@code MeterBinder} that Boot binds to its registry),
+   * with Micrometer and warden-micrometer.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass({MeterRegistry.class, WardenMetrics.class})
+  @ConditionalOnBooleanProperty(name = "warden.metrics.enabled", matchIfMissing = true)
+  static class MetricsConfiguration {
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    WardenMetrics wardenMetrics(Warden warden, WardenProperties properties) {
+      List<String> names = properties.getMetrics().getLockNames();
+      return names.isEmpty()
+          ? WardenMetrics.of(warden)
+          : WardenMetrics.builder(warden).lockNames(names).build();
     }
   }
 

@@ -38,6 +38,9 @@ public class WardenProperties {
   /** The @WardenLocked annotation's support. */
   private final Annotation annotation = new Annotation();
 
+  /** Warden's Micrometer meters (with warden-micrometer and Micrometer present). */
+  private final Metrics metrics = new Metrics();
+
   /** Creates the properties with their defaults. */
   public WardenProperties() {}
 
@@ -149,6 +152,15 @@ public class WardenProperties {
     return annotation;
   }
 
+  /**
+   * Returns the metrics settings.
+   *
+   * @return the metrics settings
+   */
+  public Metrics getMetrics() {
+    return metrics;
+  }
+
   /** Redis Cluster settings. */
   public static class Cluster {
     /**
@@ -227,6 +239,57 @@ public class WardenProperties {
      */
     public void setOrder(int order) {
       this.order = order;
+    }
+  }
+
+  /** Warden's Micrometer meters. */
+  public static class Metrics {
+    /** Whether to bind Warden's meters (warden.acquire, warden.held, ...) to the registry. */
+    private boolean enabled = true;
+
+    /**
+     * Lock names to tag meters with (tag "name"; every other name is tagged "other"). A small,
+     * fixed set: never names made from data, such as invoice ids. Empty: no name tag.
+     */
+    private List<String> lockNames = new ArrayList<>();
+
+    /** Creates the settings with their defaults. */
+    public Metrics() {}
+
+    /**
+     * Returns whether Warden's meters are bound.
+     *
+     * @return whether they are
+     */
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    /**
+     * Sets whether Warden's meters are bound.
+     *
+     * @param enabled whether they are
+     */
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    /**
+     * Returns the lock names that get a name tag.
+     *
+     * @return the names, empty for none
+     */
+    public List<String> getLockNames() {
+      return lockNames;
+    }
+
+    /**
+     * Sets the lock names that get a name tag.
+     *
+     * @param lockNames the names
+     */
+    public void setLockNames(List<String> lockNames) {
+      this.lockNames = lockNames;
     }
   }
 }

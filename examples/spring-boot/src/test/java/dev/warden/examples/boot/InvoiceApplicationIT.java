@@ -61,6 +61,11 @@ class InvoiceApplicationIT {
       HttpResponse<String> activity = call("GET", base + "/actuator/warden");
       assertThat(activity.statusCode()).isEqualTo(200);
       assertThat(activity.body()).isEqualTo("{\"holds\":[],\"waiters\":[]}");
+
+      HttpResponse<String> acquisitions = call("GET", base + "/actuator/metrics/warden.acquire");
+      assertThat(acquisitions.statusCode()).isEqualTo(200);
+      assertThat(acquisitions.body().replace(" ", ""))
+          .contains("\"statistic\":\"COUNT\",\"value\":18.0");
     }
   }
 }
