@@ -97,7 +97,8 @@ class LockScriptsIT {
         owner,
         Integer.toString(heldBefore),
         CHANNEL,
-        "released client-1");
+        "released client-1",
+        "10000");
   }
 
   @Test
@@ -198,7 +199,61 @@ class LockScriptsIT {
     assertThat(refused("c2:1", true).get(0)).isEqualTo(0L);
     assertThat(redis.hexists(LOCK, "#o")).isTrue();
     release("c1:1", 1);
-    assertThat(redis.exists(LOCK)).as("the mark ends with the lock").isZero();
+    assertThat(redis.hgetall(LOCK))
+        .as("the mark ends with the lock, which stays reserved for other clients")
+        .containsExactly(java.util.Map.entry("#r", "c1:"));
+  }
+
+  @Test
+  void aLastReleaseThatAnotherClientWaitedForReservesTheLockForOtherClientsOnly() {
+    long first = token(acquire("c1:1", 0, 10_000, false));
+    assertThat(refused("c2:1", true).get(0)).isEqualTo(0L); // marks '#o'
+    release("c1:1", 1);
+    assertThat(redis.pttl(LOCK)).isBetween(1L, 10_000L);
+
+    List<Object> own = refused("c1:2", true);
+    assertThat(own.get(0)).as("the releasing client's thread is refused").isEqualTo(0L);
+    assertThat((Long) own.get(1)).as("until the reservation ends").isBetween(1L, 10_000L);
+    assertThat(redis.hget(LOCK, "#w")).as("so the next holder publishes").isEqualTo("1");
+
+    List<Object> other = acquire("c2:1", 0, 30_000, false);
+    assertThat(other.get(0)).isEqualTo(1L);
+    assertThat(token(other)).isGreaterThan(first);
+    assertThat(redis.hgetall(LOCK))
+        .containsEntry("c2:1", "1")
+        .containsEntry("#c", "c2:")
+        .containsEntry("#w", "1")
+        .doesNotContainKeys("#r", "#o");
+    assertThat(redis.pttl(LOCK)).isGreaterThan(10_000L);
+    release("c2:1", 1);
+    assertThat(redis.exists(LOCK)).as("nobody of another client waited").isZero();
+  }
+
+  @Test
+  void aReservationNobodyTakesEndsWithItsExpiryAndAMultiLockMayTakeIt() {
+    acquire("c1:1", 0, 10_000, false);
+    refused("c2:1", true);
+    release("c1:1", 1);
+    List<Object> all =
+        run("lock-acquire-all", new String[] {LOCK, FENCE}, "c1:m", "10000", fenceTerms, "g1", "0");
+    assertThat(all.get(0)).as("a multi-lock is no hand-off's waiter: it may take it").isEqualTo(1L);
+    assertThat(redis.hgetall(LOCK)).containsEntry("c1:m", "1").doesNotContainKey("#r");
+    release("c1:m", 1);
+
+    acquire("c1:1", 0, 10_000, false);
+    refused("c2:1", true);
+    run(
+        "lock-release",
+        new String[] {LOCK},
+        "c1:1",
+        "1",
+        CHANNEL,
+        "released client-1",
+        "1"); // a reservation of 1 ms
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(5))
+        .until(() -> redis.exists(LOCK) == 0);
+    assertThat(acquire("c1:2", 0, 10_000, false).get(0)).isEqualTo(1L);
   }
 
   @Test

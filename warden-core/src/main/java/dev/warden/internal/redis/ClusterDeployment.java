@@ -107,14 +107,15 @@ public final class ClusterDeployment implements Deployment {
     this.commands = connection.async();
     this.pubSub = new ShardedPubSub(pubSubConnection, clientName);
     this.owners = ownersOf(client.getPartitions());
-    // published after Lettuce has reloaded its partitions (7.7.0; earlier versions published
-    // before, lettuce#2860): the handler reads the partitions itself either way
+    // Lettuce 7.7 publishes the event after reloading its partitions, earlier versions (7.5,
+    // which Spring Boot 4.1 brings) before (lettuce#2860): the topology is read from the event,
+    // never from the client, or a slot's new master goes unseen on those versions
     this.topologyEvents =
         resources
             .eventBus()
             .get()
             .filter(ClusterTopologyChangedEvent.class::isInstance)
-            .subscribe(event -> topologyChanged());
+            .subscribe(event -> topologyChanged(((ClusterTopologyChangedEvent) event).after()));
   }
 
   /**
@@ -219,8 +220,9 @@ public final class ClusterDeployment implements Deployment {
     shutdown();
   }
 
-  private void topologyChanged() {
-    Partitions partitions = client.getPartitions();
+  private void topologyChanged(List<RedisClusterNode> nodes) {
+    Partitions partitions = new Partitions();
+    partitions.reload(nodes);
     String[] now = ownersOf(partitions);
     boolean moved;
     synchronized (this) {

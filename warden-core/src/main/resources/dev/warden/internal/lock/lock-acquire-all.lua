@@ -13,9 +13,14 @@
 --             ('#w', '#o': see lock-acquire.lua).
 local owner, lease, id = ARGV[1], tonumber(ARGV[2]), ARGV[4]
 local n = #KEYS / 2
+local reserved = {}
 for i = 1, n do
   local lock = KEYS[2 * i - 1]
-  if redis.call('EXISTS', lock) == 1 and not redis.call('HGET', lock, owner) then
+  -- held by another owner; a lock only reserved for other clients ('#r', no holder: see
+  -- lock-release.lua) is free for a multi-lock, which no hand-off reaches
+  local exists = redis.call('EXISTS', lock) == 1
+  reserved[i] = exists and redis.call('HEXISTS', lock, '#t') == 0
+  if exists and not reserved[i] and not redis.call('HGET', lock, owner) then
     -- a multi-lock waiter is never handed a part: the holder must release now and then
     redis.call('HSET', lock, '#w', 1, '#o', 1)
     return {0, i, redis.call('PTTL', lock)}
@@ -31,7 +36,15 @@ for i = 1, n do
     token = redis.call('HGET', lock, '#t')
   else
     token = mint_token(fence, ARGV[3])
-    grant(lock, owner, token, id)
+    if reserved[i] and redis.call('HGET', lock, '#w') then
+      redis.call('DEL', lock)
+      grant(lock, owner, token, id, '#w', 1) -- the reserving client's acquirers wait
+    elseif reserved[i] then
+      redis.call('DEL', lock)
+      grant(lock, owner, token, id)
+    else
+      grant(lock, owner, token, id)
+    end
     redis.call('PEXPIRE', lock, lease)
     held = 1
   end

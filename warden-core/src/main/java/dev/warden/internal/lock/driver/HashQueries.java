@@ -18,8 +18,9 @@ final class HashQueries implements LockQueries {
 
   @Override
   public CompletableFuture<Boolean> isLocked() {
-    // HLEN, not EXISTS: a key of another type is reported (WRONGTYPE), not taken for a lock
-    return redis.command(hash, r -> r.hlen(hash)).thenApply(fields -> fields > 0);
+    // the token, not EXISTS: a key of another type is reported (WRONGTYPE), not taken for a
+    // lock, and a lock only reserved for other clients after a release (lock-release.lua) is free
+    return redis.command(hash, r -> r.hexists(hash, "#t"));
   }
 
   @Override
@@ -31,7 +32,12 @@ final class HashQueries implements LockQueries {
 
   @Override
   public CompletableFuture<Long> remainTimeToLive() {
-    return redis.command(hash, r -> r.pttl(hash));
+    return isLocked()
+        .thenCompose(
+            locked ->
+                locked
+                    ? redis.command(hash, r -> r.pttl(hash))
+                    : CompletableFuture.completedFuture(-2L));
   }
 
   @Override

@@ -3,6 +3,7 @@ package dev.warden.internal.lock.driver;
 import dev.warden.LockInfo;
 import dev.warden.ObjectType;
 import dev.warden.internal.base.Owners;
+import dev.warden.internal.base.Settings;
 import dev.warden.internal.base.Subject;
 import dev.warden.internal.lease.Renewal;
 import dev.warden.internal.redis.Scripts;
@@ -26,6 +27,7 @@ import java.util.concurrent.CompletionException;
 public final class ReentrantDriver implements LockDriver {
   private final Scripts scripts;
   private final String ownerPrefix;
+  private static final String RESERVATION = Long.toString(Settings.CROSS_CLIENT_RESERVATION_MILLIS);
   private final String releaseMessage;
   private final LockKeys keys;
   private final Parts parts;
@@ -90,7 +92,8 @@ public final class ReentrantDriver implements LockDriver {
             owner,
             Integer.toString(heldBefore),
             keys.channel(),
-            releaseMessage)
+            releaseMessage,
+            RESERVATION)
         .thenApply(reply -> Replies.release(reply, WakeMessage.ONE));
   }
 

@@ -6,6 +6,9 @@
 --          '#o' -> present when an acquirer waited that the holder's client cannot hand the
 --          lock to (another client's, or a multi-lock's): hand-offs then give way to a real
 --          release now and then (see lock-transfer.lua)
+--          '#r' -> in a lock nobody holds: the client (owner prefix) whose last release reserved
+--          it for other clients, because one of theirs waited ('#o'; see lock-release.lua);
+--          that client's acquirers are refused until another client takes it or it expires
 -- KEYS[2]  fence: what the last fencing token of this lock name was made of (prelude.lua)
 -- ARGV[1]  owner id
 -- ARGV[2]  lease in milliseconds
@@ -34,7 +37,22 @@ if redis.call('EXISTS', lock) == 0 then
   return {1, token, 1}
 end
 
-local state = redis.call('HMGET', lock, owner, '#c')
+local state = redis.call('HMGET', lock, owner, '#c', '#r', '#w')
+if state[3] then
+  if state[3] == ARGV[7] then
+    redis.call('HSET', lock, '#w', 1) -- whoever takes it publishes its release
+    return {0, redis.call('PTTL', lock)}
+  end
+  redis.call('DEL', lock)
+  local token = mint_token(fence, ARGV[5])
+  if state[4] or ARGV[4] == '1' then
+    grant(lock, owner, token, ARGV[6], '#c', ARGV[7], '#w', 1)
+  else
+    grant(lock, owner, token, ARGV[6], '#c', ARGV[7])
+  end
+  redis.call('PEXPIRE', lock, lease)
+  return {1, token, 1}
+end
 local held = state[1]
 if not held then
   -- a holder of another client (or of a multi-lock, which records none) cannot hand the lock
