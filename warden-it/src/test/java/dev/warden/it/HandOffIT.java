@@ -225,6 +225,27 @@ class HandOffIT {
   }
 
   @Test
+  void aReleaseThatAnotherClientWaitedForLetsThatClientInBeforeTheReleasingThreadCanReturn(
+      WardenFactory wardens) throws Exception {
+    // without the reservation the releasing thread, asking again at once, would win almost
+    // every time against a waiter that first has to hear the release message
+    Warden releasing = wardens.create();
+    Warden waiting = wardens.create();
+    DistributedLock mine = releasing.lock("changes-client");
+    mine.lock();
+    long first = mine.fencingToken();
+    DistributedLock theirs = waiting.lock("changes-client");
+    CompletableFuture<Long> waiter = Blocking.inThread(() -> Waiters.tokenAfterWaiting(theirs));
+    awaitParked(waiting, 1);
+
+    mine.unlock();
+    assertThat(mine.tryLock()).as("reserved for the other client, or held by it").isFalse();
+    assertThat(waiter.get(10, TimeUnit.SECONDS)).isGreaterThan(first);
+    assertThat(mine.tryLock(10, TimeUnit.SECONDS)).isTrue();
+    mine.unlock();
+  }
+
+  @Test
   @WardenOptions(recheckIntervalMillis = 60_000)
   void aReleaseMessageWakesTheWaitersOfOtherClients(RedisServer redis, WardenFactory wardens)
       throws Exception {

@@ -26,12 +26,15 @@ public final class Settings {
   /** How many hand-offs between one client's threads in a row before a real release. */
   public static final int HAND_OFFS_IN_A_ROW = 8;
 
+  /** How long a row of hand-offs between one client's threads may last before a real release. */
+  public static final long HAND_OFF_ROW_MILLIS = 50;
+
   /**
    * How long a last release keeps a lock for other clients when one of theirs waited, so that the
    * releasing client's own threads (which need no message to try again) do not take it straight
    * back: long enough for another client's waiter to hear the release message and try.
    */
-  public static final long CROSS_CLIENT_RESERVATION_MILLIS = 10;
+  public static final long CROSS_CLIENT_RESERVATION_MILLIS = 25;
 
   /** Holds renewed by one script call: bounds the time Redis spends in one script. */
   public static final int RENEWAL_BATCH = 256;

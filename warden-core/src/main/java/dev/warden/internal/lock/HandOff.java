@@ -11,6 +11,7 @@ import dev.warden.internal.wait.Topic;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One lock's side of the hand-off: finds the parked waiter of this client that a release may give
@@ -125,19 +126,34 @@ final class HandOff implements Successors {
   /**
    * The hand-offs in a row of each lock of this client, counted while the last hand-off found that
    * a waiter no hand-off can reach was refused (the lock's {@code #o}); a lock has an entry only
-   * then.
+   * then. A row ends after {@link Settings#HAND_OFFS_IN_A_ROW} hand-offs or {@link
+   * Settings#HAND_OFF_ROW_MILLIS}, whichever comes first, so that another client waits for a
+   * bounded number of turns and a bounded time however long the holds last.
    */
   static final class Rows {
-    private final Map<String, Integer> inARow = new ConcurrentHashMap<>();
+    /** A row: its hand-offs so far, and when its first one was made. */
+    private record Row(int turns, long startedNanos) {}
+
+    private static final long ROW_NANOS =
+        TimeUnit.MILLISECONDS.toNanos(Settings.HAND_OFF_ROW_MILLIS);
+
+    private final Map<String, Row> inARow = new ConcurrentHashMap<>();
+    private final Clock clock;
+
+    Rows(Clock clock) {
+      this.clock = clock;
+    }
 
     /**
-     * Whether a release may hand the lock to a waiter of this client: always, unless {@link
-     * Settings#HAND_OFFS_IN_A_ROW} hand-offs were made in a row while others waited; then returns
-     * false once and ends the row, so that a real release gives them their chance.
+     * Whether a release may hand the lock to a waiter of this client: always, unless the row of
+     * hand-offs made while others waited is full (in turns or in time); then returns false once and
+     * ends the row, so that a real release gives them their chance.
      */
     boolean mayHandOff(String lock) {
-      Integer row = inARow.get(lock);
-      if (row == null || row < Settings.HAND_OFFS_IN_A_ROW) {
+      Row row = inARow.get(lock);
+      if (row == null
+          || (row.turns() < Settings.HAND_OFFS_IN_A_ROW
+              && clock.nanoTime() - row.startedNanos() < ROW_NANOS)) {
         return true;
       }
       inARow.remove(lock);
@@ -147,7 +163,12 @@ final class HandOff implements Successors {
     /** Records a hand-off made, and whether Redis said that others wait that it cannot reach. */
     void handedOff(String lock, boolean othersWait) {
       if (othersWait) {
-        inARow.merge(lock, 1, Integer::sum);
+        inARow.compute(
+            lock,
+            (unused, row) ->
+                row == null
+                    ? new Row(1, clock.nanoTime())
+                    : new Row(row.turns() + 1, row.startedNanos()));
       } else {
         inARow.remove(lock);
       }

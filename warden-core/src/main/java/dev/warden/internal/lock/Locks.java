@@ -43,7 +43,7 @@ public final class Locks {
             calls,
             waiting,
             new Holds(keeper, clock),
-            new HandOff.Rows(),
+            new HandOff.Rows(clock),
             callbacks);
   }
 

@@ -3,6 +3,8 @@ package dev.warden.internal.lock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.warden.internal.base.Settings;
+import dev.warden.internal.base.VirtualTime;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** The hand-off cap: while others wait that no hand-off reaches, a real release now and then. */
@@ -10,7 +12,8 @@ class HandOffRowsTest {
   private static final String LOCK = "warden:{orders}";
   private static final int CAP = Settings.HAND_OFFS_IN_A_ROW;
 
-  private final HandOff.Rows rows = new HandOff.Rows();
+  private final VirtualTime time = new VirtualTime();
+  private final HandOff.Rows rows = new HandOff.Rows(time);
 
   /** Hands off while allowed, others always waiting; returns how many hand-offs were allowed. */
   private int handOffsUntilARealRelease(String lock) {
@@ -72,5 +75,16 @@ class HandOffRowsTest {
     }
     assertThat(handOffsUntilARealRelease("warden:{invoices}")).isEqualTo(CAP);
     assertThat(rows.mayHandOff(LOCK)).isFalse();
+  }
+
+  @Test
+  void aRowThatHasLastedItsTimeEndsEvenBeforeItsTurnsAreUsedUp() {
+    rows.handedOff(LOCK, true);
+    time.advance(Duration.ofMillis(Settings.HAND_OFF_ROW_MILLIS - 1));
+    assertThat(rows.mayHandOff(LOCK)).as("one turn, within the time").isTrue();
+    rows.handedOff(LOCK, true);
+    time.advance(Duration.ofMillis(1));
+    assertThat(rows.mayHandOff(LOCK)).as("two turns, but the row's time is up").isFalse();
+    assertThat(rows.mayHandOff(LOCK)).as("the refusal ended the row").isTrue();
   }
 }
