@@ -2,12 +2,15 @@ package dev.warden.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.warden.DistributedLock;
+import dev.warden.LeaseExpiredException;
 import dev.warden.Warden;
 import dev.warden.spring.boot.WardenAutoConfiguration;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -122,6 +125,18 @@ class WardenLockedIT {
       runs.incrementAndGet();
     }
 
+    @WardenLocked(name = "outlived", leaseTime = "200ms")
+    public void outliveTheLease(RedisServer redis) {
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> redis.redis().exists("warden:{outlived}:lock") == 0);
+    }
+
+    @WardenLocked(key = "@tenant.prefix() + '-' + #p0")
+    public boolean byBean(String id) {
+      return held("tenant-a-" + id);
+    }
+
     @WardenLocked(name = "leased", leaseTime = "3s")
     public long leaseLeft(RedisServer redis) {
       return redis.redis().pttl("warden:{leased}:lock");
@@ -147,6 +162,13 @@ class WardenLockedIT {
     }
   }
 
+  /** A bean that keys refer to as {@code @tenant}. */
+  public static class Tenant {
+    public String prefix() {
+      return "tenant-a";
+    }
+  }
+
   @Configuration(proxyBeanMethods = false)
   @EnableTransactionManagement
   static class Application {
@@ -158,6 +180,11 @@ class WardenLockedIT {
     @Bean
     Invoices invoices(RecordingTransactionManager transactions, ObjectProvider<Warden> warden) {
       return new Invoices(transactions, warden);
+    }
+
+    @Bean
+    Tenant tenant() {
+      return new Tenant();
     }
   }
 
@@ -227,6 +254,7 @@ class WardenLockedIT {
               assertThat(invoices.byPlaceholder("9")).isTrue();
               assertThat(invoices.byName()).isTrue();
               assertThat(invoices.byNothing()).isTrue();
+              assertThat(invoices.byBean("3")).isTrue();
               assertThat(invoices.held("o-1")).isFalse();
             });
   }
@@ -271,6 +299,16 @@ class WardenLockedIT {
               assertThat(invoices.skipOptional()).contains("ran");
               assertThat(invoices.runs()).isEqualTo(1);
             });
+  }
+
+  @Test
+  void aLeaseLostWhileTheMethodRanMakesTheCallThrowAfterIt(RedisServer redis) {
+    runner(redis)
+        .run(
+            context ->
+                assertThatThrownBy(() -> context.getBean(Invoices.class).outliveTheLease(redis))
+                    .isInstanceOf(LeaseExpiredException.class)
+                    .hasMessageContaining("outlived"));
   }
 
   @Test
