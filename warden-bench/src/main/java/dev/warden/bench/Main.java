@@ -43,7 +43,9 @@ public final class Main {
           Contended.fair(),
           new W4ReadWrite(),
           new W5LeaseKeeper(),
-          new W6HandOff());
+          new W6HandOff(),
+          CrossProcess.reentrant(),
+          CrossProcess.fair());
 
   private final Settings settings;
   private final PrintStream out;
@@ -313,7 +315,10 @@ public final class Main {
     }
   }
 
-  /** Estimates the run's length: warm-up, window and about 2 s of setup and stop per run. */
+  /**
+   * Estimates the run's length: warm-up, window and about 2 s of setup and stop per run, and the
+   * worker JVMs' start of a launched point.
+   */
   private static long estimateMinutes(Map<Workload, List<Point>> plan) {
     Duration total = Duration.ZERO;
     for (List<Point> points : plan.values()) {
@@ -324,6 +329,10 @@ public final class Main {
                     .warmUp()
                     .plus(point.window())
                     .plusSeconds(2)
+                    .plus(
+                        point.starter() instanceof Point.Launcher launcher
+                            ? launcher.setUp()
+                            : Duration.ZERO)
                     .multipliedBy(2L * point.rounds()));
       }
     }

@@ -20,7 +20,7 @@ record Metric(String key, String label, Unit unit, boolean higherIsBetter, boole
     MICROS,
     /** A plain number: 6.00, 1,234. */
     NUMBER,
-    /** A share of one CPU core in percent. */
+    /** A percentage: a share of one CPU core, of the acquisitions. */
     PERCENT;
 
     String format(double value) {

@@ -40,6 +40,34 @@ record Point(
     Trial start(Contender contender, String keyPrefix) throws InterruptedException;
   }
 
+  /**
+   * Starts a trial whose clients live in processes of its own: the runner connects no client in its
+   * JVM for such a point, and calls {@link #launch} instead of {@link #start}.
+   */
+  interface Launcher extends Starter {
+    /**
+     * Starts the trial's processes with clients of {@code library} on {@code uri}, waits until they
+     * are warm, starts their workers and returns.
+     *
+     * @param keyPrefix a prefix for lock names that no other trial of this run uses
+     * @throws BenchException if a process failed to start or to warm up
+     */
+    Trial launch(Library library, String uri, String keyPrefix) throws InterruptedException;
+
+    /** Returns about how long {@link #launch} takes at most, for the run's estimate. */
+    Duration setUp();
+
+    /**
+     * Throws: a launcher's trial has no client in this JVM.
+     *
+     * @throws UnsupportedOperationException always
+     */
+    @Override
+    default Trial start(Contender contender, String keyPrefix) {
+      throw new UnsupportedOperationException("this point's clients run in processes of their own");
+    }
+  }
+
   Point {
     parameters = Map.copyOf(parameters);
   }

@@ -18,6 +18,12 @@ final class Report {
   /** Returns the console report's lines. */
   static List<String> text(Results results, List<Targets.Verdict> verdicts) {
     List<String> lines = new ArrayList<>();
+    List<String> problems = problems(results);
+    if (!problems.isEmpty()) {
+      lines.add("");
+      lines.add("CORRECTNESS PROBLEMS (two holders at once, lost updates):");
+      problems.forEach(problem -> lines.add("  !! " + problem));
+    }
     lines.add("");
     lines.add("Results (ratio = Warden / Redisson; for latencies and costs lower is better)");
     for (WorkloadResult workload : results.workloads()) {
@@ -69,6 +75,15 @@ final class Report {
             + " at the end); "
             + about.get("mode")
             + ". Ratio = Warden / Redisson.");
+    List<String> problems = problems(results);
+    if (!problems.isEmpty()) {
+      lines.add("");
+      lines.add("## Correctness problems");
+      lines.add("");
+      lines.add("**Mutual exclusion or an invariant failed in this run:**");
+      lines.add("");
+      problems.forEach(problem -> lines.add("- **" + problem + "**"));
+    }
     lines.add("");
     lines.add("## Targets");
     lines.add("");
@@ -147,6 +162,24 @@ final class Report {
     long miss = verdicts.stream().filter(v -> v.outcome() == Targets.Outcome.MISS).count();
     long na = verdicts.size() - pass - miss;
     return pass + " PASS, " + miss + " MISS, " + na + " N/A";
+  }
+
+  /**
+   * Returns every correctness problem of either library (an overlap of critical sections, a lost
+   * increment), where it was seen first: shown before everything else.
+   */
+  static List<String> problems(Results results) {
+    List<String> problems = new ArrayList<>();
+    for (WorkloadResult workload : results.workloads()) {
+      for (PointResult point : workload.points()) {
+        for (Library library : Library.values()) {
+          String where =
+              workload.workload().id() + " " + point.point().label() + " " + library.displayName();
+          point.sample(library).problems().forEach(problem -> problems.add(where + ": " + problem));
+        }
+      }
+    }
+    return problems;
   }
 
   /** Returns what was not measured and why, and every correctness problem, of either library. */

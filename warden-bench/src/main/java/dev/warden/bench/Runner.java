@@ -18,7 +18,9 @@ import java.util.Map;
  * same one.
  *
  * <p>Runs on the caller's thread; one trial at a time, so the JVM's CPU time in a window is the
- * running library's (and the benchmark's own bookkeeping, the same for both).
+ * running library's (and the benchmark's own bookkeeping, the same for both). A point whose starter
+ * is a {@link Point.Launcher} runs its clients in processes of its own (W7): this JVM connects no
+ * client then, and the trial adds its processes' CPU time to its tally.
  */
 final class Runner {
   private static final Duration STOP_GRACE = Duration.ofSeconds(30);
@@ -130,7 +132,15 @@ final class Runner {
     }
   }
 
-  /** Runs one trial with a fresh client. */
+  /** Starts one trial. */
+  private interface TrialStart {
+    Trial start() throws InterruptedException;
+  }
+
+  /**
+   * Runs one trial with a fresh client: in this JVM, or in the trial's own processes for a {@link
+   * Point.Launcher}.
+   */
   private Outcome measure(Workload workload, Point point, Library library)
       throws InterruptedException {
     String prefix =
@@ -142,6 +152,10 @@ final class Runner {
             point.slug(),
             library.key() + ++trials);
     System.gc(); // the previous trial's garbage is not this one's to collect
+    if (point.starter() instanceof Point.Launcher launcher) {
+      progress.phase("starting processes", 0);
+      return measure(point, () -> launcher.launch(library, uri, prefix));
+    }
     Contender contender;
     try {
       contender = library.connect(uri, point.watchdogTimeout());
@@ -149,9 +163,17 @@ final class Runner {
       return Outcome.not(Sample.failed("cannot connect: " + e));
     }
     try (contender) {
+      return measure(point, () -> point.starter().start(contender, prefix));
+    } catch (RuntimeException e) { // closing the client failed
+      return Outcome.not(Sample.failed(e.toString()));
+    }
+  }
+
+  private Outcome measure(Point point, TrialStart start) throws InterruptedException {
+    try {
       Trial trial;
       try {
-        trial = point.starter().start(contender, prefix);
+        trial = start.start();
       } catch (UnsupportedOperationException e) {
         return Outcome.not(Sample.unavailable(e.getMessage()));
       }

@@ -30,9 +30,11 @@ record Settings(Optional<String> uri, Set<String> only, boolean quick, int secon
       results.json, summary.md and one SVG chart per workload.
 
         --uri URI      Redis to use (default: start a throwaway redis-server)
-        --only W1,W3   run only these workloads (W1..W6)
+        --only W1,W3   run only these workloads (W1..W7, W7F; W7 and W7F run P worker
+                       JVMs x T threads on one lock: --only W7,W7F)
         --quick        a smoke run: one 1 s window per point and library, fewer churn
-                       cycles (about 2 minutes)
+                       cycles (about 2 minutes, and about 5 more for W7 and W7F, whose
+                       worker JVMs start and warm up for every run)
         --seconds N    measured seconds per point and library, 1-%d (default 10, in two
                        rounds of 5 s run Warden, Redisson, Redisson, Warden; --quick: 1)
         --out DIR      where results go (default bench-results/)
@@ -98,8 +100,9 @@ record Settings(Optional<String> uri, Set<String> only, boolean quick, int secon
         case "--only" -> {
           for (String id : value(name, arg, equals, rest).split(",", -1)) {
             String workload = id.strip().toUpperCase(Locale.ROOT);
-            if (!workload.matches("W[1-6]")) {
-              throw new IllegalArgumentException("--only takes workloads W1 to W6: " + id.strip());
+            if (!workload.matches("W[1-7]|W7F")) {
+              throw new IllegalArgumentException(
+                  "--only takes workloads W1 to W7 and W7F: " + id.strip());
             }
             only.add(workload);
           }

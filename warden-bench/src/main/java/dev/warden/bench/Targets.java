@@ -10,9 +10,10 @@ import java.util.Optional;
 import java.util.function.DoublePredicate;
 
 /**
- * The targets of issue #5 and how this run measures up to each: a ratio of Warden to Redisson, or
- * one of Warden's own numbers, against a goal. A target whose workload did not run, or whose Warden
- * primitive is not available in this build, is N/A, never PASS.
+ * The targets of issue #5 (W1 to W6) and of the cross-process issue (W7, W7F), and how this run
+ * measures up to each: a ratio of Warden to Redisson, or one of Warden's own numbers, against a
+ * goal. A target whose workload did not run, or whose Warden primitive is not available in this
+ * build, is N/A, never PASS.
  */
 final class Targets {
   /**
@@ -23,6 +24,14 @@ final class Targets {
 
   /** W3's "independent of waiters": commands per acquisition at T=32 within this factor of T=2. */
   static final double WAITER_COST_TOLERANCE = 1.25;
+
+  /** W7's longest wait: at most this, in microseconds. */
+  static final double W7_MAX_WAIT_MICROS = 250_000;
+
+  /** W7's fair share: every process's share of the acquisitions within these multiples of 1/P. */
+  static final double SHARE_LOW = 0.5;
+
+  static final double SHARE_HIGH = 1.5;
 
   /** W5's "no growth after churn": work after churn within this factor of the fresh run. */
   static final double CHURN_TOLERANCE = 1.10;
@@ -90,6 +99,8 @@ final class Targets {
     targets.w4();
     targets.w5();
     targets.w6();
+    targets.w7();
+    targets.w7f();
     return List.copyOf(targets.verdicts);
   }
 
@@ -108,29 +119,8 @@ final class Targets {
   }
 
   private void w3() {
-    Optional<WorkloadResult> w2 = results.workload("W2");
     Optional<WorkloadResult> w3 = results.workload("W3");
-    // W3 >= 80 % of Warden's own W2 rate, at every T.
-    Map<String, Double> shares = new LinkedHashMap<>();
-    for (PointResult fair : w3.map(WorkloadResult::points).orElse(List.of())) {
-      w2.flatMap(w -> w.point(fair.point().label()))
-          .ifPresent(
-              plain ->
-                  shares.put(
-                      fair.point().label(),
-                      fair.warden("acquisitions_per_s") / plain.warden("acquisitions_per_s")));
-    }
-    String at = worstKey(shares, false);
-    double worst = at == null ? Double.NaN : shares.get(at);
-    addRatio(
-        "W3",
-        "acquisitions/s vs Warden's W2 (worst T" + (Double.isNaN(worst) ? "" : ": " + at) + ")",
-        ">= 0.80x",
-        "",
-        "",
-        worst,
-        0.8,
-        true);
+    versusPlain("W3", "W2", "T");
 
     Optional<PointResult> few = w3.flatMap(w -> w.point("T=2"));
     Optional<PointResult> many = w3.flatMap(w -> w.point("T=32"));
@@ -159,6 +149,42 @@ final class Targets {
         Format.micros(longestGap),
         v -> v < STALL_MICROS);
     exclusion("W3");
+  }
+
+  /**
+   * A fair lock's target on Warden's own plain lock: acquisitions per second of workload {@code
+   * fair} at least 80 % of those of workload {@code plain}, at every point ({@code what} names the
+   * points in the target, e.g. "T").
+   */
+  private void versusPlain(String fair, String plain, String what) {
+    Optional<WorkloadResult> plainResult = results.workload(plain);
+    Map<String, Double> shares = new LinkedHashMap<>();
+    for (PointResult point : results.workload(fair).map(WorkloadResult::points).orElse(List.of())) {
+      plainResult
+          .flatMap(w -> w.point(point.point().label()))
+          .ifPresent(
+              plainPoint ->
+                  shares.put(
+                      point.point().label(),
+                      point.warden("acquisitions_per_s")
+                          / plainPoint.warden("acquisitions_per_s")));
+    }
+    String at = worstKey(shares, false);
+    double worst = at == null ? Double.NaN : shares.get(at);
+    addRatio(
+        fair,
+        "acquisitions/s vs Warden's "
+            + plain
+            + " (worst "
+            + what
+            + (Double.isNaN(worst) ? "" : ": " + at)
+            + ")",
+        ">= 0.80x",
+        "",
+        "",
+        worst,
+        0.8,
+        true);
   }
 
   private void w4() {
@@ -214,6 +240,66 @@ final class Targets {
     ratio("W6", "2 threads", W6HandOff.HANDOFF_P50, 0.75);
   }
 
+  private void w7() {
+    for (String label : List.of("4x1", "4x4")) {
+      ratio("W7", label, Contended.ACQUISITIONS, 2.0);
+      ratio("W7", label, Contended.WAIT_P99, 0.5);
+      Optional<PointResult> point = point("W7", label);
+      double maxWait = point.map(p -> p.warden(CrossProcess.WAIT_MAX.key())).orElse(Double.NaN);
+      add(
+          "W7",
+          label + " " + CrossProcess.WAIT_MAX.label(),
+          "<= " + Format.micros(W7_MAX_WAIT_MICROS),
+          Format.micros(maxWait),
+          point.map(p -> p.sample(Library.REDISSON).format(CrossProcess.WAIT_MAX)).orElse(""),
+          maxWait,
+          Format.micros(maxWait),
+          v -> v <= W7_MAX_WAIT_MICROS);
+      shares(label, point);
+      ratio("W7", label, Costs.COMMANDS, 0.5);
+    }
+    exclusion("W7", "no overlap of critical sections across processes");
+  }
+
+  /**
+   * W7's fair share at one point: the share furthest from 1/P, in multiples of 1/P, within {@link
+   * #SHARE_LOW} to {@link #SHARE_HIGH}.
+   */
+  private void shares(String label, Optional<PointResult> point) {
+    double processes =
+        point
+            .map(p -> p.point().parameters().get("processes"))
+            .map(n -> ((Number) n).doubleValue())
+            .orElse(Double.NaN);
+    double least = point.map(p -> p.warden("share_min_pct")).orElse(Double.NaN) * processes / 100;
+    double most = point.map(p -> p.warden("share_max_pct")).orElse(Double.NaN) * processes / 100;
+    double furthest = Math.abs(1 - least) >= Math.abs(most - 1) ? least : most;
+    add(
+        "W7",
+        label + " every process's share of acquisitions, in 1/P",
+        Format.number(SHARE_LOW) + " to " + Format.number(SHARE_HIGH),
+        "min " + Format.number(least) + ", max " + Format.number(most),
+        point
+            .map(
+                p ->
+                    "min "
+                        + Format.number(p.redisson("share_min_pct") * processes / 100)
+                        + ", max "
+                        + Format.number(p.redisson("share_max_pct") * processes / 100))
+            .orElse(""),
+        furthest,
+        Format.number(furthest),
+        v -> v >= SHARE_LOW && v <= SHARE_HIGH);
+  }
+
+  private void w7f() {
+    versusPlain("W7F", "W7", "point");
+    for (CrossProcess.Shape shape : CrossProcess.SHAPES) {
+      ratio("W7F", shape.label(), Costs.COMMANDS, 0.5);
+    }
+    exclusion("W7F", "no overlap of critical sections across processes");
+  }
+
   /** A ratio target: Warden over Redisson at one point, at least (higher is better) or at most. */
   private void ratio(String workload, String label, Metric metric, double goal) {
     Optional<PointResult> point = point(workload, label);
@@ -253,6 +339,10 @@ final class Targets {
 
   /** Warden's mark on mutual exclusion: no correctness problem at any point of the workload. */
   private void exclusion(String workload) {
+    exclusion(workload, "mutual exclusion held (counter/reads checked)");
+  }
+
+  private void exclusion(String workload, String target) {
     Optional<WorkloadResult> result = results.workload(workload);
     List<String> problems = new ArrayList<>();
     boolean anyMeasured = false;
@@ -264,7 +354,7 @@ final class Targets {
     double value = anyMeasured ? problems.size() : Double.NaN;
     add(
         workload,
-        "mutual exclusion held (counter/reads checked)",
+        target,
         "no violation",
         problems.isEmpty() ? "none" : String.join("; ", problems),
         "",

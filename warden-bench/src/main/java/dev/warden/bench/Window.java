@@ -14,6 +14,21 @@ final class Window {
   private volatile long openedAt = NEVER;
   private volatile long closedAt = NEVER;
 
+  /**
+   * Returns a window that was open from {@code openedAt} to {@code closedAt}, two nanoTime values:
+   * one that another process measured, say.
+   */
+  static Window between(long openedAt, long closedAt) {
+    if (closedAt < openedAt) {
+      throw new IllegalArgumentException(
+          "closedAt must not be before openedAt: " + closedAt + " < " + openedAt);
+    }
+    Window window = new Window();
+    window.openedAt = openedAt;
+    window.closedAt = closedAt;
+    return window;
+  }
+
   /** Opens the window now. */
   void open() {
     openedAt = System.nanoTime();
@@ -29,6 +44,11 @@ final class Window {
   /** Returns whether the window is open now. */
   boolean isOpen() {
     return openedAt != NEVER && closedAt == NEVER;
+  }
+
+  /** Returns whether the instant {@code nanos} lies in the window (its edges included). */
+  boolean contains(long nanos) {
+    return overlaps(nanos, nanos);
   }
 
   /**

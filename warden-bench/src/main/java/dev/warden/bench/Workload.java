@@ -4,12 +4,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One of the benchmark's workloads (W1 to W6): its points, how a measurement becomes metrics, and
+ * One of the benchmark's workloads (W1 to W7F): its points, how a measurement becomes metrics, and
  * which metrics the tables and charts show. Implementations are stateless.
  */
 interface Workload {
 
-  /** Returns the short name, {@code W1} to {@code W6}. */
+  /** Returns the short name, {@code W1} to {@code W7} and {@code W7F}. */
   String id();
 
   /** Returns what the workload does, in a line. */

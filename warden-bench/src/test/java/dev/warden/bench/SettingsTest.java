@@ -73,12 +73,20 @@ class SettingsTest {
   }
 
   @Test
+  void theCrossProcessWorkloadsCanBeChosenAlone() {
+    Settings settings = Settings.parse(List.of("--only", "w7,W7F"), OUT).orElseThrow();
+
+    assertThat(settings.only()).isEqualTo(Set.of("W7", "W7F"));
+    assertThat(settings.runs("W2")).isFalse();
+  }
+
+  @Test
   void errorsNameTheOptionAndTheValue() {
     assertThatThrownBy(() -> Settings.parse(List.of("--seconds", "0"), OUT))
         .hasMessageContaining("--seconds")
         .hasMessageContaining(": 0");
-    assertThatThrownBy(() -> Settings.parse(List.of("--only", "W7"), OUT))
-        .hasMessageContaining("W7");
+    assertThatThrownBy(() -> Settings.parse(List.of("--only", "W8"), OUT))
+        .hasMessageContaining("W8");
     assertThatThrownBy(() -> Settings.parse(List.of("--uri"), OUT))
         .hasMessage("--uri needs a value");
     assertThatThrownBy(() -> Settings.parse(List.of("--fast"), OUT))

@@ -76,6 +76,119 @@ class TargetsTest {
     assertThat(exclusion.warden()).contains("counter is 9");
   }
 
+  @Test
+  void w7TargetsAreJudgedAtFourByOneAndFourByFour() {
+    Results results = new Results(Map.of());
+    Workload w7 = CrossProcess.reentrant();
+    // 4x1 meets every goal; 4x4 misses each, one way or another.
+    results.add(
+        w7,
+        point("4x1", 4),
+        samples(
+            w7Metrics(2_000, 1_000, 100_000, 20, 30, 2.0),
+            w7Metrics(1_000, 2_000, 300_000, 10, 40, 4.0)));
+    results.add(
+        w7,
+        point("4x4", 4),
+        samples(
+            w7Metrics(1_900, 1_100, 260_000, 12, 30, 2.1),
+            w7Metrics(1_000, 2_000, 300_000, 25, 25, 4.0)));
+    results.add(
+        w7,
+        point("8x2", 8),
+        samples(
+            w7Metrics(100, 1, 1, 12.5, 12.5, 1.0), w7Metrics(1_000, 2_000, 300_000, 5, 20, 4.0)));
+
+    List<Targets.Verdict> verdicts = Targets.evaluate(results);
+
+    assertThat(verdict(verdicts, "4x1 acquisitions/s").outcome()).isEqualTo(Targets.Outcome.PASS);
+    assertThat(verdict(verdicts, "4x1 acquisitions/s").measured()).isEqualTo("2.00x");
+    assertThat(verdict(verdicts, "4x4 acquisitions/s").outcome()).isEqualTo(Targets.Outcome.MISS);
+    assertThat(verdict(verdicts, "4x1 wait p99").outcome()).isEqualTo(Targets.Outcome.PASS);
+    assertThat(verdict(verdicts, "4x4 wait p99").outcome()).isEqualTo(Targets.Outcome.MISS);
+    assertThat(verdict(verdicts, "4x1 wait max").outcome()).isEqualTo(Targets.Outcome.PASS);
+    assertThat(verdict(verdicts, "4x4 wait max").outcome()).isEqualTo(Targets.Outcome.MISS);
+    // 4x1: shares of 20 % and 30 % are 0.8/P and 1.2/P; 4x4: 12 % is 0.48/P, under 0.5/P.
+    Targets.Verdict fairShare =
+        verdict(verdicts, "4x1 every process's share of acquisitions, in 1/P");
+    assertThat(fairShare.outcome()).isEqualTo(Targets.Outcome.PASS);
+    assertThat(fairShare.warden()).isEqualTo("min 0.80, max 1.20");
+    assertThat(verdict(verdicts, "4x4 every process's share of acquisitions, in 1/P").outcome())
+        .isEqualTo(Targets.Outcome.MISS);
+    assertThat(verdict(verdicts, "4x1 cmds/op").outcome()).isEqualTo(Targets.Outcome.PASS);
+    assertThat(verdict(verdicts, "4x4 cmds/op").outcome()).isEqualTo(Targets.Outcome.MISS);
+    // 8x2 has no W7 target of its own.
+    assertThat(verdicts)
+        .filteredOn(v -> v.workload().equals("W7"))
+        .noneMatch(v -> v.target().startsWith("8x2"));
+  }
+
+  @Test
+  void anOverlapOfWardenMissesTheW7ExclusionTargetAndW7fIsJudgedAgainstW7() {
+    Results results = new Results(Map.of());
+    results.add(
+        CrossProcess.reentrant(),
+        point("4x1", 4),
+        Map.of(
+            Library.WARDEN,
+                Sample.measured(
+                    w7Metrics(2_000, 1, 1, 25, 25, 2.0),
+                    Map.of(),
+                    List.of("OVERLAP: 1 critical sections began before another had ended")),
+            Library.REDISSON,
+                Sample.measured(w7Metrics(1_000, 1, 1, 25, 25, 4.0), Map.of(), List.of())));
+    results.add(
+        CrossProcess.fair(),
+        point("4x1", 4),
+        samples(w7Metrics(1_500, 1, 1, 25, 25, 3.0), w7Metrics(500, 1, 1, 25, 25, 7.0)));
+
+    List<Targets.Verdict> verdicts = Targets.evaluate(results);
+
+    Targets.Verdict exclusion =
+        verdicts.stream()
+            .filter(v -> v.workload().equals("W7") && v.target().startsWith("no overlap"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(exclusion.outcome()).isEqualTo(Targets.Outcome.MISS);
+    assertThat(exclusion.warden()).contains("OVERLAP");
+    Targets.Verdict versusPlain =
+        verdicts.stream()
+            .filter(v -> v.workload().equals("W7F") && v.target().contains("vs Warden's W7"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(versusPlain.measured()).isEqualTo("0.75x");
+    assertThat(versusPlain.outcome()).isEqualTo(Targets.Outcome.MISS);
+    assertThat(
+            verdicts.stream()
+                .filter(v -> v.workload().equals("W7F") && v.target().equals("4x1 cmds/op"))
+                .findFirst()
+                .orElseThrow()
+                .outcome())
+        .isEqualTo(Targets.Outcome.PASS); // 3 vs 7 commands: 0.43x
+  }
+
+  private static Map<String, Double> w7Metrics(
+      double rate, double p99, double max, double shareMin, double shareMax, double commands) {
+    return Map.of(
+        "acquisitions_per_s", rate,
+        "wait_p99_us", p99,
+        "wait_max_us", max,
+        "share_min_pct", shareMin,
+        "share_max_pct", shareMax,
+        "cmds_per_op", commands);
+  }
+
+  private static Point point(String label, int processes) {
+    return new Point(
+        label,
+        Map.of("processes", processes),
+        Optional.empty(),
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(1),
+        1,
+        (contender, prefix) -> null);
+  }
+
   private static Point point(String label) {
     return new Point(
         label,

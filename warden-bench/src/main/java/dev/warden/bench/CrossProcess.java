@@ -1,0 +1,222 @@
+package dev.warden.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * W7 and W7F: P worker JVMs of T threads each contend for one lock (W7 the reentrant lock, W7F the
+ * fair lock), as several instances of a service would: each process has its own client, each thread
+ * a lock object of its own, and a critical section increments a per-process plain counter. The
+ * workers warm up until their JIT is quiet before the window opens ({@link W7Worker}).
+ *
+ * <p>Measures acquisitions per second, how long lock() waited, the longest stretch from a release
+ * to the next acquisition, each process's share of the acquisitions, and how often the next holder
+ * is in another process; checks on the merged timeline of every critical section that none
+ * overlapped another ({@link Timeline}), which must be 0. Costs per acquisition count every worker
+ * JVM's CPU time (and this JVM's, which only waits meanwhile).
+ */
+final class CrossProcess implements Workload {
+  static final Metric WAIT_MAX = Metric.lower("wait_max_us", "wait max", Metric.Unit.MICROS);
+  static final Metric SHARE_MIN =
+      Metric.higher("share_min_pct", "smallest process share", Metric.Unit.PERCENT);
+  static final Metric SHARE_MAX =
+      Metric.lower("share_max_pct", "largest process share", Metric.Unit.PERCENT);
+
+  /**
+   * How often the next holder is in another process. No direction is better (more is fairer across
+   * processes, fewer is cheaper); it is marked higher-is-better only to read its ratio one way.
+   */
+  static final Metric HOLDER_CHANGES =
+      Metric.higher("holder_changes_pct", "holder changes process", Metric.Unit.PERCENT);
+
+  static final Metric OVERLAPS =
+      Metric.lower("overlaps", "overlaps (must be 0)", Metric.Unit.NUMBER);
+
+  /**
+   * How many workers warmed up until their JIT was quiet, not until the longest warm-up: under 100
+   * % on a busy machine or in a quick run, whose warm-up is short.
+   */
+  static final Metric JIT_QUIET =
+      Metric.higher("workers_jit_quiet_pct", "workers warmed to a quiet JIT", Metric.Unit.PERCENT);
+
+  /** Compile time per second under which a worker's JIT counts as quiet. */
+  static final long QUIET_MILLIS = 5;
+
+  /**
+   * One point's shape: processes times threads per process.
+   *
+   * @param processes how many worker JVMs
+   * @param threads how many threads in each
+   */
+  record Shape(int processes, int threads) {
+    String label() {
+      return processes + "x" + threads;
+    }
+  }
+
+  static final List<Shape> SHAPES = List.of(new Shape(4, 1), new Shape(4, 4), new Shape(8, 2));
+
+  private final String id;
+  private final boolean fair;
+
+  private CrossProcess(String id, boolean fair) {
+    this.id = id;
+    this.fair = fair;
+  }
+
+  /** Returns W7, on the reentrant lock. */
+  static CrossProcess reentrant() {
+    return new CrossProcess("W7", false);
+  }
+
+  /** Returns W7F, on the fair lock. */
+  static CrossProcess fair() {
+    return new CrossProcess("W7F", true);
+  }
+
+  @Override
+  public String id() {
+    return id;
+  }
+
+  @Override
+  public String title() {
+    return "cross-process: P JVMs x T threads on one " + (fair ? "fair " : "") + "lock";
+  }
+
+  /**
+   * Returns the longest a worker warms up: its JIT may never go quiet on a busy machine, and a
+   * quick run is a smoke test.
+   */
+  static Duration maxWarmUp(Settings settings) {
+    return Duration.ofSeconds(settings.quick() ? 5 : 30);
+  }
+
+  @Override
+  public List<Point> points(Settings settings) {
+    Duration maxWarmUp = maxWarmUp(settings);
+    List<Point> points = new ArrayList<>();
+    for (Shape shape : SHAPES) {
+      Map<String, Object> parameters = new LinkedHashMap<>();
+      parameters.put("processes", shape.processes());
+      parameters.put("threads", shape.threads());
+      parameters.put("fair", fair);
+      parameters.put("jit_quiet_ms_per_s", QUIET_MILLIS);
+      parameters.put("max_jit_warm_up_s", maxWarmUp.toSeconds());
+      points.add(
+          new Point(
+              shape.label(),
+              parameters,
+              Optional.empty(),
+              settings.warmUp(), // the lead-in on the measured lock, after the JIT warm-up
+              settings.window(),
+              settings.rounds(),
+              new Launch(fair, shape, maxWarmUp)));
+    }
+    return points;
+  }
+
+  /** Starts one point's worker JVMs. */
+  private record Launch(boolean fair, Shape shape, Duration maxWarmUp) implements Point.Launcher {
+    @Override
+    public Trial launch(Library library, String uri, String keyPrefix) {
+      return WorkerJvms.launch(
+          library,
+          fair,
+          uri,
+          shape.processes(),
+          shape.threads(),
+          keyPrefix,
+          QUIET_MILLIS,
+          maxWarmUp);
+    }
+
+    /** Returns the longest warm-up and a few seconds to start the JVMs. */
+    @Override
+    public Duration setUp() {
+      return maxWarmUp.plusSeconds(5);
+    }
+  }
+
+  @Override
+  public Map<String, Double> metrics(Measurement measurement, List<String> problems) {
+    Tally tally = measurement.tally();
+    int processes = (Integer) measurement.point().parameters().get("processes");
+    double acquisitions = tally.inRun("acquisitions");
+    Map<String, Double> metrics = new LinkedHashMap<>();
+    metrics.put("acquisitions_per_s", measurement.perSecond(acquisitions));
+    metrics.putAll(measurement.latencies("wait"));
+    long overlaps = tally.inRun("overlaps");
+    metrics.put("overlaps", (double) overlaps);
+    metrics.put(
+        "longest_gap_us", acquisitions == 0 ? Double.NaN : (double) tally.histogram("gap").max());
+    double least = Double.NaN;
+    double most = Double.NaN;
+    if (acquisitions > 0) {
+      least = Double.POSITIVE_INFINITY;
+      most = 0;
+      for (int process = 0; process < processes; process++) {
+        double share = 100 * tally.inRun("process_" + process) / acquisitions;
+        least = Math.min(least, share);
+        most = Math.max(most, share);
+      }
+    }
+    metrics.put("share_min_pct", least);
+    metrics.put("share_max_pct", most);
+    long successions = tally.inRun("successions");
+    metrics.put(
+        "holder_changes_pct",
+        successions == 0 ? Double.NaN : 100.0 * tally.inRun("holder_changes") / successions);
+    metrics.put("sections", (double) tally.inRun("sections"));
+    long workers = tally.inRun("workers");
+    metrics.put(
+        "workers_jit_quiet_pct",
+        workers == 0 ? Double.NaN : 100.0 * tally.inRun("workers_jit_quiet") / workers);
+    // The client is every worker JVM: their CPU time, and this JVM's (it only waits meanwhile).
+    Measurement withWorkers =
+        new Measurement(
+            measurement.point(),
+            tally,
+            measurement.seconds(),
+            measurement.redis(),
+            measurement.clientCpuNanos() + tally.inRun("worker_cpu_ns"));
+    Map<String, Double> costs = withWorkers.costsPer(acquisitions);
+    if (tally.inRun("worker_cpu_unknown") > 0) {
+      costs.put("client_cpu_us_per_op", Double.NaN);
+    }
+    metrics.putAll(costs);
+    if (overlaps > 0) {
+      problems.add(
+          "OVERLAP: "
+              + overlaps
+              + " critical sections began before another had ended: two holders at once");
+    }
+    long lost = tally.inRun("lost_increments");
+    if (lost > 0) {
+      problems.add("a process's counter missed " + lost + " increments: two holders at once");
+    }
+    return metrics;
+  }
+
+  @Override
+  public List<Metric> headline() {
+    return List.of(
+        Contended.ACQUISITIONS,
+        Metric.lower("wait_p50_us", "wait p50", Metric.Unit.MICROS),
+        Contended.WAIT_P99,
+        WAIT_MAX,
+        OVERLAPS,
+        Metric.lower("longest_gap_us", "longest gap", Metric.Unit.MICROS),
+        SHARE_MIN,
+        SHARE_MAX,
+        HOLDER_CHANGES,
+        Costs.COMMANDS,
+        Costs.CLIENT_CPU,
+        Costs.REDIS_CPU,
+        JIT_QUIET);
+  }
+}

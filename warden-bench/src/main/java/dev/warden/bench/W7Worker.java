@@ -1,0 +1,332 @@
+package dev.warden.bench;
+
+import dev.warden.bench.SectionLog.Section;
+import java.io.IOException;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.Lock;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+
+/**
+ * One worker process of W7 and W7F, started by the benchmark ({@link WorkerJvms}) with its class
+ * path: T threads of one client of one library contend for one lock with the other processes'.
+ *
+ * <pre>
+ * W7Worker LIBRARY KIND URI THREADS LOCK DIR PROCESS QUIET_MS MAX_WARM_UP_MS
+ *   LIBRARY  warden or redisson        KIND     plain or fair
+ *   DIR      the trial's directory     PROCESS  this process's number, from 0
+ * </pre>
+ *
+ * <p>The protocol with the parent, over standard output and files in {@code DIR}:
+ *
+ * <ol>
+ *   <li>Warms up: the threads take and release {@code LOCK:warm-up} until the JIT has compiled less
+ *       than {@code QUIET_MS} of code over the last second (or for {@code MAX_WARM_UP_MS}), then
+ *       prints {@code READY <warm-up ms> <compile ms of the last second>}.
+ *   <li>Waits for the file {@code DIR/go}, then the threads take and release {@code LOCK}, each
+ *       through a lock object of its own, recording every critical section ({@link SectionLog}) and
+ *       incrementing a plain per-process counter inside it.
+ *   <li>When the file {@code DIR/stop} appears, the threads finish their current section; the
+ *       process writes {@code DIR/process-<PROCESS>.log}, prints {@code DONE <sections>} and exits
+ *       with 0. On a failure it prints {@code FAILED <why>} and exits with 1; it halts if the
+ *       parent dies.
+ * </ol>
+ *
+ * <p>The files are polled, every millisecond before the start and every 5 ms while measuring: the
+ * parent has no way into a child's standard input, and a stat call a few hundred times a second is
+ * noise next to the lock traffic.
+ */
+public final class W7Worker {
+  private static final Duration COMPILE_SAMPLE = Duration.ofSeconds(1);
+  private static final Duration MIN_WARM_UP = Duration.ofSeconds(2);
+  private static final Duration STOP_GRACE = Duration.ofSeconds(30);
+
+  private final Args settings;
+  private final Function<String, Lock> locks;
+
+  /**
+   * The command line, parsed.
+   *
+   * @param library whose client
+   * @param fair whether the fair lock (else the reentrant one)
+   * @param uri the Redis
+   * @param threads how many threads contend in this process
+   * @param lockName the lock measured
+   * @param dir the trial's directory
+   * @param process this process's number
+   * @param quietMillis compile time per second under which the JIT counts as quiet
+   * @param maxWarmUp the longest warm-up
+   */
+  record Args(
+      Library library,
+      boolean fair,
+      String uri,
+      int threads,
+      String lockName,
+      Path dir,
+      int process,
+      long quietMillis,
+      Duration maxWarmUp) {
+
+    /** Returns the command line that {@link #parse} reads back. */
+    List<String> args() {
+      return List.of(
+          library.key(),
+          fair ? "fair" : "plain",
+          uri,
+          Integer.toString(threads),
+          lockName,
+          dir.toString(),
+          Integer.toString(process),
+          Long.toString(quietMillis),
+          Long.toString(maxWarmUp.toMillis()));
+    }
+
+    /**
+     * Parses the command line.
+     *
+     * @throws IllegalArgumentException naming the argument that is wrong
+     */
+    static Args parse(List<String> args) {
+      if (args.size() != 9) {
+        throw new IllegalArgumentException(
+            "usage: W7Worker LIBRARY KIND URI THREADS LOCK DIR PROCESS QUIET_MS MAX_WARM_UP_MS,"
+                + " got "
+                + args);
+      }
+      Library library;
+      try {
+        library = Library.valueOf(args.get(0).toUpperCase(Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("library must be warden or redisson: " + args.get(0), e);
+      }
+      String kind = args.get(1);
+      if (!kind.equals("plain") && !kind.equals("fair")) {
+        throw new IllegalArgumentException("kind must be plain or fair: " + kind);
+      }
+      return new Args(
+          library,
+          kind.equals("fair"),
+          args.get(2),
+          positive("threads", args.get(3)),
+          args.get(4),
+          Path.of(args.get(5)),
+          positive("process", args.get(6)),
+          positive("quiet ms", args.get(7)),
+          Duration.ofMillis(positive("max warm-up ms", args.get(8))));
+    }
+
+    private static int positive(String name, String text) {
+      try {
+        int value = Integer.parseInt(text);
+        if (value >= (name.equals("process") ? 0 : 1)) {
+          return value;
+        }
+      } catch (NumberFormatException e) {
+        // reported below
+      }
+      throw new IllegalArgumentException(name + " must be a whole number in range: " + text);
+    }
+  }
+
+  private W7Worker(Args settings, Function<String, Lock> locks) {
+    this.settings = settings;
+    this.locks = locks;
+  }
+
+  /** Runs one worker process; see the class comment for the protocol. */
+  public static void main(String[] args) {
+    if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    }
+    // An orphan would hold its lock traffic on a shared Redis until someone noticed.
+    Optional<ProcessHandle> parent = ProcessHandle.current().parent();
+    if (parent.isPresent()) {
+      CompletableFuture<?> unused =
+          parent.get().onExit().thenRun(() -> Runtime.getRuntime().halt(3));
+    }
+    int status;
+    try {
+      Args settings = Args.parse(Arrays.asList(args));
+      try (Contender contender = settings.library().connect(settings.uri(), Optional.empty())) {
+        Function<String, Lock> locks = settings.fair() ? contender::fairLock : contender::lock;
+        status = new W7Worker(settings, locks).run();
+      }
+    } catch (InterruptedException e) {
+      System.out.println("FAILED interrupted");
+      status = 1;
+    } catch (RuntimeException | IOException e) {
+      System.out.println("FAILED " + e.toString().replace('\n', ' '));
+      e.printStackTrace();
+      status = 1;
+    }
+    System.out.flush();
+    System.exit(status); // client threads must not keep the JVM alive
+  }
+
+  private int run() throws InterruptedException, IOException {
+    long warmUpStarted = System.nanoTime();
+    long lastSecond = warmUp();
+    System.out.printf(
+        Locale.ROOT,
+        "READY %d %d%n",
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - warmUpStarted),
+        lastSecond);
+    System.out.flush();
+    awaitFile(settings.dir().resolve("go"), TimeUnit.MILLISECONDS.toNanos(1), () -> false);
+
+    Loop measured = new Loop(settings.lockName(), /* record= */ true);
+    // A failed thread ends the wait: the process exits at once, and the parent's window with it.
+    awaitFile(
+        settings.dir().resolve("stop"),
+        TimeUnit.MILLISECONDS.toNanos(5),
+        () -> measured.failure.get() != null);
+    List<Section> sections = measured.stop();
+    new SectionLog(settings.process(), measured.guarded.counter, sections)
+        .write(settings.dir().resolve("process-" + settings.process() + ".log"));
+    System.out.println("DONE " + sections.size());
+    return 0;
+  }
+
+  /**
+   * Takes and releases the warm-up lock until the JIT is quiet; returns the milliseconds it spent
+   * compiling in the last second.
+   */
+  private long warmUp() throws InterruptedException {
+    Loop loop = new Loop(settings.lockName() + ":warm-up", /* record= */ false);
+    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+    long started = System.nanoTime();
+    long compiled = jit.getTotalCompilationTime();
+    long lastSecond = Long.MAX_VALUE;
+    while (loop.failure.get() == null) {
+      // The warm-up's pace: one look at the JIT per second, not a wait for an event.
+      TimeUnit.NANOSECONDS.sleep(COMPILE_SAMPLE.toNanos());
+      long now = jit.getTotalCompilationTime();
+      lastSecond = now - compiled;
+      compiled = now;
+      long elapsed = System.nanoTime() - started;
+      if (elapsed >= settings.maxWarmUp().toNanos()
+          || (elapsed >= MIN_WARM_UP.toNanos() && lastSecond < settings.quietMillis())) {
+        break;
+      }
+    }
+    loop.stop();
+    return lastSecond;
+  }
+
+  /** Returns once {@code file} exists or {@code giveUp} is true. */
+  private static void awaitFile(Path file, long pollNanos, BooleanSupplier giveUp)
+      throws InterruptedException {
+    while (!Files.exists(file) && !giveUp.getAsBoolean()) {
+      TimeUnit.NANOSECONDS.sleep(pollNanos);
+    }
+  }
+
+  /** The plain counter the lock protects; volatile only so that this process's threads see it. */
+  private static final class Guarded {
+    volatile long counter;
+  }
+
+  /** The process's threads taking and releasing one lock until stopped. */
+  private final class Loop {
+    private final List<Thread> threads = new ArrayList<>();
+    private final long[][] logs;
+    private final int[] sizes;
+    private final Guarded guarded = new Guarded();
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private volatile boolean running = true;
+
+    Loop(String lockName, boolean record) {
+      logs = new long[settings.threads()][];
+      sizes = new int[settings.threads()];
+      for (int i = 0; i < settings.threads(); i++) {
+        int index = i;
+        Lock lock = locks.apply(lockName);
+        logs[i] = new long[record ? 3 * 4096 : 0];
+        Thread thread =
+            new Thread(
+                () -> {
+                  try {
+                    turn(index, lock, record);
+                  } catch (Throwable e) { // every failure must reach stop()
+                    failure.compareAndSet(null, e);
+                    running = false;
+                  }
+                },
+                "w7-" + settings.process() + "-" + i);
+        thread.setDaemon(true);
+        threads.add(thread);
+      }
+      threads.forEach(Thread::start);
+    }
+
+    // NonAtomicVolatileUpdate: deliberately not atomic: overlapping holders lose increments
+    @SuppressWarnings("NonAtomicVolatileUpdate")
+    private void turn(int index, Lock lock, boolean record) {
+      long[] log = logs[index];
+      int size = 0;
+      while (running) {
+        long called = System.nanoTime();
+        long acquired;
+        long released;
+        lock.lock();
+        try {
+          acquired = System.nanoTime();
+          guarded.counter = guarded.counter + 1;
+          released = System.nanoTime();
+        } finally {
+          lock.unlock();
+        }
+        if (record) {
+          if (size == log.length) {
+            log = Arrays.copyOf(log, log.length * 2);
+          }
+          log[size++] = called;
+          log[size++] = acquired;
+          log[size++] = released;
+        }
+      }
+      logs[index] = log; // both published to stop() by the thread's end (join)
+      sizes[index] = size;
+    }
+
+    /**
+     * Stops the threads and returns their sections (none unless recorded).
+     *
+     * @throws IllegalStateException if a thread failed or did not stop in time
+     */
+    List<Section> stop() throws InterruptedException {
+      running = false;
+      long deadline = System.nanoTime() + STOP_GRACE.toNanos();
+      for (Thread thread : threads) {
+        TimeUnit.NANOSECONDS.timedJoin(thread, Math.max(1, deadline - System.nanoTime()));
+        if (thread.isAlive()) {
+          throw new IllegalStateException(thread.getName() + " did not stop within " + STOP_GRACE);
+        }
+      }
+      if (failure.get() != null) {
+        throw new IllegalStateException("a thread failed: " + failure.get(), failure.get());
+      }
+      List<Section> sections = new ArrayList<>();
+      for (int thread = 0; thread < threads.size(); thread++) {
+        long[] log = logs[thread];
+        for (int i = 0; i < sizes[thread]; i += 3) {
+          sections.add(new Section(settings.process(), thread, log[i], log[i + 1], log[i + 2]));
+        }
+      }
+      return sections;
+    }
+  }
+}

@@ -1,0 +1,197 @@
+package dev.warden.bench;
+
+import dev.warden.testkit.JvmProcess;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * The trial of a W7 point: P worker JVMs ({@link W7Worker}), each with its own client and T
+ * threads, started with the benchmark's class path through the testkit's {@link JvmProcess}. {@link
+ * #launch} returns once every worker has warmed up (printed {@code READY}) and has been told to go;
+ * the window is this JVM's, on the monotonic clock the workers stamp their critical sections with;
+ * {@link #finish} tells them to stop, reads their section logs and merges them into a {@link
+ * Timeline}.
+ *
+ * <p>The tally also counts the {@code workers} and how many of them warmed up until their JIT was
+ * quiet ({@code workers_jit_quiet}; the others stopped at the longest warm-up). The workers' CPU
+ * time in the window is read from the operating system ({@link
+ * ProcessHandle.Info#totalCpuDuration()}, in clock ticks) and added to the tally as {@code
+ * worker_cpu_ns}; {@code worker_cpu_unknown} is 1 where the platform does not tell.
+ *
+ * <p>Used by the runner's thread only. A worker that exits before it is told to stop ends {@link
+ * #await} early and fails the trial.
+ */
+final class WorkerJvms implements Trial {
+  /** How long a JVM may take to start and connect, beyond its warm-up, on a busy machine. */
+  private static final Duration START_GRACE = Duration.ofSeconds(60);
+
+  private final Path dir;
+  private final List<JvmProcess> workers;
+  private final CountDownLatch exited = new CountDownLatch(1);
+  private final Window window = new Window();
+  private volatile boolean stopping;
+  private int jitQuiet;
+  private long cpuAtOpen = -1;
+  private long cpuAtClose = -1;
+
+  private WorkerJvms(Path dir, List<JvmProcess> workers) {
+    this.dir = dir;
+    this.workers = workers;
+  }
+
+  /**
+   * Starts {@code processes} workers of {@code library} on {@code lockName}, waits until all have
+   * warmed up, and tells them to go.
+   *
+   * @throws BenchException if a worker fails to start or to warm up within its time
+   */
+  static WorkerJvms launch(
+      Library library,
+      boolean fair,
+      String uri,
+      int processes,
+      int threads,
+      String lockName,
+      long quietMillis,
+      Duration maxWarmUp) {
+    Path dir;
+    try {
+      dir = Files.createTempDirectory("warden-bench-w7-");
+    } catch (IOException e) {
+      throw new BenchException("cannot create a directory for the worker processes: " + e, e);
+    }
+    List<JvmProcess> started = new ArrayList<>();
+    WorkerJvms trial = new WorkerJvms(dir, started);
+    try {
+      for (int process = 0; process < processes; process++) {
+        W7Worker.Args args =
+            new W7Worker.Args(
+                library, fair, uri, threads, lockName, dir, process, quietMillis, maxWarmUp);
+        started.add(JvmProcess.start(W7Worker.class, args.args().toArray(String[]::new)));
+      }
+      for (JvmProcess worker : started) {
+        // READY <warm-up ms> <compile ms in its last second>
+        String[] ready = worker.awaitLine("READY", maxWarmUp.plus(START_GRACE)).split(" ", -1);
+        if (ready.length == 3 && Long.parseLong(ready[2]) < quietMillis) {
+          trial.jitQuiet++;
+        }
+      }
+      for (JvmProcess worker : started) {
+        Optional<ProcessHandle> handle = ProcessHandle.of(worker.pid());
+        if (handle.isPresent()) {
+          CompletableFuture<?> unused = handle.get().onExit().thenRun(trial::exitedEarly);
+        } else {
+          trial.exitedEarly();
+        }
+      }
+      Files.writeString(dir.resolve("go"), "go\n");
+      return trial;
+    } catch (IllegalStateException | IOException e) {
+      trial.close();
+      throw new BenchException(failure(e), e);
+    }
+  }
+
+  private static String failure(Exception e) {
+    String message = e.getMessage() == null ? e.toString() : e.getMessage();
+    // The worker's FAILED line says why; JvmProcess quotes it with the rest of its output.
+    return "a worker process failed: " + message;
+  }
+
+  private void exitedEarly() {
+    if (!stopping) {
+      exited.countDown();
+    }
+  }
+
+  @Override
+  public void await(Duration duration) throws InterruptedException {
+    exited.await(duration.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void openWindow() {
+    window.open();
+    cpuAtOpen = workersCpuNanos();
+  }
+
+  @Override
+  public void closeWindow() {
+    if (window.isOpen()) {
+      cpuAtClose = workersCpuNanos();
+      window.close();
+    }
+  }
+
+  @Override
+  public Tally finish(Duration grace) throws InterruptedException {
+    closeWindow();
+    stopping = true;
+    try {
+      Files.writeString(dir.resolve("stop"), "stop\n");
+      List<SectionLog> logs = new ArrayList<>();
+      for (int process = 0; process < workers.size(); process++) {
+        workers.get(process).awaitLine("DONE", grace);
+        logs.add(SectionLog.read(dir.resolve("process-" + process + ".log")));
+      }
+      if (exited.getCount() == 0) {
+        throw new BenchException("a worker process exited before it was told to stop");
+      }
+      Tally tally = Timeline.of(logs, window).tally();
+      tally.set("workers", workers.size());
+      tally.set("workers_jit_quiet", jitQuiet);
+      if (cpuAtOpen < 0 || cpuAtClose < 0) {
+        tally.set("worker_cpu_unknown", 1);
+      } else {
+        tally.set("worker_cpu_ns", cpuAtClose - cpuAtOpen);
+      }
+      return tally;
+    } catch (IllegalStateException e) {
+      throw new BenchException(failure(e), e);
+    } catch (IOException e) {
+      throw new BenchException("cannot read the worker processes' sections: " + e, e);
+    } finally {
+      close();
+    }
+  }
+
+  /** Returns the workers' CPU time so far, all together; -1 if the platform does not tell. */
+  private long workersCpuNanos() {
+    long sum = 0;
+    for (JvmProcess worker : workers) {
+      Duration cpu =
+          ProcessHandle.of(worker.pid())
+              .flatMap(handle -> handle.info().totalCpuDuration())
+              .orElse(null);
+      if (cpu == null) {
+        return -1;
+      }
+      sum += cpu.toNanos();
+    }
+    return sum;
+  }
+
+  /** Kills workers still alive and deletes the trial's directory. */
+  private void close() {
+    stopping = true;
+    workers.forEach(JvmProcess::close);
+    try (Stream<Path> files = Files.walk(dir)) {
+      for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(file);
+      }
+    } catch (IOException e) {
+      // A few leftover files in the temp directory are harmless; failing the trial over them is
+      // not.
+    }
+  }
+}
