@@ -1,0 +1,49 @@
+package dev.warden.examples.boot;
+
+import dev.warden.Warden;
+import dev.warden.spring.WardenLocked;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.stereotype.Service;
+
+/** Charges invoices, each at most once across every instance of the application. */
+@Service
+public class Invoices {
+  private final StringRedisTemplate redis;
+  private final Warden warden;
+
+  Invoices(StringRedisTemplate redis, Warden warden) {
+    this.redis = redis;
+    this.warden = warden;
+  }
+
+  /**
+   * The outcome of a charge request.
+   *
+   * @param invoice the invoice's id
+   * @param charged whether this request charged it (false: it had been charged before)
+   * @param fencingToken the token of the lock hold that charged it
+   */
+  public record Charge(String invoice, boolean charged, long fencingToken) {}
+
+  /**
+   * Charges the invoice unless it has been charged already. The check and the charge are two
+   * separate steps, so they run under the invoice's lock: lock name {@code invoice-<id>}, waiting
+   * at most 5 s, renewed by the watchdog while the method runs.
+   *
+   * @param id the invoice's id
+   * @return what happened
+   */
+  @WardenLocked(key = "'invoice-' + #id", waitTime = "5s")
+  public Charge charge(String id) {
+    String charged = "example:charged:" + id;
+    String previous = redis.opsForValue().get(charged);
+    if (previous != null) {
+      return new Charge(id, false, Long.parseLong(previous));
+    }
+    // A real service calls its payment provider here, passing the token along so that a
+    // stale holder (paused past its lease) is refused there.
+    long token = warden.lock("invoice-" + id).fencingToken();
+    redis.opsForValue().set(charged, Long.toString(token));
+    return new Charge(id, true, token);
+  }
+}

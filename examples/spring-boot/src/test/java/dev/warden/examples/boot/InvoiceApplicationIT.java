@@ -1,0 +1,71 @@
+package dev.warden.examples.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.StartGate;
+import dev.warden.testkit.WardenExtension;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.SpringApplication;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/** The example on a random port against a testkit redis-server, through its HTTP endpoints. */
+@ExtendWith(WardenExtension.class)
+class InvoiceApplicationIT {
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  private HttpResponse<String> call(String method, String url) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(url))
+            .method(method, HttpRequest.BodyPublishers.noBody())
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void concurrentChargesOfOneInvoiceChargeItOnceAndTheEndpointsAnswer(RedisServer redis)
+      throws Exception {
+    try (ConfigurableApplicationContext context =
+        SpringApplication.run(
+            InvoiceApplication.class,
+            "--server.port=0",
+            "--spring.data.redis.url=" + redis.uri(),
+            "--spring.main.banner-mode=off")) {
+      String base = "http://localhost:" + context.getEnvironment().getProperty("local.server.port");
+
+      List<String> answers = new CopyOnWriteArrayList<>();
+      StartGate.run(
+          6,
+          3,
+          contender ->
+              answers.add(call("POST", base + "/invoices/42/charge").body().replace(" ", "")));
+
+      assertThat(answers).hasSize(18);
+      assertThat(answers).filteredOn(a -> a.contains("\"charged\":true")).hasSize(1);
+      assertThat(answers).filteredOn(a -> a.contains("\"charged\":false")).hasSize(17);
+      assertThat(redis.redis().exists("example:charged:42")).isEqualTo(1);
+
+      HttpResponse<String> health = call("GET", base + "/actuator/health");
+      assertThat(health.statusCode()).isEqualTo(200);
+      assertThat(health.body())
+          .containsPattern(
+              "\"warden\":\\{\"details\":\\{\"mode\":\"standalone\"[^}]*},\"status\":\"UP\"}");
+
+      HttpResponse<String> activity = call("GET", base + "/actuator/warden");
+      assertThat(activity.statusCode()).isEqualTo(200);
+      assertThat(activity.body()).isEqualTo("{\"holds\":[],\"waiters\":[]}");
+
+      HttpResponse<String> acquisitions = call("GET", base + "/actuator/metrics/warden.acquire");
+      assertThat(acquisitions.statusCode()).isEqualTo(200);
+      assertThat(acquisitions.body().replace(" ", ""))
+          .contains("\"statistic\":\"COUNT\",\"value\":18.0");
+    }
+  }
+}

@@ -1,0 +1,295 @@
+package dev.warden.spring.boot;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The {@code warden.*} properties: where the auto-configured {@link dev.warden.Warden} connects and
+ * its options. Without {@code warden.uri} or {@code warden.cluster.nodes} it reuses the
+ * application's {@code spring.data.redis.*} connection (standalone, Sentinel or Cluster).
+ *
+ * @since 0.2
+ */
+@ConfigurationProperties("warden")
+public class WardenProperties {
+  /** Whether to auto-configure a Warden (and the @WardenLocked support). */
+  private boolean enabled = true;
+
+  /**
+   * Redis URI in Lettuce's syntax (redis://, rediss://, redis-sentinel://h1:p1,h2:p2#master). When
+   * set, spring.data.redis.* is not used.
+   */
+  private String uri;
+
+  /** Redis Cluster settings. */
+  private final Cluster cluster = new Cluster();
+
+  /** Lease of holds taken without an explicit lease; renewed every third of it while held. */
+  private Duration watchdogTimeout = Duration.ofSeconds(30);
+
+  /** How long one Redis call may take before it fails with a WardenException. */
+  private Duration commandTimeout = Duration.ofSeconds(5);
+
+  /** How often a waiting acquirer re-checks when no release message arrives. */
+  private Duration recheckInterval = Duration.ofMillis(200);
+
+  /** The @WardenLocked annotation's support. */
+  private final Annotation annotation = new Annotation();
+
+  /** Warden's Micrometer meters (with warden-micrometer and Micrometer present). */
+  private final Metrics metrics = new Metrics();
+
+  /** Creates the properties with their defaults. */
+  public WardenProperties() {}
+
+  /**
+   * Returns whether to auto-configure a Warden.
+   *
+   * @return whether it is enabled
+   */
+  public boolean isEnabled() {
+    return enabled;
+  }
+
+  /**
+   * Sets whether to auto-configure a Warden.
+   *
+   * @param enabled whether it is enabled
+   */
+  public void setEnabled(boolean enabled) {
+    this.enabled = enabled;
+  }
+
+  /**
+   * Returns the Redis URI, or null to reuse spring.data.redis.*.
+   *
+   * @return the URI, or null
+   */
+  public String getUri() {
+    return uri;
+  }
+
+  /**
+   * Sets the Redis URI.
+   *
+   * @param uri the URI, in Lettuce's syntax
+   */
+  public void setUri(String uri) {
+    this.uri = uri;
+  }
+
+  /**
+   * Returns the Redis Cluster settings.
+   *
+   * @return the cluster settings
+   */
+  public Cluster getCluster() {
+    return cluster;
+  }
+
+  /**
+   * Returns the watchdog timeout.
+   *
+   * @return the lease of renewed holds
+   */
+  public Duration getWatchdogTimeout() {
+    return watchdogTimeout;
+  }
+
+  /**
+   * Sets the watchdog timeout.
+   *
+   * @param watchdogTimeout the lease of renewed holds
+   */
+  public void setWatchdogTimeout(Duration watchdogTimeout) {
+    this.watchdogTimeout = watchdogTimeout;
+  }
+
+  /**
+   * Returns the command timeout.
+   *
+   * @return how long one Redis call may take
+   */
+  public Duration getCommandTimeout() {
+    return commandTimeout;
+  }
+
+  /**
+   * Sets the command timeout.
+   *
+   * @param commandTimeout how long one Redis call may take
+   */
+  public void setCommandTimeout(Duration commandTimeout) {
+    this.commandTimeout = commandTimeout;
+  }
+
+  /**
+   * Returns the recheck interval.
+   *
+   * @return how often a waiter re-checks
+   */
+  public Duration getRecheckInterval() {
+    return recheckInterval;
+  }
+
+  /**
+   * Sets the recheck interval.
+   *
+   * @param recheckInterval how often a waiter re-checks
+   */
+  public void setRecheckInterval(Duration recheckInterval) {
+    this.recheckInterval = recheckInterval;
+  }
+
+  /**
+   * Returns the annotation's settings.
+   *
+   * @return the annotation's settings
+   */
+  public Annotation getAnnotation() {
+    return annotation;
+  }
+
+  /**
+   * Returns the metrics settings.
+   *
+   * @return the metrics settings
+   */
+  public Metrics getMetrics() {
+    return metrics;
+  }
+
+  /** Redis Cluster settings. */
+  public static class Cluster {
+    /**
+     * Seed nodes of a Redis Cluster, as redis://host:port (or rediss://, with credentials if
+     * needed) or host:port. When set, Warden connects to that cluster.
+     */
+    private List<String> nodes = new ArrayList<>();
+
+    /** Creates the settings with no seeds. */
+    public Cluster() {}
+
+    /**
+     * Returns the seed nodes.
+     *
+     * @return the seeds, empty when not set
+     */
+    public List<String> getNodes() {
+      return nodes;
+    }
+
+    /**
+     * Sets the seed nodes.
+     *
+     * @param nodes the seeds
+     */
+    public void setNodes(List<String> nodes) {
+      this.nodes = nodes;
+    }
+  }
+
+  /** The {@code @WardenLocked} annotation's settings. */
+  public static class Annotation {
+    /** Whether methods annotated with @WardenLocked are locked. */
+    private boolean enabled = true;
+
+    /**
+     * Order of the @WardenLocked advisor. Lower runs first (outside): the default runs outside the
+     * transaction advisor (Ordered.LOWEST_PRECEDENCE), so the lock is released after commit.
+     */
+    private int order = dev.warden.spring.WardenLockedAdvisor.DEFAULT_ORDER;
+
+    /** Creates the settings with their defaults. */
+    public Annotation() {}
+
+    /**
+     * Returns whether annotated methods are locked.
+     *
+     * @return whether it is enabled
+     */
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    /**
+     * Sets whether annotated methods are locked.
+     *
+     * @param enabled whether it is enabled
+     */
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    /**
+     * Returns the advisor's order.
+     *
+     * @return the order
+     */
+    public int getOrder() {
+      return order;
+    }
+
+    /**
+     * Sets the advisor's order.
+     *
+     * @param order the order
+     */
+    public void setOrder(int order) {
+      this.order = order;
+    }
+  }
+
+  /** Warden's Micrometer meters. */
+  public static class Metrics {
+    /** Whether to bind Warden's meters (warden.acquire, warden.held, ...) to the registry. */
+    private boolean enabled = true;
+
+    /**
+     * Lock names to tag meters with (tag "name"; every other name is tagged "other"). A small,
+     * fixed set: never names made from data, such as invoice ids. Empty: no name tag.
+     */
+    private List<String> lockNames = new ArrayList<>();
+
+    /** Creates the settings with their defaults. */
+    public Metrics() {}
+
+    /**
+     * Returns whether Warden's meters are bound.
+     *
+     * @return whether they are
+     */
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    /**
+     * Sets whether Warden's meters are bound.
+     *
+     * @param enabled whether they are
+     */
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    /**
+     * Returns the lock names that get a name tag.
+     *
+     * @return the names, empty for none
+     */
+    public List<String> getLockNames() {
+      return lockNames;
+    }
+
+    /**
+     * Sets the lock names that get a name tag.
+     *
+     * @param lockNames the names
+     */
+    public void setLockNames(List<String> lockNames) {
+      this.lockNames = lockNames;
+    }
+  }
+}
