@@ -8,6 +8,7 @@ import dev.warden.Warden;
 import dev.warden.WardenException;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
+import dev.warden.testkit.WardenFactory;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -110,5 +111,24 @@ class BadInputIT {
         .isInstanceOf(WardenException.class)
         .hasMessageContaining("cannot connect to Redis")
         .hasMessageContaining(String.valueOf(port));
+  }
+
+  @Test
+  void aClosedWardenSaysSoForEveryAcquisitionInsteadOfAnExecutorsRejection(WardenFactory more) {
+    Warden closed = more.create();
+    DistributedLock lock = closed.lock("after-close");
+    closed.close();
+    assertThatThrownBy(lock::tryLock)
+        .isInstanceOf(WardenException.class)
+        .hasMessageContaining("the Warden is closed");
+    assertThatThrownBy(() -> lock.tryLock(1, TimeUnit.SECONDS))
+        .isInstanceOf(WardenException.class)
+        .hasMessageContaining("the Warden is closed");
+    assertThatThrownBy(() -> lock.acquire(Duration.ofSeconds(1)))
+        .isInstanceOf(WardenException.class)
+        .hasMessageContaining("the Warden is closed");
+    assertThatThrownBy(() -> closed.semaphore("after-close").tryAcquire(1, TimeUnit.SECONDS))
+        .isInstanceOf(WardenException.class)
+        .hasMessageContaining("the Warden is closed");
   }
 }

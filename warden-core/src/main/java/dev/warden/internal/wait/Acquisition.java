@@ -28,8 +28,7 @@ import java.util.function.BiConsumer;
  * partition whose held bytes Redis runs later, or it is still on its way when the verdict comes) is
  * given back by the claim's {@link Claim#giveBackInDoubt()}, sent before the acquisition ends.
  *
- * <p>A parked acquisition whose claim takes hand-offs is also a {@link Successor}: a release of the
- * same client may take it off its topic and complete it directly.
+ * <p>A parked acquisition whose claim takes hand-offs is also a {@link Successor} (see HandOff).
  *
  * @param <T> what the claim grants
  */
@@ -63,13 +62,15 @@ public final class Acquisition<T> implements Waiter, Successor {
   }
 
   /** Sends the first attempt; returns this acquisition. */
-  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns
-  // has nothing more to tell
+  // FutureReturnValueIgnored: cleanUp handles the outcome; the copy whenComplete returns is unused
   @SuppressWarnings("FutureReturnValueIgnored")
   public Acquisition<T> start() {
     reporting.started();
     waiting.register(this);
     result.whenComplete(this::cleanUp);
+    if (result.isDone()) { // the Warden is closed: its timer takes nothing more
+      return this;
+    }
     if (timed) {
       long margin = waiting.settings().verdictMarginNanos();
       synchronized (this) {
