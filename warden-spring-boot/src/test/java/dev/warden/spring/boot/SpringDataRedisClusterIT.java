@@ -26,16 +26,21 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 @ExtendWith(WardenExtension.class)
 @WardenDeployment(WardenDeployment.Kind.CLUSTER)
 class SpringDataRedisClusterIT {
-  @Test
-  void theWardenJoinsTheClusterOfSpringDataRedisAndLocksOnTheSlotsMaster(RedisCluster cluster) {
-    new ApplicationContextRunner()
+  /** A context whose spring.data.redis.cluster.nodes are the cluster's seeds. */
+  private static ApplicationContextRunner onCluster(RedisCluster cluster) {
+    return new ApplicationContextRunner()
         .withConfiguration(
             AutoConfigurations.of(DataRedisAutoConfiguration.class, WardenAutoConfiguration.class))
         .withPropertyValues(
             "spring.data.redis.cluster.nodes="
                 + cluster.seeds().stream()
                     .map(seed -> seed.substring("redis://".length()))
-                    .collect(Collectors.joining(",")))
+                    .collect(Collectors.joining(",")));
+  }
+
+  @Test
+  void theWardenJoinsTheClusterOfSpringDataRedisAndLocksOnTheSlotsMaster(RedisCluster cluster) {
+    onCluster(cluster)
         .run(
             context -> {
               assertThat(context.getBean(WardenConnection.class).uris())
@@ -59,14 +64,7 @@ class SpringDataRedisClusterIT {
       RedisCluster cluster) {
     // Lettuce 7.5 (Boot 4.1's) announces a topology change before it reloads its own view: the
     // Warden must read the new slot owner from the announcement (a 30 s lease renews every 10 s)
-    new ApplicationContextRunner()
-        .withConfiguration(
-            AutoConfigurations.of(DataRedisAutoConfiguration.class, WardenAutoConfiguration.class))
-        .withPropertyValues(
-            "spring.data.redis.cluster.nodes="
-                + cluster.seeds().stream()
-                    .map(seed -> seed.substring("redis://".length()))
-                    .collect(Collectors.joining(",")))
+    onCluster(cluster)
         .run(
             context -> {
               Warden warden = context.getBean(Warden.class);

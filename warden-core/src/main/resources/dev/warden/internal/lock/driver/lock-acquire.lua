@@ -26,15 +26,21 @@
 local lock, fence = KEYS[1], KEYS[2]
 local owner, lease = ARGV[1], tonumber(ARGV[2])
 
-if redis.call('EXISTS', lock) == 0 then
+-- Takes the free lock for the owner with a new token; `waited`: somebody waits, so its release
+-- must publish.
+local function take(waited)
   local token = mint_token(fence, ARGV[5])
-  if ARGV[4] == '1' then
+  if waited then
     grant(lock, owner, token, ARGV[6], '#c', ARGV[7], '#w', 1)
   else
     grant(lock, owner, token, ARGV[6], '#c', ARGV[7])
   end
   redis.call('PEXPIRE', lock, lease)
   return {1, token, 1}
+end
+
+if redis.call('EXISTS', lock) == 0 then
+  return take(ARGV[4] == '1')
 end
 
 local state = redis.call('HMGET', lock, owner, '#c', '#r', '#w')
@@ -44,14 +50,7 @@ if state[3] then
     return {0, redis.call('PTTL', lock)}
   end
   redis.call('DEL', lock)
-  local token = mint_token(fence, ARGV[5])
-  if state[4] or ARGV[4] == '1' then
-    grant(lock, owner, token, ARGV[6], '#c', ARGV[7], '#w', 1)
-  else
-    grant(lock, owner, token, ARGV[6], '#c', ARGV[7])
-  end
-  redis.call('PEXPIRE', lock, lease)
-  return {1, token, 1}
+  return take(state[4] or ARGV[4] == '1')
 end
 local held = state[1]
 if not held then
