@@ -155,6 +155,19 @@ class ClusterFailoverIT {
       switched.set(System.nanoTime());
       await()
           .atMost(Duration.ofSeconds(15))
+          // when it times out, say which client was left waiting and how its wake-ups stood
+          .conditionEvaluationListener(
+              condition -> {
+                if (condition.getRemainingTimeInMS() <= condition.getPollInterval().toMillis()) {
+                  System.out.printf(
+                      "[cluster] after the graceful failover: %d and %d acquisitions; stats %s"
+                          + " and %s%n",
+                      afterSwitch[0].get(),
+                      afterSwitch[1].get(),
+                      clients.get(0).stats(),
+                      clients.get(1).stats());
+                }
+              })
           .until(
               () ->
                   (afterSwitch[0].get() >= 20 && afterSwitch[1].get() >= 20)
