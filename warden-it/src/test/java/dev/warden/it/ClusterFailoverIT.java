@@ -166,6 +166,14 @@ class ClusterFailoverIT {
                       afterSwitch[1].get(),
                       clients.get(0).stats(),
                       clients.get(1).stats());
+                  String released = "warden:{" + name + "}:lock:released";
+                  for (RedisServer node : cluster.nodes()) {
+                    System.out.printf(
+                        "[cluster]   %s %s: %s sharded subscribers%n",
+                        node,
+                        node.redis().role().get(0),
+                        node.redis().pubsubShardNumsub(released).get(released));
+                  }
                 }
               })
           .until(

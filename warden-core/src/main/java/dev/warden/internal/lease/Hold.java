@@ -29,7 +29,7 @@ public final class Hold {
   private final Subject subject;
   private final Events events;
   private final long startedNanos;
-  private final long id;
+  private volatile long id; // given when its start is reported: no cost without listeners
   private volatile boolean observed; // its start went to the listeners: so does its end
   private final String owner;
   private final long token;
@@ -69,7 +69,6 @@ public final class Hold {
     this.subject = subject;
     this.startedNanos = startedNanos;
     this.events = events;
-    this.id = Events.newHoldId();
     this.owner = owner;
     this.token = token;
     this.count = count;
@@ -96,6 +95,7 @@ public final class Hold {
   /** Reports the hold's start to the listeners, if there are any now. */
   public void reportStarted() {
     if (events.on()) {
+      id = Events.newHoldId();
       observed = true;
       events.holdStarted(subject.type(), subject.name(), id);
     }

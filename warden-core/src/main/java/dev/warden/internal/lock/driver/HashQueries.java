@@ -32,12 +32,9 @@ final class HashQueries implements LockQueries {
 
   @Override
   public CompletableFuture<Long> remainTimeToLive() {
+    // both sent at once, one round trip: a lock only reserved after a release is not locked
     return isLocked()
-        .thenCompose(
-            locked ->
-                locked
-                    ? redis.command(hash, r -> r.pttl(hash))
-                    : CompletableFuture.completedFuture(-2L));
+        .thenCombine(redis.command(hash, r -> r.pttl(hash)), (locked, ttl) -> locked ? ttl : -2L);
   }
 
   @Override
