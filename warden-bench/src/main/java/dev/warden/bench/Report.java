@@ -148,13 +148,13 @@ final class Report {
     if (ceiling.clients().isEmpty()) {
       return "Ceiling (redis-benchmark): " + ceiling.note();
     }
-    return "Ceiling (redis-benchmark, EVALSHA of a lock-shaped script on the same server): "
+    return "Ceiling (redis-benchmark on the same server, "
+        + Ceiling.SCRIPTS
+        + "): "
         + Format.compact(ceiling.rate(1))
-        + " calls/s from 1 client, "
+        + " pairs/s from 1 client, "
         + Format.compact(ceiling.rate(16))
-        + " calls/s from 16, so at most about "
-        + Format.compact(ceiling.rate(16) / 2)
-        + " pairs/s for a lock()+unlock() of two script calls.";
+        + " pairs/s from 16: what Redis can do at most for a lock()+unlock() of two script calls.";
   }
 
   private static String tally(List<Targets.Verdict> verdicts) {

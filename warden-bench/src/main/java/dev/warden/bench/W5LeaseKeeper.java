@@ -23,6 +23,11 @@ import java.util.concurrent.locks.Lock;
 final class W5LeaseKeeper implements Workload {
   static final Metric COMMANDS_PER_LOCK =
       Metric.lower("cmds_per_lock_per_s", "cmds/lock/s", Metric.Unit.NUMBER);
+  static final Metric COMMANDS_PER_RENEWAL =
+      Metric.lower("cmds_per_renewal", "cmds/renewal", Metric.Unit.NUMBER);
+  static final Metric RENEWALS_PER_THIRD =
+      Metric.lower(
+          "renewals_per_lock_per_third", "renewals/lock/third of lease", Metric.Unit.NUMBER);
   static final Metric CLIENT_CPU =
       Metric.lower("client_cpu_pct", "client CPU", Metric.Unit.PERCENT).inChart();
   static final List<Integer> LOCKS = List.of(1_000, 10_000);
@@ -134,6 +139,12 @@ final class W5LeaseKeeper implements Workload {
     metrics.put("scripts_per_s", redis.scripts() / seconds);
     metrics.put("round_trips_per_s", redis.roundTrips() / seconds);
     metrics.put("cmds_per_lock_per_s", redis.commands() / seconds / locks);
+    // Both libraries renew a lock with one PEXPIRE (in a script); a third of the 3 s watchdog is 1
+    // s
+    double renewals = redis.byCommand().getOrDefault("pexpire", 0L);
+    double third = WATCHDOG.toMillis() / 3000.0;
+    metrics.put("renewals_per_lock_per_third", renewals / locks / seconds * third);
+    metrics.put("cmds_per_renewal", renewals == 0 ? Double.NaN : redis.commands() / renewals);
     metrics.put("redis_cpu_pct", redis.cpuSeconds() / seconds * 100);
     metrics.put("redis_cpu_us_per_lock_per_s", redis.cpuSeconds() * 1e6 / seconds / locks);
     metrics.put("client_cpu_pct", measurement.clientCpuNanos() / 1e9 / seconds * 100);
@@ -156,6 +167,8 @@ final class W5LeaseKeeper implements Workload {
         Metric.lower("scripts_per_s", "scripts/s", Metric.Unit.RATE),
         Metric.lower("round_trips_per_s", "round trips/s", Metric.Unit.RATE),
         COMMANDS_PER_LOCK,
+        RENEWALS_PER_THIRD,
+        COMMANDS_PER_RENEWAL,
         Metric.lower("redis_cpu_pct", "Redis CPU", Metric.Unit.PERCENT).inChart(),
         CLIENT_CPU,
         Metric.lower("leases_lost", "leases lost", Metric.Unit.NUMBER));

@@ -90,7 +90,17 @@ class LockScriptsIT {
         FENCE_TERMS);
   }
 
+  /** A release that ends a full row of hand-offs, with turns and reservations of 10 s. */
   private List<Object> release(String owner, int heldBefore) {
+    return release(owner, heldBefore, "1", "10000", "10000");
+  }
+
+  /**
+   * {@code yielding}: '1' when the release ends a full row; {@code turn}: a nominated client's
+   * turn, ms; {@code reservation}: how long a lock is kept from the releasing client, ms.
+   */
+  private List<Object> release(
+      String owner, int heldBefore, String yielding, String turn, String reservation) {
     return run(
         "lock-release",
         new String[] {LOCK},
@@ -98,7 +108,22 @@ class LockScriptsIT {
         Integer.toString(heldBefore),
         CHANNEL,
         "released client-1",
-        "10000");
+        yielding,
+        turn,
+        reservation,
+        "20000");
+  }
+
+  /** A multi-lock's attempt on this one lock alone. */
+  private List<Object> acquireAll(String owner) {
+    return run(
+        "lock-acquire-all",
+        new String[] {LOCK, FENCE},
+        owner,
+        "10000",
+        fenceTerms,
+        "g-" + ++acquisitions,
+        "0");
   }
 
   @Test
@@ -198,26 +223,76 @@ class LockScriptsIT {
 
     assertThat(refused("c2:1", true).get(0)).isEqualTo(0L);
     assertThat(redis.hexists(LOCK, "#o")).isTrue();
+    assertThat(redis.hget(LOCK, "#q")).as("its client is listed for a turn").isEqualTo("c2:");
     release("c1:1", 1);
     assertThat(redis.hgetall(LOCK))
-        .as("the mark ends with the lock, which stays reserved for other clients")
-        .containsExactly(java.util.Map.entry("#r", "c1:"));
+        .as("the marks end with the hold; the lock is nominated for the waiting client")
+        .containsEntry("#n", "c2:")
+        .containsOnlyKeys("#n", "#d");
   }
 
   @Test
-  void aLastReleaseThatAsksForNoReservationFreesTheLockEvenWhileAnotherClientWaits() {
-    acquire("c1:1", 0, 10_000, false);
-    refused("c2:1", true); // marks '#o'
-    run("lock-release", new String[] {LOCK}, "c1:1", "1", CHANNEL, "released client-1", "0");
-    assertThat(redis.exists(LOCK)).isZero();
-    assertThat(acquire("c1:1", 0, 10_000, false).get(0)).isEqualTo(1L);
-  }
-
-  @Test
-  void aLastReleaseThatEndsAFullRowWhileAnotherClientWaitsReservesTheLockForOtherClients() {
+  void aLastReleaseGivesTheWaitingClientsTheirTurnsInTheOrderTheyWereFirstRefused() {
     long first = token(acquire("c1:1", 0, 10_000, false));
-    assertThat(refused("c2:1", true).get(0)).isEqualTo(0L); // marks '#o'
+    refused("c2:1", true);
+    refused("c3:1", true);
+    refused("c2:2", true);
+    assertThat(redis.hget(LOCK, "#q")).as("each client once, in order").isEqualTo("c2:c3:");
+    release("c1:1", 1, "0", "10000", "10000");
+    assertThat(redis.hget(LOCK, "#n")).isEqualTo("c2:");
+    assertThat(redis.hget(LOCK, "#q")).isEqualTo("c3:");
+
+    assertThat(refused("c1:2", true).get(0))
+        .as("the releasing client waits its turn")
+        .isEqualTo(0L);
+    assertThat(refused("c3:1", true).get(0)).as("so does the next client").isEqualTo(0L);
+    assertThat(redis.hget(LOCK, "#q")).isEqualTo("c3:c1:");
+
+    List<Object> nominee = acquire("c2:7", 0, 10_000, false);
+    assertThat(nominee.get(0)).as("any thread of the nominated client takes it").isEqualTo(1L);
+    assertThat(token(nominee)).isGreaterThan(first);
+    assertThat(redis.hgetall(LOCK))
+        .containsEntry("c2:7", "1")
+        .containsEntry("#c", "c2:")
+        .containsEntry("#o", "1")
+        .containsEntry("#w", "1")
+        .containsEntry("#q", "c3:c1:")
+        .doesNotContainKeys("#n", "#d");
+    assertThat(redis.pttl(LOCK)).isGreaterThan(9_000L);
+
+    release("c2:7", 1, "0", "10000", "10000");
+    assertThat(redis.hget(LOCK, "#n")).isEqualTo("c3:");
+    assertThat(acquire("c3:1", 0, 10_000, false).get(0)).isEqualTo(1L);
+    release("c3:1", 1, "0", "10000", "10000");
+    assertThat(redis.hget(LOCK, "#n")).isEqualTo("c1:");
+    assertThat(redis.hexists(LOCK, "#q")).isFalse();
+    assertThat(acquire("c1:2", 0, 10_000, false).get(0)).isEqualTo(1L);
+    release("c1:2", 1, "0", "10000", "10000");
+    assertThat(redis.exists(LOCK)).as("nobody else was refused").isZero();
+  }
+
+  @Test
+  void aTurnNobodyTakesEndsAndTheNextAcquirerTakesTheLockWithTheRestOfTheList() {
+    acquire("c1:1", 0, 10_000, false);
+    refused("c2:1", true);
+    refused("c3:1", true);
+    refused("c4:1", true);
+    release("c1:1", 1, "0", "1", "10000"); // a turn of 1 ms for c2
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(5))
+        .until(() -> acquire("c4:1", 0, 10_000, false).get(0).equals(1L));
+    assertThat(redis.hgetall(LOCK))
+        .as("c4 took its turn early; c3 is still next")
+        .containsEntry("c4:1", "1")
+        .containsEntry("#q", "c3:");
+  }
+
+  @Test
+  void aLastReleaseThatEndsAFullRowWhileOnlyAMultiLockWaitedKeepsTheLockFromItsClient() {
+    long first = token(acquire("c1:1", 0, 10_000, false));
+    assertThat(acquireAll("c9:m").get(0)).isEqualTo(0L); // marks '#o', lists no client
     release("c1:1", 1);
+    assertThat(redis.hgetall(LOCK)).containsExactly(java.util.Map.entry("#r", "c1:"));
     assertThat(redis.pttl(LOCK)).isBetween(1L, 10_000L);
 
     List<Object> own = refused("c1:2", true);
@@ -239,26 +314,37 @@ class LockScriptsIT {
   }
 
   @Test
-  void aReservationNobodyTakesEndsWithItsExpiryAndAMultiLockMayTakeIt() {
+  void aLastReleaseThatIsNoRowsEndWhileOnlyAMultiLockWaitedFreesTheLock() {
     acquire("c1:1", 0, 10_000, false);
-    refused("c2:1", true);
-    release("c1:1", 1);
-    List<Object> all =
-        run("lock-acquire-all", new String[] {LOCK, FENCE}, "c1:m", "10000", fenceTerms, "g1", "0");
-    assertThat(all.get(0)).as("a multi-lock is no hand-off's waiter: it may take it").isEqualTo(1L);
-    assertThat(redis.hgetall(LOCK)).containsEntry("c1:m", "1").doesNotContainKey("#r");
-    release("c1:m", 1);
+    acquireAll("c9:m");
+    release("c1:1", 1, "0", "10000", "10000");
+    assertThat(redis.exists(LOCK)).isZero();
+    assertThat(acquire("c1:1", 0, 10_000, false).get(0)).isEqualTo(1L);
+  }
 
+  @Test
+  void aMultiLockMayTakeALockNominatedForAClientWhichKeepsTheTurnsOfTheOthers() {
     acquire("c1:1", 0, 10_000, false);
     refused("c2:1", true);
-    run(
-        "lock-release",
-        new String[] {LOCK},
-        "c1:1",
-        "1",
-        CHANNEL,
-        "released client-1",
-        "1"); // a reservation of 1 ms
+    refused("c3:1", true);
+    release("c1:1", 1);
+    assertThat(acquireAll("c1:m").get(0))
+        .as("a multi-lock is no hand-off's waiter: it may take it")
+        .isEqualTo(1L);
+    assertThat(redis.hgetall(LOCK))
+        .containsEntry("c1:m", "1")
+        .containsEntry("#q", "c3:")
+        .containsEntry("#o", "1")
+        .doesNotContainKeys("#r", "#n", "#d");
+    release("c1:m", 1);
+    assertThat(redis.hget(LOCK, "#n")).isEqualTo("c3:");
+  }
+
+  @Test
+  void aReservationNobodyTakesEndsWithItsExpiry() {
+    acquire("c1:1", 0, 10_000, false);
+    acquireAll("c9:m");
+    release("c1:1", 1, "1", "10000", "1"); // a reservation of 1 ms
     org.awaitility.Awaitility.await()
         .atMost(java.time.Duration.ofSeconds(5))
         .until(() -> redis.exists(LOCK) == 0);

@@ -36,6 +36,21 @@ public final class Settings {
    */
   public static final long CROSS_CLIENT_RESERVATION_MILLIS = 25;
 
+  /**
+   * How long a last release keeps a lock for the client it nominates (the first of the clients
+   * whose waiters were refused by a holder of another client) before anybody may take it: long
+   * enough for that client to hear the release message and try, short enough that a nominee whose
+   * waiter gave up costs the others little.
+   */
+  public static final long CROSS_CLIENT_TURN_MILLIS = 50;
+
+  /**
+   * How long the hash of a lock nominated for a client lives, with the list of waiting clients in
+   * it: longer than a turn and than the default recheck, so that after a turn nobody took, the next
+   * acquirer finds the list.
+   */
+  public static final long NOMINATED_LOCK_MILLIS = 1_000;
+
   /** Holds renewed by one script call: bounds the time Redis spends in one script. */
   public static final int RENEWAL_BATCH = 256;
 

@@ -15,17 +15,22 @@ import java.util.concurrent.RejectedExecutionException;
  * Settings#SUBSCRIPTION_LINGER_MILLIS} after the last leaves (unless somebody joined again
  * meanwhile). What a message wakes is its {@link WakeMessage}. A lock release says {@code released
  * <client id>}: the client that released ignores it, because it woke its own waiters when the
- * release returned ({@link #releasedLocally}). A confirmed (re)subscription wakes every parked
- * waiter, because messages may have been lost while the connection was down.
+ * release returned ({@link #releasedLocally}); {@code released <client id> <nominated client id>}
+ * wakes a waiter of the nominated client only (the lock's turn is that client's: lock-release.lua).
+ * A confirmed (re)subscription wakes every parked waiter, because messages may have been lost while
+ * the connection was down.
  *
  * <p>Thread-safety: joining and leaving take this object's monitor (and send SUBSCRIBE and
  * UNSUBSCRIBE under it, so they reach Redis in order); listener callbacks run on a Lettuce
  * event-loop thread and only take a topic's short lock and hand work to {@link Waiter#wake()}.
  */
 public final class Subscriptions {
+  private static final String RELEASED = WakeMessage.released("");
+
   private final PubSub pubSub;
   private final Map<String, Topic> topics = new ConcurrentHashMap<>();
   private final String ownRelease;
+  private final String clientId;
   private final Timer timer;
   private final long lingerNanos;
 
@@ -36,14 +41,20 @@ public final class Subscriptions {
   public Subscriptions(PubSub pubSub, String clientId, Timer timer, Settings settings) {
     this.pubSub = pubSub;
     this.ownRelease = WakeMessage.released(clientId);
+    this.clientId = clientId;
     this.timer = timer;
     this.lingerNanos = settings.subscriptionLingerNanos();
     pubSub.listen(
         new PubSub.Listener() {
           @Override
           public void message(String channel, String message) {
-            if (message.equals(ownRelease)) {
+            if (message.startsWith(ownRelease)
+                && (message.length() == ownRelease.length()
+                    || message.charAt(ownRelease.length()) == ' ')) {
               return; // this client's own release, which woke its waiters when it returned
+            }
+            if (nominatesAnother(message)) {
+              return; // a release that gave another client its turn: nothing to wake here
             }
             Topic topic = topics.get(channel);
             if (topic != null) {
@@ -59,6 +70,18 @@ public final class Subscriptions {
             }
           }
         });
+  }
+
+  /**
+   * Whether a payload is a lock release that nominated a client other than this one ({@code
+   * released <client id> <nominated client id>}, see lock-release.lua).
+   */
+  private boolean nominatesAnother(String message) {
+    if (!message.startsWith(RELEASED)) {
+      return false;
+    }
+    int space = message.indexOf(' ', RELEASED.length());
+    return space >= 0 && !message.substring(space + 1).equals(clientId);
   }
 
   /**

@@ -7,7 +7,9 @@ package dev.warden.internal.wait;
  *
  * <ul>
  *   <li>{@code released <client id>} (a lock release): one waiter; the releasing client ignores its
- *       own message. {@code released} alone (a force-unlock) and any other text: one waiter.
+ *       own message. {@code released <client id> <nominated client id>}: the same, but only the
+ *       nominated client wakes a waiter ({@link Subscriptions} drops it elsewhere). {@code
+ *       released} alone (a force-unlock) and any other text: one waiter.
  *   <li>{@code all}: every parked waiter (a writer left, readers left, a latch opened, a
  *       condition's signalAll).
  *   <li>{@code w:<id>}: that waiter alone (the fair lock's head, a signalled condition waiter);

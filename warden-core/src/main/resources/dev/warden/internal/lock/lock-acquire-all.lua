@@ -16,8 +16,8 @@ local n = #KEYS / 2
 local reserved = {}
 for i = 1, n do
   local lock = KEYS[2 * i - 1]
-  -- held by another owner; a lock only reserved for other clients ('#r', no holder: see
-  -- lock-release.lua) is free for a multi-lock, which no hand-off reaches
+  -- held by another owner; a lock only reserved for other clients ('#r', or nominated for one:
+  -- '#n'; no holder: see lock-release.lua) is free for a multi-lock, which no hand-off reaches
   local exists = redis.call('EXISTS', lock) == 1
   reserved[i] = exists and redis.call('HEXISTS', lock, '#t') == 0
   if exists and not reserved[i] and not redis.call('HGET', lock, owner) then
@@ -36,7 +36,11 @@ for i = 1, n do
     token = redis.call('HGET', lock, '#t')
   else
     token = mint_token(fence, ARGV[3])
-    if reserved[i] and redis.call('HGET', lock, '#w') then
+    local kept = reserved[i] and redis.call('HMGET', lock, '#w', '#q')
+    if kept and kept[2] then
+      redis.call('DEL', lock)
+      grant(lock, owner, token, id, '#w', 1, '#o', 1, '#q', kept[2]) -- the clients keep their turns
+    elseif kept and kept[1] then
       redis.call('DEL', lock)
       grant(lock, owner, token, id, '#w', 1) -- the reserving client's acquirers wait
     elseif reserved[i] then

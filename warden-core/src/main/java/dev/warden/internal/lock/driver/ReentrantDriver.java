@@ -28,6 +28,8 @@ public final class ReentrantDriver implements LockDriver {
   private final Scripts scripts;
   private final String ownerPrefix;
   private static final String RESERVATION = Long.toString(Settings.CROSS_CLIENT_RESERVATION_MILLIS);
+  private static final String TURN = Long.toString(Settings.CROSS_CLIENT_TURN_MILLIS);
+  private static final String NOMINATED_LIFE = Long.toString(Settings.NOMINATED_LOCK_MILLIS);
   private final String releaseMessage;
   private final LockKeys keys;
   private final Parts parts;
@@ -89,8 +91,10 @@ public final class ReentrantDriver implements LockDriver {
   }
 
   /**
-   * Releases one hold; {@code yielding}: the release ends a full row of hand-offs while another
-   * client's waiter waits, so the lock is kept from this client for a moment (lock-release.lua).
+   * Releases one hold. A last release nominates the first client whose waiters a holder of another
+   * client refused, if any, and only that client wakes a waiter (lock-release.lua); {@code
+   * yielding}: the release ends a full row of hand-offs while another client's waiter waits, so
+   * when no client is listed the lock is kept from this client for a moment.
    */
   private CompletableFuture<Release> release(String owner, int heldBefore, boolean yielding) {
     return scripts
@@ -101,7 +105,10 @@ public final class ReentrantDriver implements LockDriver {
             Integer.toString(heldBefore),
             keys.channel(),
             releaseMessage,
-            yielding ? RESERVATION : "0")
+            yielding ? "1" : "0",
+            TURN,
+            RESERVATION,
+            NOMINATED_LIFE)
         .thenApply(reply -> Replies.release(reply, WakeMessage.ONE));
   }
 

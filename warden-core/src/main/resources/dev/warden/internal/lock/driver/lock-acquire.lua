@@ -6,9 +6,15 @@
 --          '#o' -> present when an acquirer waited that the holder's client cannot hand the
 --          lock to (another client's, or a multi-lock's): hand-offs then give way to a real
 --          release now and then (see lock-transfer.lua)
+--          '#q' -> the clients (owner prefixes, in the order they were first refused) whose
+--          acquirers wait for a holder of another client: each last release nominates the first
+--          of them (see lock-release.lua), so that the lock goes round the waiting clients
+--          '#n' -> in a lock nobody holds: the client a last release nominated; until '#d' (server
+--          ms) only that client's acquirers may take it, and the rest of '#q' stays
 --          '#r' -> in a lock nobody holds: the client (owner prefix) whose last release reserved
---          it for other clients, because one of theirs waited ('#o'; see lock-release.lua);
---          that client's acquirers are refused until another client takes it or it expires
+--          it for other clients, because one of theirs waited ('#o') that no client list names
+--          (a multi-lock); that client's acquirers are refused until another client takes it or
+--          it expires
 -- KEYS[2]  fence: what the last fencing token of this lock name was made of (prelude.lua)
 -- ARGV[1]  owner id
 -- ARGV[2]  lease in milliseconds
@@ -20,48 +26,86 @@
 --          acquisition of the same owner (given back later) is not mistaken for it
 -- ARGV[7]  the owner's client, as its owner prefix '<client id>:'
 -- ARGV[8]  '1' when the owner waits if refused (then a refusal by another client's holder marks
---          '#o'), '0' when it does not
+--          '#o' and lists the owner's client in '#q'), '0' when it does not
 -- Returns  {1, token, holdCount} when the owner holds the lock afterwards;
 --          {0, pttl} when another owner holds it (pttl: its remaining lease in ms, -1 if none).
 local lock, fence = KEYS[1], KEYS[2]
-local owner, lease = ARGV[1], tonumber(ARGV[2])
+local owner, lease, client = ARGV[1], tonumber(ARGV[2]), ARGV[7]
 
 -- Takes the free lock for the owner with a new token; `waited`: somebody waits, so its release
--- must publish.
-local function take(waited)
+-- must publish; `queue`: the waiting clients to keep ('#q'), or nil.
+local function take(waited, queue)
   local token = mint_token(fence, ARGV[5])
-  if waited then
-    grant(lock, owner, token, ARGV[6], '#c', ARGV[7], '#w', 1)
+  if queue then
+    grant(lock, owner, token, ARGV[6], '#c', client, '#w', 1, '#o', 1, '#q', queue)
+  elseif waited then
+    grant(lock, owner, token, ARGV[6], '#c', client, '#w', 1)
   else
-    grant(lock, owner, token, ARGV[6], '#c', ARGV[7])
+    grant(lock, owner, token, ARGV[6], '#c', client)
   end
   redis.call('PEXPIRE', lock, lease)
   return {1, token, 1}
 end
 
-if redis.call('EXISTS', lock) == 0 then
-  return take(ARGV[4] == '1')
+-- Where `entry` starts among the owner prefixes `queue` lists (each ends with ':'), or nil.
+local function listed(queue, entry)
+  local at = string.find(queue, entry, 1, true)
+  while at do
+    if at == 1 or string.sub(queue, at - 1, at - 1) == ':' then
+      return at
+    end
+    at = string.find(queue, entry, at + 1, true)
+  end
+  return nil
 end
 
-local state = redis.call('HMGET', lock, owner, '#c', '#r', '#w')
+-- Refuses the owner: marks that somebody waits, and, when it will wait, lists its client among
+-- the waiting ones ('#q'); `other`: the lock is held by (or nominated for) another client.
+local function refuse(queue, other)
+  if ARGV[8] == '1' and other then
+    queue = queue or ''
+    if listed(queue, client) then
+      redis.call('HSET', lock, '#w', 1, '#o', 1)
+    else
+      redis.call('HSET', lock, '#w', 1, '#o', 1, '#q', queue .. client)
+    end
+  else
+    redis.call('HSET', lock, '#w', 1)
+  end
+  return {0, redis.call('PTTL', lock)}
+end
+
+if redis.call('EXISTS', lock) == 0 then
+  return take(ARGV[4] == '1', nil)
+end
+
+local state = redis.call('HMGET', lock, owner, '#c', '#r', '#w', '#n', '#q', '#d')
+if state[5] then
+  -- nominated by the last release: the nominee's, or anybody's once its turn ran out
+  if state[5] == client or tonumber(state[7]) <= server_ms() then
+    local queue = state[6]
+    local at = queue and listed(queue, client)
+    if at then -- its turn comes now
+      queue = string.sub(queue, 1, at - 1) .. string.sub(queue, at + #client)
+    end
+    redis.call('DEL', lock)
+    return take(state[4] or ARGV[4] == '1', queue ~= '' and queue or nil)
+  end
+  return refuse(state[6], true)
+end
 if state[3] then
-  if state[3] == ARGV[7] then
+  if state[3] == client then
     redis.call('HSET', lock, '#w', 1) -- whoever takes it publishes its release
     return {0, redis.call('PTTL', lock)}
   end
   redis.call('DEL', lock)
-  return take(state[4] or ARGV[4] == '1')
+  return take(state[4] or ARGV[4] == '1', nil)
 end
 local held = state[1]
 if not held then
   -- a holder of another client (or of a multi-lock, which records none) cannot hand the lock
   -- to this waiter
-  if ARGV[8] == '1' and state[2] ~= ARGV[7] then
-    redis.call('HSET', lock, '#w', 1, '#o', 1)
-  else
-    redis.call('HSET', lock, '#w', 1)
-  end
-  return {0, redis.call('PTTL', lock)}
+  return refuse(state[6], state[2] ~= client)
 end
 
 -- a re-entry (or a replay, whose first run did the same)
