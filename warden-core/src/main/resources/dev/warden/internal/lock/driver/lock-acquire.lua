@@ -9,8 +9,9 @@
 --          '#q' -> the clients (owner prefixes, in the order they were first refused) whose
 --          acquirers wait for a holder of another client: each last release nominates the first
 --          of them (see lock-release.lua), so that the lock goes round the waiting clients
---          '#n' -> in a lock nobody holds: the client a last release nominated; until '#d' (server
---          ms) only that client's acquirers may take it, and the rest of '#q' stays
+--          '#n' -> in a lock nobody holds: the client a last release nominated; until the hash's
+--          PTTL falls to '#d' (ms) only that client's acquirers may take it; the rest of '#q'
+--          stays
 --          '#r' -> in a lock nobody holds: the client (owner prefix) whose last release reserved
 --          it for other clients, because one of theirs waited ('#o') that no client list names
 --          (a multi-lock); that client's acquirers are refused until another client takes it or
@@ -59,30 +60,36 @@ local function listed(queue, entry)
   return nil
 end
 
+local state = redis.call('HMGET', lock, owner, '#c', '#r', '#w', '#n', '#q', '#d', '#t', '#o')
+
 -- Refuses the owner: marks that somebody waits, and, when it will wait, lists its client among
--- the waiting ones ('#q'); `other`: the lock is held by (or nominated for) another client.
-local function refuse(queue, other)
+-- the waiting ones ('#q'); `other`: the lock is held by (or nominated for) another client;
+-- `pttl`: the lock's PTTL if read already. Writes nothing that is there already.
+local function refuse(other, pttl)
+  local queue = state[6] or ''
   if ARGV[8] == '1' and other then
-    queue = queue or ''
-    if listed(queue, client) then
-      redis.call('HSET', lock, '#w', 1, '#o', 1)
-    else
+    if not listed(queue, client) then
       redis.call('HSET', lock, '#w', 1, '#o', 1, '#q', queue .. client)
+    elseif not state[5] and not (state[4] and state[9]) then
+      redis.call('HSET', lock, '#w', 1, '#o', 1) -- (a nominated lock's taker writes them)
     end
-  else
+  elseif not state[4] then
     redis.call('HSET', lock, '#w', 1)
   end
-  return {0, redis.call('PTTL', lock)}
+  return {0, pttl or redis.call('PTTL', lock)}
 end
 
-if redis.call('EXISTS', lock) == 0 then
-  return take(ARGV[4] == '1', nil)
+if not (state[1] or state[3] or state[5] or state[8]) then
+  return take(ARGV[4] == '1', nil) -- nobody holds it, nor is it kept for anybody
 end
-
-local state = redis.call('HMGET', lock, owner, '#c', '#r', '#w', '#n', '#q', '#d')
 if state[5] then
-  -- nominated by the last release: the nominee's, or anybody's once its turn ran out
-  if state[5] == client or tonumber(state[7]) <= server_ms() then
+  -- nominated by the last release: the nominee's, or anybody's once its turn ran out (the hash
+  -- lives on after the turn, which ends when its PTTL falls to '#d')
+  local pttl = nil
+  if state[5] ~= client then
+    pttl = redis.call('PTTL', lock)
+  end
+  if not pttl or pttl <= tonumber(state[7]) then
     local queue = state[6]
     local at = queue and listed(queue, client)
     if at then -- its turn comes now
@@ -91,7 +98,7 @@ if state[5] then
     redis.call('DEL', lock)
     return take(state[4] or ARGV[4] == '1', queue ~= '' and queue or nil)
   end
-  return refuse(state[6], true)
+  return refuse(true, pttl)
 end
 if state[3] then
   if state[3] == client then
@@ -105,12 +112,12 @@ local held = state[1]
 if not held then
   -- a holder of another client (or of a multi-lock, which records none) cannot hand the lock
   -- to this waiter
-  return refuse(state[6], state[2] ~= client)
+  return refuse(state[2] ~= client, nil)
 end
 
 -- a re-entry (or a replay, whose first run did the same)
 held = reenter(lock, owner, held, ARGV[3], ARGV[6], lease)
-if ARGV[4] == '1' then
+if ARGV[4] == '1' and not state[4] then
   redis.call('HSET', lock, '#w', 1)
 end
-return {1, redis.call('HGET', lock, '#t'), held}
+return {1, state[8], held}

@@ -38,10 +38,11 @@ if queue and queue ~= '' then
   -- the first client listed takes its turn; the others stay listed, in order
   local cut = string.find(queue, ':', 1, true)
   local nominee, rest = string.sub(queue, 1, cut), string.sub(queue, cut + 1)
+  local ends = tonumber(ARGV[8]) - tonumber(ARGV[6]) -- the turn ends when the PTTL falls to this
   if rest ~= '' then
-    redis.call('HSET', lock, '#n', nominee, '#d', server_ms() + tonumber(ARGV[6]), '#q', rest)
+    redis.call('HSET', lock, '#n', nominee, '#d', ends, '#q', rest)
   else
-    redis.call('HSET', lock, '#n', nominee, '#d', server_ms() + tonumber(ARGV[6]))
+    redis.call('HSET', lock, '#n', nominee, '#d', ends)
   end
   redis.call('PEXPIRE', lock, ARGV[8])
   publish(ARGV[3], ARGV[4] .. ' ' .. string.sub(nominee, 1, cut - 1))
