@@ -3,6 +3,7 @@ package dev.warden.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.warden.DistributedLock;
+import dev.warden.Warden;
 import dev.warden.testkit.Blocking;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.StartGate;
@@ -110,6 +111,35 @@ class CrossClientTurnsIT {
     checked.complete(null);
     firstWaiter.get(10, TimeUnit.SECONDS);
     assertThat(thirdWaiter.get(10, TimeUnit.SECONDS)).as("its turn came next").isGreaterThan(token);
+  }
+
+  @Test
+  @WardenOptions(recheckIntervalMillis = 60_000)
+  void whenTheNomineeNeverComesTheRefusedWaitersTakeTheLockAsSoonAsItsTurnEnds(
+      WardenFactory wardens) throws Exception {
+    Warden holding = wardens.create();
+    DistributedLock held = holding.lock("nominated");
+    held.lock();
+    DistributedLock gone = wardens.create().lock("nominated");
+    assertThat(gone.tryLock(200, TimeUnit.MILLISECONDS))
+        .as("listed, then gave up: its client is nominated, but nobody there will take it")
+        .isFalse();
+    DistributedLock next = holding.lock("nominated");
+    CompletableFuture<Long> waited =
+        Blocking.inThread(
+            () -> {
+              long started = System.nanoTime();
+              next.lock();
+              next.unlock();
+              return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            });
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(10))
+        .until(() -> holding.activity().waiters().size() == 1);
+    held.unlock();
+    // refused during the other client's turn (50 ms), it asks again when the turn ends, not at
+    // its one-minute recheck nor when the nominated hash expires (1 s)
+    assertThat(waited.get(10, TimeUnit.SECONDS)).isLessThan(800L);
   }
 
   /** Waits until the lock lists {@code clients} waiting clients. */

@@ -29,7 +29,8 @@
 -- ARGV[8]  '1' when the owner waits if refused (then a refusal by another client's holder marks
 --          '#o' and lists the owner's client in '#q'), '0' when it does not
 -- Returns  {1, token, holdCount} when the owner holds the lock afterwards;
---          {0, pttl} when another owner holds it (pttl: its remaining lease in ms, -1 if none).
+--          {0, pttl} when another owner holds it (pttl: its remaining lease in ms, -1 if none)
+--          or it is another client's turn (pttl: the ms until the turn ends).
 local lock, fence = KEYS[1], KEYS[2]
 local owner, lease, client = ARGV[1], tonumber(ARGV[2]), ARGV[7]
 
@@ -64,8 +65,8 @@ local state = redis.call('HMGET', lock, owner, '#c', '#r', '#w', '#n', '#q', '#d
 
 -- Refuses the owner: marks that somebody waits, and, when it will wait, lists its client among
 -- the waiting ones ('#q'); `other`: the lock is held by (or nominated for) another client;
--- `pttl`: the lock's PTTL if read already. Writes nothing that is there already.
-local function refuse(other, pttl)
+-- `retry`: when to ask again, in ms (the lock's PTTL if nil). Writes nothing that is there.
+local function refuse(other, retry)
   local queue = state[6] or ''
   if ARGV[8] == '1' and other then
     if not listed(queue, client) then
@@ -76,7 +77,7 @@ local function refuse(other, pttl)
   elseif not state[4] then
     redis.call('HSET', lock, '#w', 1)
   end
-  return {0, pttl or redis.call('PTTL', lock)}
+  return {0, retry or redis.call('PTTL', lock)}
 end
 
 if not (state[1] or state[3] or state[5] or state[8]) then
@@ -98,7 +99,8 @@ if state[5] then
     redis.call('DEL', lock)
     return take(state[4] or ARGV[4] == '1', queue ~= '' and queue or nil)
   end
-  return refuse(true, pttl)
+  -- asks again when the turn ends, should the nominee not come (a lost message, a waiter gone)
+  return refuse(true, pttl - tonumber(state[7]))
 end
 if state[3] then
   if state[3] == client then
