@@ -49,8 +49,10 @@ class ClusterFaultsIT {
   void killingAMasterLeavesTheOtherShardsHoldsRenewedAndProgressResumesAfterTheFailover()
       throws Exception {
     // while the killed master's slots are uncovered, every node answers CLUSTERDOWN (the default
-    // cluster-require-full-coverage): a 5 s lease, renewed every 1.7 s, rides that out
-    Duration lease = Duration.ofSeconds(5);
+    // cluster-require-full-coverage): an 8 s lease, renewed every 2.7 s, rides that out. (With a
+    // 5 s lease, a failover that took 3.2 s on a loaded machine outlasted a lease renewed 1.7 s
+    // before the kill.)
+    Duration lease = Duration.ofSeconds(8);
     try (Warden warden = ClusterNames.warden(cluster, lease);
         Warden waiting =
             Warden.builder()
