@@ -140,7 +140,13 @@ public final class Main {
           settings.out().toAbsolutePath().normalize());
       String runId = Long.toString(System.currentTimeMillis(), 36);
       try (Progress progress = new Progress(out, System.console() != null, runs)) {
-        Runner runner = new Runner(uri, stats, progress, runId);
+        Runner runner =
+            new Runner(
+                uri,
+                stats,
+                progress,
+                runId,
+                settings.quick() ? Duration.ZERO : Runner.JIT_QUIET_LIMIT);
         for (Point point : jvmWarmUp) {
           runner.warmUpJvm(point, JVM_WARM_UP);
         }

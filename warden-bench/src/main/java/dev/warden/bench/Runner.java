@@ -1,6 +1,7 @@
 package dev.warden.bench;
 
 import com.sun.management.OperatingSystemMXBean;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,20 +26,34 @@ import java.util.Map;
 final class Runner {
   private static final Duration STOP_GRACE = Duration.ofSeconds(30);
 
+  /**
+   * The longest a point's trial runs past its warm-up while this JVM's JIT still compiles {@link
+   * CrossProcess#QUIET_MILLIS} ms of code or more per second: a window that opens while a library's
+   * code is being compiled charges that compilation to the library's client CPU.
+   */
+  static final Duration JIT_QUIET_LIMIT = Duration.ofSeconds(10);
+
   private final String uri;
   private final RedisStats stats;
   private final Progress progress;
   private final String runId;
+  private final Duration jitQuietLimit;
+  private final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
   private final OperatingSystemMXBean os =
       (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
   private int pointsRun;
   private int trials;
 
-  Runner(String uri, RedisStats stats, Progress progress, String runId) {
+  /**
+   * @param jitQuietLimit the longest a trial waits after its warm-up for this JVM's JIT to go quiet
+   *     ({@link #JIT_QUIET_LIMIT}; zero in a quick run)
+   */
+  Runner(String uri, RedisStats stats, Progress progress, String runId, Duration jitQuietLimit) {
     this.uri = uri;
     this.stats = stats;
     this.progress = progress;
     this.runId = runId;
+    this.jitQuietLimit = jitQuietLimit;
   }
 
   /** Measures every point of {@code workload} into {@code results}. */
@@ -169,6 +184,26 @@ final class Runner {
     }
   }
 
+  /**
+   * Lets the trial run on, a second at a time, until this JVM compiled less than {@link
+   * CrossProcess#QUIET_MILLIS} ms of code in the last second, or for at most {@code jitQuietLimit}.
+   */
+  private void awaitQuietJit(Trial trial) throws InterruptedException {
+    if (jitQuietLimit.isZero() || jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+      return;
+    }
+    long deadline = System.nanoTime() + jitQuietLimit.toNanos();
+    long compiled = jit.getTotalCompilationTime();
+    while (System.nanoTime() - deadline < 0) {
+      trial.await(Duration.ofSeconds(1));
+      long now = jit.getTotalCompilationTime();
+      if (now - compiled < CrossProcess.QUIET_MILLIS) {
+        return;
+      }
+      compiled = now;
+    }
+  }
+
   private Outcome measure(Point point, TrialStart start) throws InterruptedException {
     try {
       Trial trial;
@@ -187,6 +222,7 @@ final class Runner {
       try {
         progress.phase("warm-up", point.warmUp().toSeconds());
         trial.await(point.warmUp());
+        awaitQuietJit(trial);
         before = stats.snapshot(/* opening= */ true);
         cpuBefore = os.getProcessCpuTime();
         started = System.nanoTime();
