@@ -229,10 +229,11 @@ final class Demo {
       }
     }
     out.printf(
-        "Workers: %d JVMs x %d threads ready in %s (pids %s)%n",
+        "Workers: %d JVMs x %d threads ready in %s, each warmed up on the lock for %d s (pids %s)%n",
         workers.size(),
         settings.threads(),
         Text.micros(TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - begin)),
+        DemoWorker.WARM_UP.toSeconds(),
         workers.stream().map(w -> Long.toString(w.pid())).collect(Collectors.joining(" ")));
     return Optional.empty();
   }

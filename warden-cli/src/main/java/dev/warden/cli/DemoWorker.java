@@ -25,11 +25,14 @@ import java.util.concurrent.atomic.LongAdder;
  * One worker process of {@code warden demo}: threads that take the lock, increment the counter
  * unsafely, record their fencing token and release, for a fixed time.
  *
- * <p>It speaks a line protocol with {@link Demo} (the start gate keeps JVM start-up out of the
- * measured time, and stdin closing means the demo is gone, so the worker never outlives it):
+ * <p>Before it says it is ready, its threads take and release the lock for {@link #WARM_UP} (with
+ * nothing done inside), so that what the demo reports is the lock between warm JVMs, not their
+ * first seconds of interpreted code. It speaks a line protocol with {@link Demo} (the start gate
+ * keeps JVM start-up out of the measured time, and stdin closing means the demo is gone, so the
+ * worker never outlives it):
  *
  * <pre>
- *   worker -> demo   READY                               connected, waiting for GO
+ *   worker -> demo   READY                               connected and warmed up, waiting for GO
  *   demo -> worker   GO                                  start the clock
  *   worker -> demo   PROGRESS &lt;acquisitions&gt;             every 250 ms
  *   worker -> demo   DONE &lt;acquisitions&gt; &lt;wait p50 us&gt; &lt;p99 us&gt; &lt;max us&gt; &lt;histogram&gt;
@@ -41,7 +44,11 @@ final class DemoWorker {
   // Threads that still wait for the lock this long after the run ended are stuck, not slow.
   private static final Duration DRAIN_LIMIT = Duration.ofSeconds(30);
 
+  /** How long a worker's threads take and release the lock before the worker says it is ready. */
+  static final Duration WARM_UP = Duration.ofSeconds(2);
+
   private final DistributedLock lock;
+  private final LongAdder acquisitionsWarmingUp = new LongAdder();
   private final DemoKeys keys;
   private final LongAdder acquisitions = new LongAdder();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -71,6 +78,7 @@ final class DemoWorker {
     try (Warden warden = target.connect();
         DemoKeys keys = DemoKeys.connect(store)) {
       DemoWorker worker = new DemoWorker(warden.lock(lockName), keys);
+      worker.warmUp(threads);
       out.println("READY");
       out.flush();
       if (!"GO".equals(readLine(demo))) {
@@ -79,6 +87,33 @@ final class DemoWorker {
       }
       exitWhenTheDemoIsGone(demo, err);
       return worker.runFor(threads, Duration.ofSeconds(seconds), out);
+    }
+  }
+
+  /** Takes and releases the lock from {@code threads} threads for {@link #WARM_UP}. */
+  private void warmUp(int threads) throws InterruptedException {
+    long deadline = System.nanoTime() + WARM_UP.toNanos();
+    List<Thread> warming = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      Thread thread =
+          new Thread(
+              () -> {
+                while (System.nanoTime() - deadline < 0) {
+                  lock.lock();
+                  try {
+                    acquisitionsWarmingUp.increment();
+                  } finally {
+                    lock.unlock();
+                  }
+                }
+              },
+              "demo-warm-up-" + t);
+      thread.setDaemon(true);
+      thread.start();
+      warming.add(thread);
+    }
+    for (Thread thread : warming) {
+      thread.join();
     }
   }
 
