@@ -95,8 +95,9 @@ interface Target {
       @Override
       public void reset() {
         plain.reset();
-        // a restart forgets users
+        // a restart forgets users; the ACL log must show only the next test's refusals
         WardenAcl.createUser(server, WardenAcl.USER, WardenAcl.PASSWORD, WardenAcl.SINGLE_SERVER);
+        server.redis().aclLogReset();
       }
 
       @Override

@@ -91,9 +91,18 @@ public final class Failures {
    */
   public static String connectReason(Throwable failure) {
     Throwable t = unwrap(failure);
+    Throwable root = t;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
     String message = Redaction.redact(String.valueOf(t.getMessage()));
-    if (Permissions.isRefusal(message)) {
-      return Permissions.explain(message);
+    String rootMessage = Redaction.redact(String.valueOf(root.getMessage()));
+    if (Permissions.isRefusal(rootMessage)) {
+      return Permissions.explain(rootMessage);
+    }
+    if (root != t && !message.contains(rootMessage)) {
+      // "Unable to connect to ..." says less than its cause, e.g. WRONGPASS
+      message = message + ": " + rootMessage;
     }
     String tls = TlsFailures.explain(t);
     return tls != null ? tls + " (" + message + ")" : message;
