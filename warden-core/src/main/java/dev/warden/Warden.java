@@ -230,6 +230,7 @@ public final class Warden implements AutoCloseable {
     private Duration commandTimeout = Duration.ofSeconds(5);
     private Duration recheckInterval = Duration.ofMillis(200);
     private final List<WardenListener> listeners = new ArrayList<>();
+    private TlsOptions tls;
 
     private Builder() {}
 
@@ -332,12 +333,29 @@ public final class Warden implements AutoCloseable {
     }
 
     /**
+     * Connects with TLS as {@link TlsOptions} say (without it, only a {@code rediss://} URI does).
+     *
+     * @param tls the TLS options
+     * @return this builder
+     * @throws IllegalArgumentException if it is null
+     * @since 0.2
+     */
+    public Builder tls(TlsOptions tls) {
+      if (tls == null) {
+        throw new IllegalArgumentException("tls must not be null");
+      }
+      this.tls = tls;
+      return this;
+    }
+
+    /**
      * Connects and returns the {@link Warden}.
      *
      * @return a connected {@code Warden}; close it when done
      * @throws IllegalStateException if neither a URI nor cluster seeds were set, or both were
      * @throws IllegalArgumentException if a URI is malformed
-     * @throws WardenException if Redis cannot be reached (for a cluster: none of the seeds)
+     * @throws WardenException if Redis cannot be reached (for a cluster: none of the seeds), the
+     *     TLS handshake fails, or Redis refuses the user (the message says which)
      */
     public Warden build() {
       if (!clusterSeeds.isEmpty()) {
@@ -346,13 +364,13 @@ public final class Warden implements AutoCloseable {
         }
         return withListeners(
             WardenRuntime.startCluster(
-                List.copyOf(clusterSeeds), watchdogTimeout, commandTimeout, recheckInterval));
+                List.copyOf(clusterSeeds), watchdogTimeout, commandTimeout, recheckInterval, tls));
       }
       if (uri == null) {
         throw new IllegalStateException("uri or cluster seeds must be set before build()");
       }
       return withListeners(
-          WardenRuntime.start(uri, watchdogTimeout, commandTimeout, recheckInterval));
+          WardenRuntime.start(uri, watchdogTimeout, commandTimeout, recheckInterval, tls));
     }
 
     private Warden withListeners(WardenRuntime runtime) {

@@ -6,6 +6,7 @@ import dev.warden.DistributedReadWriteLock;
 import dev.warden.DistributedSemaphore;
 import dev.warden.LeasedSemaphore;
 import dev.warden.LockInfo;
+import dev.warden.TlsOptions;
 import dev.warden.WardenActivity;
 import dev.warden.WardenListener;
 import dev.warden.WardenStats;
@@ -64,19 +65,23 @@ public final class WardenRuntime {
   }
 
   /**
-   * Connects and returns a runtime.
+   * Connects and returns a runtime; {@code tls} may be null (TLS only if the URI says so).
    *
    * @throws IllegalArgumentException if the URI is malformed
    * @throws dev.warden.WardenException if Redis cannot be reached
    */
   public static WardenRuntime start(
-      String uri, Duration watchdogTimeout, Duration commandTimeout, Duration recheckInterval) {
+      String uri,
+      Duration watchdogTimeout,
+      Duration commandTimeout,
+      Duration recheckInterval,
+      TlsOptions tls) {
     Owners owners = new Owners();
     String clientName = "warden-" + owners.clientId();
     Deployment deployment =
         SentinelDeployment.isSentinelUri(uri)
-            ? SentinelDeployment.connect(uri, commandTimeout, clientName)
-            : SingleServer.connect(uri, commandTimeout, clientName);
+            ? SentinelDeployment.connect(uri, commandTimeout, clientName, tls)
+            : SingleServer.connect(uri, commandTimeout, clientName, tls);
     return new WardenRuntime(
         new Settings(watchdogTimeout, commandTimeout, recheckInterval), owners, deployment);
   }
@@ -91,10 +96,11 @@ public final class WardenRuntime {
       List<String> seedUris,
       Duration watchdogTimeout,
       Duration commandTimeout,
-      Duration recheckInterval) {
+      Duration recheckInterval,
+      TlsOptions tls) {
     Owners owners = new Owners();
     Deployment deployment =
-        ClusterDeployment.connect(seedUris, commandTimeout, "warden-" + owners.clientId());
+        ClusterDeployment.connect(seedUris, commandTimeout, "warden-" + owners.clientId(), tls);
     return new WardenRuntime(
         new Settings(watchdogTimeout, commandTimeout, recheckInterval), owners, deployment);
   }

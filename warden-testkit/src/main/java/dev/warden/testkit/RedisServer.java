@@ -71,6 +71,9 @@ public final class RedisServer implements AutoCloseable {
   private final int port;
   private final List<String> extraArgs;
 
+  // The TLS port, or -1; written once by startWithTls before the server is handed out.
+  private volatile int tlsPort = -1;
+
   // Written under the monitor; volatile so isRunning(), pid-reading and the shutdown hook see it.
   private volatile Process process;
   private volatile boolean closed;
@@ -148,6 +151,64 @@ public final class RedisServer implements AutoCloseable {
       deleteQuietly(directory, e);
       throw e;
     }
+  }
+
+  /**
+   * Starts a {@code redis-server} like {@link #start(String...)} that also takes TLS connections,
+   * on a second free port ({@link #tlsUri()}); the plain port stays open for the test's own admin
+   * connection. Each file is PEM, as {@code redis-server} takes it ({@code --tls-cert-file}, {@code
+   * --tls-key-file}, {@code --tls-ca-cert-file}).
+   *
+   * @param certificate the server's certificate
+   * @param privateKey its private key
+   * @param caCertificates the authorities that client certificates must be signed by
+   * @param requireClientCertificates whether a TLS client must present a certificate signed by them
+   *     ({@code --tls-auth-clients yes}) or need not ({@code no})
+   * @param extraArgs more arguments for the command line
+   * @throws IllegalStateException if the server does not come up within 10 s, e.g. because this
+   *     {@code redis-server} was built without TLS (the message quotes the end of its log)
+   * @since 0.2
+   */
+  public static RedisServer startWithTls(
+      Path certificate,
+      Path privateKey,
+      Path caCertificates,
+      boolean requireClientCertificates,
+      String... extraArgs) {
+    Objects.requireNonNull(extraArgs, "extraArgs must not be null");
+    int tlsPort = freePort();
+    List<String> args = new ArrayList<>();
+    args.addAll(
+        List.of(
+            "--tls-port",
+            String.valueOf(tlsPort),
+            "--tls-cert-file",
+            certificate.toAbsolutePath().toString(),
+            "--tls-key-file",
+            privateKey.toAbsolutePath().toString(),
+            "--tls-ca-cert-file",
+            caCertificates.toAbsolutePath().toString(),
+            "--tls-auth-clients",
+            requireClientCertificates ? "yes" : "no"));
+    args.addAll(Arrays.asList(extraArgs));
+    RedisServer server = start(args.toArray(String[]::new));
+    server.tlsPort = tlsPort;
+    return server;
+  }
+
+  /**
+   * Returns the server's TLS URI, {@code "rediss://127.0.0.1:<tls port>"}, for a server started by
+   * {@link #startWithTls}.
+   *
+   * @throws IllegalStateException if the server was started without TLS
+   * @since 0.2
+   */
+  public String tlsUri() {
+    int port = tlsPort;
+    if (port < 0) {
+      throw new IllegalStateException("this server was started without TLS: see startWithTls");
+    }
+    return "rediss://" + HOST + ":" + port;
   }
 
   /** Returns the address the server listens on: always {@code "127.0.0.1"}. */

@@ -31,6 +31,8 @@ interface Target {
         return cluster(RedisCluster.start());
       case SENTINEL:
         return sentinels(RedisSentinels.start());
+      case SINGLE_ACL:
+        return singleAcl(RedisServer.start());
       case SINGLE:
       default:
         return single(RedisServer.start());
@@ -68,6 +70,44 @@ interface Target {
       @Override
       public void close() {
         server.close();
+      }
+    };
+  }
+
+  /**
+   * One server reached as a user with exactly {@link WardenAcl#SINGLE_SERVER}; the test's own
+   * connection ({@link RedisServer#redis()}) stays the default user.
+   */
+  static Target singleAcl(RedisServer server) {
+    Target plain = single(server);
+    WardenAcl.createUser(server, WardenAcl.USER, WardenAcl.PASSWORD, WardenAcl.SINGLE_SERVER);
+    return new Target() {
+      @Override
+      public void configure(Warden.Builder builder) {
+        builder.uri(WardenAcl.uriOf(server));
+      }
+
+      @Override
+      public void flushAll() {
+        plain.flushAll();
+      }
+
+      @Override
+      public void reset() {
+        plain.reset();
+        // a restart forgets users; the ACL log must show only the next test's refusals
+        WardenAcl.createUser(server, WardenAcl.USER, WardenAcl.PASSWORD, WardenAcl.SINGLE_SERVER);
+        server.redis().aclLogReset();
+      }
+
+      @Override
+      public Object resource() {
+        return server;
+      }
+
+      @Override
+      public void close() {
+        plain.close();
       }
     };
   }

@@ -34,7 +34,15 @@ public @interface WardenDeployment {
     /** Redis Cluster, 3 masters with a replica each: {@link RedisCluster}. */
     CLUSTER,
     /** A master, 2 replicas and 3 sentinels, reached by a {@code redis-sentinel://} URI. */
-    SENTINEL
+    SENTINEL,
+    /**
+     * One redis-server ({@link RedisServer}), which every {@link dev.warden.Warden} reaches as a
+     * user with exactly the rule {@link WardenAcl#SINGLE_SERVER}: the contract suites run under it
+     * to prove the rule is enough.
+     *
+     * @since 0.2
+     */
+    SINGLE_ACL
   }
 
   /**

@@ -5,6 +5,15 @@ import java.util.concurrent.TimeUnit;
 
 /** Argument checks whose messages name the argument and its value. */
 public final class Args {
+  /** How much of a long value a message quotes. */
+  private static final int SHOWN_CHARACTERS = 100;
+
+  /**
+   * The longest lease: ten thousand years. Longer ones overflow Redis's expiry arithmetic (server
+   * time plus lease, in ms) or the precision of Lua's numbers, so they are refused by name.
+   */
+  public static final long MAX_LEASE_MILLIS = TimeUnit.DAYS.toMillis(365L * 10_000);
+
   private Args() {}
 
   /** Checks an object name: not null, not blank, and free of hash-tag braces. */
@@ -15,14 +24,13 @@ public final class Args {
   /** Checks a name given as {@code argument}: not null, not blank, and free of braces. */
   public static String named(String argument, String name) {
     if (name == null || name.isBlank()) {
-      throw new IllegalArgumentException(argument + " must not be null or blank: '" + name + "'");
+      throw new IllegalArgumentException(argument + " must not be null or blank: " + shown(name));
     }
     if (name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
       throw new IllegalArgumentException(
           argument
-              + " must not contain '{' or '}' (Warden wraps names in a Redis hash tag): '"
-              + name
-              + "'");
+              + " must not contain '{' or '}' (Warden wraps names in a Redis hash tag): "
+              + shown(name));
     }
     return name;
   }
@@ -41,6 +49,16 @@ public final class Args {
       throw new IllegalArgumentException("permitId must not be null or blank: " + quoted(permitId));
     }
     return permitId;
+  }
+
+  /**
+   * Quotes a value for a message, shortened when long: a 1 MB name must not make a 1 MB message.
+   */
+  private static String shown(String value) {
+    if (value == null || value.length() <= SHOWN_CHARACTERS) {
+      return "'" + value + "'";
+    }
+    return "'" + value.substring(0, SHOWN_CHARACTERS) + "...' (" + value.length() + " characters)";
   }
 
   private static String quoted(String value) {
@@ -84,7 +102,7 @@ public final class Args {
       throw new IllegalArgumentException(
           argument + " must be at least 1 millisecond: " + time + " " + unit);
     }
-    return millis;
+    return atMostMaxLease(argument, millis, time + " " + unit);
   }
 
   /** Returns a lease in whole milliseconds, rounded up; it must be positive. */
@@ -95,7 +113,7 @@ public final class Args {
     if (time.isNegative() || time.isZero()) {
       throw new IllegalArgumentException(argument + " must be positive: " + time);
     }
-    return roundedUpMillis(time);
+    return atMostMaxLease(argument, roundedUpMillis(time), time.toString());
   }
 
   /** Returns a time in whole milliseconds, rounded up; zero allowed, negative not. */
@@ -106,7 +124,15 @@ public final class Args {
     if (time.isNegative()) {
       throw new IllegalArgumentException(argument + " must not be negative: " + time);
     }
-    return roundedUpMillis(time);
+    return atMostMaxLease(argument, roundedUpMillis(time), time.toString());
+  }
+
+  private static long atMostMaxLease(String argument, long millis, String given) {
+    if (millis > MAX_LEASE_MILLIS) {
+      throw new IllegalArgumentException(
+          argument + " must be at most 10000 years (" + MAX_LEASE_MILLIS + " ms): " + given);
+    }
+    return millis;
   }
 
   private static long roundedUpMillis(Duration time) {

@@ -1,5 +1,6 @@
 package dev.warden.internal.redis;
 
+import dev.warden.TlsOptions;
 import dev.warden.WardenException;
 import dev.warden.internal.base.Settings;
 import io.lettuce.core.RedisChannelHandler;
@@ -71,8 +72,10 @@ public final class ClusterDeployment implements Deployment {
   /** The node id owning each slot, at the last topology seen. Guarded by this. */
   private String[] owners;
 
-  private ClusterDeployment(List<RedisURI> uris, Duration commandTimeout, String clientName) {
-    this.seeds = uris.stream().map(RedisURI::toString).collect(Collectors.joining(", "));
+  private ClusterDeployment(
+      List<RedisURI> uris, Duration commandTimeout, String clientName, TlsOptions tls) {
+    this.seeds =
+        Redaction.redact(uris.stream().map(RedisURI::toString).collect(Collectors.joining(", ")));
     this.resources = ClientThreads.create();
     this.client = RedisClusterClient.create(resources, uris);
     Duration refresh = Duration.ofMillis(Settings.CLUSTER_TOPOLOGY_REFRESH_MILLIS);
@@ -89,7 +92,7 @@ public final class ClusterDeployment implements Deployment {
         .autoReconnect(true)
         .replayFilter(new NoScriptReplay())
         .timeoutOptions(TimeoutOptions.enabled(commandTimeout));
-    client.setOptions(options.build());
+    client.setOptions(TlsSetup.apply(options, tls).build());
     StatefulRedisClusterConnection<String, String> commandConnection = null;
     StatefulRedisClusterPubSubConnection<String, String> pubSubConnection = null;
     try {
@@ -101,7 +104,7 @@ public final class ClusterDeployment implements Deployment {
       }
       shutdown();
       throw new WardenException(
-          "cannot connect to the Redis Cluster at " + seeds + ": " + e.getMessage(), e);
+          "cannot connect to the Redis Cluster at " + seeds + ": " + Failures.connectReason(e), e);
     }
     this.connection = commandConnection;
     this.commands = connection.async();
@@ -126,7 +129,7 @@ public final class ClusterDeployment implements Deployment {
    * @throws WardenException if no seed can be reached
    */
   public static ClusterDeployment connect(
-      List<String> seedUris, Duration commandTimeout, String clientName) {
+      List<String> seedUris, Duration commandTimeout, String clientName, TlsOptions tls) {
     List<RedisURI> uris = new ArrayList<>();
     for (int i = 0; i < seedUris.size(); i++) {
       String seed = seedUris.get(i);
@@ -135,18 +138,25 @@ public final class ClusterDeployment implements Deployment {
         uri = RedisURI.create(seed);
       } catch (RuntimeException e) {
         throw new IllegalArgumentException(
-            "seedUris[" + i + "] is not a valid Redis URI: " + seed + " (" + e.getMessage() + ")",
-            e);
+            Redaction.redact(
+                "seedUris["
+                    + i
+                    + "] is not a valid Redis URI: "
+                    + seed
+                    + " ("
+                    + e.getMessage()
+                    + ")"));
       }
       if (uri.getSentinels() != null && !uri.getSentinels().isEmpty()) {
         throw new IllegalArgumentException(
-            "seedUris[" + i + "] must name a cluster node, not sentinels: " + uri);
+            Redaction.redact(
+                "seedUris[" + i + "] must name a cluster node, not sentinels: " + uri));
       }
       uri.setTimeout(commandTimeout);
       uri.setClientName(clientName);
-      uris.add(uri);
+      uris.add(TlsSetup.apply(uri, tls));
     }
-    return new ClusterDeployment(uris, commandTimeout, clientName);
+    return new ClusterDeployment(uris, commandTimeout, clientName, tls);
   }
 
   @Override

@@ -68,7 +68,11 @@ public final class Failures {
     if (t instanceof WardenException warden) {
       return warden;
     }
-    String message = String.valueOf(t.getMessage());
+    String message = Redaction.redact(String.valueOf(t.getMessage()));
+    if (Permissions.isRefusal(message)) {
+      return new WardenException(
+          object + ": " + operation + " failed: " + Permissions.explain(message), t);
+    }
     if (message.contains("WRONGTYPE")) {
       return new WardenException(
           object
@@ -79,5 +83,28 @@ public final class Failures {
           t);
     }
     return new WardenException(object + ": " + operation + " failed: " + message, t);
+  }
+
+  /**
+   * Says why a connection could not be made, for a message: an ACL refusal or a TLS failure
+   * explained, else the client's own message; never with credentials.
+   */
+  public static String connectReason(Throwable failure) {
+    Throwable t = unwrap(failure);
+    Throwable root = t;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message = Redaction.redact(String.valueOf(t.getMessage()));
+    String rootMessage = Redaction.redact(String.valueOf(root.getMessage()));
+    if (Permissions.isRefusal(rootMessage)) {
+      return Permissions.explain(rootMessage);
+    }
+    if (root != t && !message.contains(rootMessage)) {
+      // "Unable to connect to ..." says less than its cause, e.g. WRONGPASS
+      message = message + ": " + rootMessage;
+    }
+    String tls = TlsFailures.explain(t);
+    return tls != null ? tls + " (" + message + ")" : message;
   }
 }

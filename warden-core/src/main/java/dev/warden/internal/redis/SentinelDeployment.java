@@ -1,5 +1,6 @@
 package dev.warden.internal.redis;
 
+import dev.warden.TlsOptions;
 import dev.warden.WardenException;
 import dev.warden.internal.base.Settings;
 import io.lettuce.core.ClientOptions;
@@ -82,7 +83,8 @@ public final class SentinelDeployment implements Deployment {
   private volatile String epochText; // epoch as fenceEpoch() gives it: built once per change
   private boolean closed; // guarded by this
 
-  private SentinelDeployment(RedisURI uri, Duration commandTimeout, String clientName) {
+  private SentinelDeployment(
+      RedisURI uri, Duration commandTimeout, String clientName, TlsOptions tls) {
     this.masterName = uri.getSentinelMasterId();
     this.clientName = clientName;
     this.template = uri;
@@ -90,19 +92,23 @@ public final class SentinelDeployment implements Deployment {
     this.resources = ClientThreads.create();
     this.masterClient = RedisClient.create(resources);
     masterClient.setOptions(
-        ClientOptions.builder()
-            .autoReconnect(true)
-            .replayFilter(new NoScriptReplay())
-            .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
-            .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+        TlsSetup.apply(
+                ClientOptions.builder()
+                    .autoReconnect(true)
+                    .replayFilter(new NoScriptReplay())
+                    .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
+                    .timeoutOptions(TimeoutOptions.enabled(commandTimeout)),
+                tls)
             .build());
     this.sentinelClient = RedisClient.create(resources);
     sentinelClient.setOptions(
-        ClientOptions.builder()
-            .autoReconnect(true)
-            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-            .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
-            .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+        TlsSetup.apply(
+                ClientOptions.builder()
+                    .autoReconnect(true)
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
+                    .timeoutOptions(TimeoutOptions.enabled(commandTimeout)),
+                tls)
             .build());
     this.watcher = new SentinelWatcher(sentinelClient, uri, commandTimeout);
     this.description =
@@ -126,7 +132,7 @@ public final class SentinelDeployment implements Deployment {
               + "' through the sentinels at "
               + watcher.addresses()
               + ": "
-              + e.getMessage(),
+              + Failures.connectReason(e),
           e);
     }
     masterClient.addListener(
@@ -149,20 +155,21 @@ public final class SentinelDeployment implements Deployment {
    * @throws IllegalArgumentException if the URI is malformed or names no sentinel and master
    * @throws WardenException if no sentinel answers, or the master they name cannot be reached
    */
-  public static SentinelDeployment connect(String uri, Duration commandTimeout, String clientName) {
+  public static SentinelDeployment connect(
+      String uri, Duration commandTimeout, String clientName, TlsOptions tls) {
     RedisURI redisUri;
     try {
       redisUri = RedisURI.create(uri);
     } catch (RuntimeException e) {
       throw new IllegalArgumentException(
-          "redisUri is not a valid Redis Sentinel URI (" + e.getMessage() + ")", e);
+          Redaction.redact("redisUri is not a valid Redis Sentinel URI (" + e.getMessage() + ")"));
     }
     if (redisUri.getSentinels().isEmpty() || redisUri.getSentinelMasterId() == null) {
       throw new IllegalArgumentException(
           "redisUri must name sentinels and a master: redis-sentinel://host:port,...#master");
     }
     redisUri.setTimeout(commandTimeout);
-    return new SentinelDeployment(redisUri, commandTimeout, clientName);
+    return new SentinelDeployment(TlsSetup.apply(redisUri, tls), commandTimeout, clientName, tls);
   }
 
   /** Whether {@code uri} is a Sentinel URI, which {@link #connect} takes. */

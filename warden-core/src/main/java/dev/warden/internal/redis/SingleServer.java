@@ -1,5 +1,6 @@
 package dev.warden.internal.redis;
 
+import dev.warden.TlsOptions;
 import dev.warden.WardenException;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
@@ -35,15 +36,17 @@ public final class SingleServer implements Deployment {
   private final RedisAsyncCommands<String, String> commands;
   private final ServerPubSub pubSub;
 
-  private SingleServer(RedisURI uri, Duration commandTimeout, String clientName) {
-    this.address = uri.toString();
+  private SingleServer(RedisURI uri, Duration commandTimeout, String clientName, TlsOptions tls) {
+    this.address = Redaction.redact(uri.toString());
     this.resources = ClientThreads.create();
     this.client = RedisClient.create(resources, uri);
     client.setOptions(
-        ClientOptions.builder()
-            .autoReconnect(true)
-            .replayFilter(new NoScriptReplay())
-            .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+        TlsSetup.apply(
+                ClientOptions.builder()
+                    .autoReconnect(true)
+                    .replayFilter(new NoScriptReplay())
+                    .timeoutOptions(TimeoutOptions.enabled(commandTimeout)),
+                tls)
             .build());
     StatefulRedisConnection<String, String> commandConnection = null;
     StatefulRedisPubSubConnection<String, String> pubSubConnection = null;
@@ -57,7 +60,8 @@ public final class SingleServer implements Deployment {
         commandConnection.close();
       }
       shutdown();
-      throw new WardenException("cannot connect to Redis at " + address + ": " + e.getMessage(), e);
+      throw new WardenException(
+          "cannot connect to Redis at " + address + ": " + Failures.connectReason(e), e);
     }
     this.connection = commandConnection;
     this.commands = connection.async();
@@ -65,21 +69,24 @@ public final class SingleServer implements Deployment {
   }
 
   /**
-   * Connects to the server at {@code uri}, naming both connections after {@code clientName}.
+   * Connects to the server at {@code uri}, naming both connections after {@code clientName}, with
+   * TLS if the URI says {@code rediss://} or {@code tls} is given (else null).
    *
    * @throws IllegalArgumentException if the URI is malformed
    * @throws WardenException if Redis cannot be reached
    */
-  public static SingleServer connect(String uri, Duration commandTimeout, String clientName) {
+  public static SingleServer connect(
+      String uri, Duration commandTimeout, String clientName, TlsOptions tls) {
     RedisURI redisUri;
     try {
       redisUri = RedisURI.create(uri);
     } catch (RuntimeException e) {
       throw new IllegalArgumentException(
-          "redisUri is not a valid Redis URI: " + uri + " (" + e.getMessage() + ")", e);
+          Redaction.redact(
+              "redisUri is not a valid Redis URI: " + uri + " (" + e.getMessage() + ")"));
     }
     redisUri.setTimeout(commandTimeout);
-    return new SingleServer(redisUri, commandTimeout, clientName);
+    return new SingleServer(TlsSetup.apply(redisUri, tls), commandTimeout, clientName, tls);
   }
 
   @Override

@@ -10,7 +10,9 @@ local latch, marker = KEYS[1], KEYS[2]
 if redis.call('EXISTS', marker) == 1 then
   return {1}
 end
-if redis.call('EXISTS', latch) == 1 then
+-- HEXISTS, not EXISTS: a key of another type under the latch's name fails (WRONGTYPE) instead of
+-- passing for a counting latch
+if redis.call('HEXISTS', latch, 'count') == 1 then
   return {0}
 end
 redis.call('HSET', latch, 'count', ARGV[1])

@@ -1,0 +1,57 @@
+package dev.warden.internal.redis;
+
+/**
+ * The smallest Redis ACL rules under which Warden does everything, and how a refusal by one of them
+ * is reported. README's "Security" section quotes the same rules; {@code AclContractIT} runs the
+ * contract suites under a user with exactly the single-server rule.
+ */
+public final class Permissions {
+  /** Every key and channel Warden uses starts with this (see {@link ObjectKeys}). */
+  public static final String NAMESPACE = "warden:";
+
+  /** The commands Warden's scripts call and the client sends, on one server and Sentinel. */
+  public static final String SINGLE_SERVER_RULE =
+      "resetkeys ~warden:* resetchannels &warden:* -@all"
+          // sent by the client: connection set-up, scripts, wake-ups, read-only queries
+          + " +client|setname +evalsha +eval +subscribe +unsubscribe +pubsub|numsub"
+          + " +get +hget +hmget +hexists +pttl"
+          // called inside the scripts, which run with the caller's permissions
+          + " +del +exists +set +incr +incrby +decrby +type +persist +pexpire +time +publish"
+          + " +hset +hdel +hgetall +hincrby"
+          + " +zadd +zcard +zcount +zrange +zrangebyscore +zrem +zremrangebyscore +zscore";
+
+  /** What a Sentinel deployment needs on its data nodes besides the single-server rule. */
+  public static final String SENTINEL_EXTRA = "+role";
+
+  /** What a cluster needs on every node besides the single-server rule. */
+  public static final String CLUSTER_EXTRA =
+      "+cluster|nodes +cluster|myid +cluster|info +info +spublish +ssubscribe +sunsubscribe"
+          + " +pubsub|shardnumsub";
+
+  private Permissions() {}
+
+  /**
+   * Returns whether Redis refused a command for want of an ACL permission: a {@code NOPERM} reply,
+   * or its form inside a script ({@code "The user executing the script can't ..."}).
+   */
+  public static boolean isRefusal(String message) {
+    return message != null
+        && (message.startsWith("NOPERM") || message.contains("The user executing the script"));
+  }
+
+  /**
+   * Explains a refusal: what Redis refused (the command, key or channel when it says so; for a
+   * script, the script's failing line) and the rule that lets Warden work.
+   */
+  public static String explain(String redisMessage) {
+    return "the Redis user lacks a permission Warden needs (Redis said: "
+        + redisMessage.strip()
+        + "); give it the ACL rule of README 'Security': "
+        + SINGLE_SERVER_RULE
+        + " (plus "
+        + SENTINEL_EXTRA
+        + " under Sentinel, "
+        + CLUSTER_EXTRA
+        + " on a cluster)";
+  }
+}
