@@ -172,6 +172,20 @@ public final class Warden implements AutoCloseable {
   }
 
   /**
+   * Returns the quorum lock (Redlock) of the same-named reentrant locks on independent deployments,
+   * one {@code Warden} each: held while a majority holds it within its validity. See README's
+   * "Quorum lock" for what it promises; check its fencing token at the protected resource.
+   *
+   * @param locks {@code warden.lock(name)} of each deployment's {@code Warden}, same name
+   * @return the quorum lock
+   * @throws IllegalArgumentException if there are none, or they are not such locks
+   * @since 0.2
+   */
+  public static DistributedLock quorumLock(DistributedLock... locks) {
+    return WardenRuntime.quorumLock(locks);
+  }
+
+  /**
    * Returns the semaphore of that name. Cheap: no round trip; instances of the same name share
    * state, and a semaphore has no permits until they are set.
    *

@@ -16,6 +16,7 @@ import dev.warden.internal.base.Settings;
 import dev.warden.internal.base.SystemTimer;
 import dev.warden.internal.lease.LeaseKeeper;
 import dev.warden.internal.lock.Locks;
+import dev.warden.internal.quorum.QuorumLock;
 import dev.warden.internal.redis.Calls;
 import dev.warden.internal.redis.ClusterDeployment;
 import dev.warden.internal.redis.Deployment;
@@ -113,6 +114,10 @@ public final class WardenRuntime {
 
   public DistributedLock multiLock(DistributedLock... locks) {
     return this.locks.multiLock(locks);
+  }
+
+  public static DistributedLock quorumLock(DistributedLock... locks) {
+    return new QuorumLock(locks);
   }
 
   public LockInfo inspect(String name) {
