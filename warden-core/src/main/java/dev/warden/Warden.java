@@ -172,11 +172,10 @@ public final class Warden implements AutoCloseable {
   }
 
   /**
-   * Returns the quorum lock (Redlock) of the same-named reentrant locks on independent deployments,
-   * one {@code Warden} each: held while a majority holds it within its validity. See README's
-   * "Quorum lock" for what it promises; check its fencing token at the protected resource.
+   * Returns the quorum lock (Redlock) of the same-named locks of independent deployments, one
+   * {@code Warden} each: held while a majority holds it within its validity (see README).
    *
-   * @param locks {@code warden.lock(name)} of each deployment's {@code Warden}, same name
+   * @param locks {@code warden.lock(name)} of each deployment's {@code Warden}
    * @return the quorum lock
    * @throws IllegalArgumentException if there are none, or they are not such locks
    * @since 0.2
@@ -244,6 +243,7 @@ public final class Warden implements AutoCloseable {
     private Duration commandTimeout = Duration.ofSeconds(5);
     private Duration recheckInterval = Duration.ofMillis(200);
     private final List<WardenListener> listeners = new ArrayList<>();
+    private Replication replication = Replication.none();
 
     private Builder() {}
 
@@ -257,7 +257,7 @@ public final class Warden implements AutoCloseable {
      * @throws IllegalArgumentException if the URI is null or blank
      */
     public Builder uri(String redisUri) {
-      this.uri = requireText("redisUri", redisUri);
+      this.uri = WardenRuntime.requireText("redisUri", redisUri);
       return this;
     }
 
@@ -285,7 +285,7 @@ public final class Warden implements AutoCloseable {
       }
       List<String> seeds = new ArrayList<>();
       for (int i = 0; i < seedUris.length; i++) {
-        seeds.add(requireText("seedUris[" + i + "]", seedUris[i]));
+        seeds.add(WardenRuntime.requireText("seedUris[" + i + "]", seedUris[i]));
       }
       clusterSeeds.clear();
       clusterSeeds.addAll(seeds);
@@ -301,7 +301,8 @@ public final class Warden implements AutoCloseable {
      * @throws IllegalArgumentException if it is null or below its minimum
      */
     public Builder watchdogTimeout(Duration watchdogTimeout) {
-      this.watchdogTimeout = atLeast("watchdogTimeout", watchdogTimeout, Duration.ofMillis(30));
+      this.watchdogTimeout =
+          WardenRuntime.atLeast("watchdogTimeout", watchdogTimeout, Duration.ofMillis(30));
       return this;
     }
 
@@ -314,7 +315,8 @@ public final class Warden implements AutoCloseable {
      * @throws IllegalArgumentException if it is null or below its minimum
      */
     public Builder commandTimeout(Duration commandTimeout) {
-      this.commandTimeout = atLeast("commandTimeout", commandTimeout, Duration.ofMillis(1));
+      this.commandTimeout =
+          WardenRuntime.atLeast("commandTimeout", commandTimeout, Duration.ofMillis(1));
       return this;
     }
 
@@ -327,7 +329,8 @@ public final class Warden implements AutoCloseable {
      * @throws IllegalArgumentException if it is null or below its minimum
      */
     public Builder recheckInterval(Duration recheckInterval) {
-      this.recheckInterval = atLeast("recheckInterval", recheckInterval, Duration.ofMillis(1));
+      this.recheckInterval =
+          WardenRuntime.atLeast("recheckInterval", recheckInterval, Duration.ofMillis(1));
       return this;
     }
 
@@ -346,11 +349,26 @@ public final class Warden implements AutoCloseable {
     }
 
     /**
+     * Sets when an acquisition counts as done (see {@link Replication}). Default {@link
+     * Replication#none()}. Its timeout must be below the command timeout.
+     *
+     * @param replication the policy
+     * @return this builder
+     * @throws NullPointerException if it is null
+     * @since 0.2
+     */
+    public Builder replication(Replication replication) {
+      this.replication = Objects.requireNonNull(replication, "replication must not be null");
+      return this;
+    }
+
+    /**
      * Connects and returns the {@link Warden}.
      *
      * @return a connected {@code Warden}; close it when done
      * @throws IllegalStateException if neither a URI nor cluster seeds were set, or both were
-     * @throws IllegalArgumentException if a URI is malformed
+     * @throws IllegalArgumentException if a URI is malformed, or the replication timeout is not
+     *     below the command timeout
      * @throws WardenException if Redis cannot be reached (for a cluster: none of the seeds)
      */
     public Warden build() {
@@ -360,33 +378,22 @@ public final class Warden implements AutoCloseable {
         }
         return withListeners(
             WardenRuntime.startCluster(
-                List.copyOf(clusterSeeds), watchdogTimeout, commandTimeout, recheckInterval));
+                List.copyOf(clusterSeeds),
+                watchdogTimeout,
+                commandTimeout,
+                recheckInterval,
+                replication));
       }
       if (uri == null) {
         throw new IllegalStateException("uri or cluster seeds must be set before build()");
       }
       return withListeners(
-          WardenRuntime.start(uri, watchdogTimeout, commandTimeout, recheckInterval));
+          WardenRuntime.start(uri, watchdogTimeout, commandTimeout, recheckInterval, replication));
     }
 
     private Warden withListeners(WardenRuntime runtime) {
       listeners.forEach(runtime::addListener);
       return new Warden(runtime);
-    }
-
-    private static String requireText(String argument, String value) {
-      if (value == null || value.isBlank()) {
-        throw new IllegalArgumentException(argument + " must not be null or blank: " + value);
-      }
-      return value;
-    }
-
-    private static Duration atLeast(String argument, Duration value, Duration minimum) {
-      if (value == null || value.compareTo(minimum) < 0) {
-        throw new IllegalArgumentException(
-            argument + " must be at least " + minimum + ": " + value);
-      }
-      return value;
     }
   }
 }

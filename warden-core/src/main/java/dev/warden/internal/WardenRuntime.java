@@ -6,6 +6,7 @@ import dev.warden.DistributedReadWriteLock;
 import dev.warden.DistributedSemaphore;
 import dev.warden.LeasedSemaphore;
 import dev.warden.LockInfo;
+import dev.warden.Replication;
 import dev.warden.WardenActivity;
 import dev.warden.WardenListener;
 import dev.warden.WardenStats;
@@ -71,7 +72,11 @@ public final class WardenRuntime {
    * @throws dev.warden.WardenException if Redis cannot be reached
    */
   public static WardenRuntime start(
-      String uri, Duration watchdogTimeout, Duration commandTimeout, Duration recheckInterval) {
+      String uri,
+      Duration watchdogTimeout,
+      Duration commandTimeout,
+      Duration recheckInterval,
+      Replication replication) {
     Owners owners = new Owners();
     String clientName = "warden-" + owners.clientId();
     Deployment deployment =
@@ -79,7 +84,9 @@ public final class WardenRuntime {
             ? SentinelDeployment.connect(uri, commandTimeout, clientName)
             : SingleServer.connect(uri, commandTimeout, clientName);
     return new WardenRuntime(
-        new Settings(watchdogTimeout, commandTimeout, recheckInterval), owners, deployment);
+        new Settings(watchdogTimeout, commandTimeout, recheckInterval, replication),
+        owners,
+        deployment);
   }
 
   /**
@@ -92,12 +99,15 @@ public final class WardenRuntime {
       List<String> seedUris,
       Duration watchdogTimeout,
       Duration commandTimeout,
-      Duration recheckInterval) {
+      Duration recheckInterval,
+      Replication replication) {
     Owners owners = new Owners();
     Deployment deployment =
         ClusterDeployment.connect(seedUris, commandTimeout, "warden-" + owners.clientId());
     return new WardenRuntime(
-        new Settings(watchdogTimeout, commandTimeout, recheckInterval), owners, deployment);
+        new Settings(watchdogTimeout, commandTimeout, recheckInterval, replication),
+        owners,
+        deployment);
   }
 
   public DistributedLock lock(String name) {
@@ -155,7 +165,9 @@ public final class WardenRuntime {
         keeper.isRunning(),
         subscriptions.subscriptions(),
         waiting.pending(),
-        subscriptions.parked());
+        subscriptions.parked(),
+        deployment.replicaWaits().acknowledged(),
+        deployment.replicaWaits().shortfalls());
   }
 
   /** Stops renewal, fails waiting acquisitions and closes the connections. Idempotent. */
@@ -170,5 +182,21 @@ public final class WardenRuntime {
     waiting.close();
     deployment.close();
     timer.shutdown();
+  }
+
+  /** A builder argument check: names the argument and its value. */
+  public static String requireText(String argument, String value) {
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException(argument + " must not be null or blank: " + value);
+    }
+    return value;
+  }
+
+  /** A builder argument check: names the argument and its value. */
+  public static Duration atLeast(String argument, Duration value, Duration minimum) {
+    if (value == null || value.compareTo(minimum) < 0) {
+      throw new IllegalArgumentException(argument + " must be at least " + minimum + ": " + value);
+    }
+    return value;
   }
 }
