@@ -10,8 +10,11 @@ import dev.warden.LockHandle;
 import dev.warden.Replication;
 import dev.warden.ReplicationException;
 import dev.warden.Warden;
+import dev.warden.testkit.RedisCluster;
+import dev.warden.testkit.RedisSentinels;
 import dev.warden.testkit.RedisServer;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -146,6 +149,48 @@ class ReplicationPolicyIT {
       try (LockHandle handle = slow.get(10, TimeUnit.SECONDS)) {
         assertThat(handle.acknowledgedReplicas()).isZero();
       }
+    }
+  }
+
+  @Test
+  void onSentinelTheMastersReplicasAcknowledgeAndAPausedOneIsAShortfall() throws Exception {
+    try (RedisSentinels sentinels = RedisSentinels.start();
+        Warden warden =
+            Warden.builder()
+                .uri(sentinels.uri())
+                .replication(Replication.requireReplicas(2, Duration.ofMillis(300)))
+                .build()) {
+      DistributedLock lock = warden.lock("r-sentinel");
+      try (LockHandle handle = lock.acquire(Duration.ofSeconds(1))) {
+        assertThat(handle.acknowledgedReplicas()).isEqualTo(2);
+      }
+      sentinels.replicas().get(0).pause(Duration.ofSeconds(5));
+      assertThatThrownBy(() -> lock.tryLock(0, TimeUnit.SECONDS))
+          .isInstanceOf(ReplicationException.class);
+      assertThat(sentinels.master().redis().exists("warden:{r-sentinel}:lock")).isZero();
+      sentinels.replicas().get(0).resume();
+    }
+  }
+
+  @Test
+  void onClusterTheWaitGoesToEachLocksOwnMaster() throws Exception {
+    try (RedisCluster cluster = RedisCluster.start(3, 1, Duration.ofSeconds(1));
+        Warden warden =
+            Warden.builder()
+                .cluster(cluster.seeds().toArray(new String[0]))
+                .replication(Replication.requireReplicas(1, Duration.ofMillis(300)))
+                .build()) {
+      for (String name : List.of("r-a", "r-b", "r-c", "r-d")) {
+        try (LockHandle handle = warden.lock(name).acquire(Duration.ofSeconds(1))) {
+          assertThat(handle.acknowledgedReplicas()).as(name).isEqualTo(1);
+        }
+      }
+      String key = "warden:{r-paused}:lock";
+      RedisServer owner = cluster.masterOf(key);
+      cluster.pauseReplication(cluster.replicaOf(owner), Duration.ofSeconds(3));
+      assertThatThrownBy(() -> warden.lock("r-paused").tryLock(0, TimeUnit.SECONDS))
+          .isInstanceOf(ReplicationException.class);
+      assertThat(owner.redis().exists(key)).isZero();
     }
   }
 
