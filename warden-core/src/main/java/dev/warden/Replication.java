@@ -21,9 +21,10 @@ import java.util.Objects;
  * after a marker write there, so that other calls are never queued behind it. Acknowledgement
  * lowers the odds of losing a lock in a failover; it cannot rule it out (a replica that
  * acknowledged need not be the one promoted). Fencing tokens checked by the resource remain the
- * protection. Applies to the acquisitions of reentrant and fair locks and of read-write locks
- * (blocking calls and handles taken with {@code acquire}/{@code tryAcquire}); not to renewals,
- * releases, synchronizers, or {@code acquireAsync}.
+ * protection. Applies to the acquisitions of reentrant, fair, read and write locks (blocking calls,
+ * handles taken with {@code acquire}/{@code tryAcquire}, and multi-lock parts taken one by one);
+ * not to {@code acquireAsync}, a multi-lock's parts taken together in one script, renewals,
+ * releases or the synchronizers.
  *
  * <p>Immutable and thread-safe.
  *

@@ -258,6 +258,29 @@ class QuorumLockIT {
   }
 
   @Test
+  void theFenceRaiseScriptRaisesAndNeverLowers() {
+    var redis = servers.get(0).redis();
+    String fence = "warden:{q-script}:lock:fence";
+    String[] keys = {fence};
+    // absent: created at the token, with the retention as its TTL
+    assertThat(LuaScripts.run(redis, "quorum-fence-raise", keys, "0", "500", "60000"))
+        .containsExactly(1L);
+    assertThat(redis.hmget(fence, "e", "c").stream().map(v -> v.getValue()))
+        .containsExactly("0", "500");
+    assertThat(redis.pttl(fence)).isBetween(1L, 60_000L);
+    // lower count, same epoch: unchanged
+    assertThat(LuaScripts.run(redis, "quorum-fence-raise", keys, "0", "400", "60000"))
+        .containsExactly(0L);
+    // higher epoch wins whatever the count; a lower epoch never does
+    assertThat(LuaScripts.run(redis, "quorum-fence-raise", keys, "1", "3", "60000"))
+        .containsExactly(1L);
+    assertThat(LuaScripts.run(redis, "quorum-fence-raise", keys, "0", "999999", "60000"))
+        .containsExactly(0L);
+    assertThat(redis.hmget(fence, "e", "c").stream().map(v -> v.getValue()))
+        .containsExactly("1", "3");
+  }
+
+  @Test
   void badPartsAreRejectedNamingTheArgument() {
     DistributedLock a = wardens.get(0).lock("q-bad");
     assertThatThrownBy(() -> Warden.quorumLock())
