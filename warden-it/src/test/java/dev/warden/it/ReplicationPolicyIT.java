@@ -16,6 +16,8 @@ import dev.warden.testkit.RedisServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -127,6 +129,8 @@ class ReplicationPolicyIT {
       DistributedSemaphore semaphore = warden.semaphore("r-unrelated");
       assertThat(semaphore.trySetPermits(1)).isTrue();
       replica.pause(Duration.ofSeconds(30));
+      // its own thread: a blocked common-pool worker would delay other callbacks
+      ExecutorService slowThread = Executors.newSingleThreadExecutor();
       CompletableFuture<LockHandle> slow =
           CompletableFuture.supplyAsync(
               () -> {
@@ -135,7 +139,9 @@ class ReplicationPolicyIT {
                 } catch (InterruptedException e) {
                   throw new IllegalStateException(e);
                 }
-              });
+              },
+              slowThread);
+      slowThread.shutdown(); // ends after the acquisition
       // the WAIT is pending: the master counts a blocked client
       await()
           .atMost(Duration.ofSeconds(2))
