@@ -88,6 +88,19 @@ public interface LockHandle extends AutoCloseable {
   void closeAfter(Duration keepFor);
 
   /**
+   * Returns how many replicas acknowledged this hold's acquisition under {@link
+   * Replication#awaitReplicas} or {@link Replication#requireReplicas}; -1 under {@link
+   * Replication#none()} and for locks that do not wait for replicas (the quorum lock). No round
+   * trip.
+   *
+   * @return the acknowledged replicas, or -1
+   * @since 0.2
+   */
+  default int acknowledgedReplicas() {
+    return -1;
+  }
+
+  /**
    * Releases the hold. A second call is a no-op.
    *
    * @throws LeaseExpiredException if the hold had already expired or been force-unlocked

@@ -4,7 +4,6 @@ import dev.warden.internal.WardenRuntime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * The entry point: one connection set to one Redis deployment, from which locks and synchronizers
@@ -120,7 +119,7 @@ public final class Warden implements AutoCloseable {
    * @since 0.2
    */
   public void addListener(WardenListener listener) {
-    runtime.addListener(requireListener(listener));
+    runtime.addListener(WardenRuntime.required("listener", listener));
   }
 
   /**
@@ -132,13 +131,6 @@ public final class Warden implements AutoCloseable {
    */
   public boolean removeListener(WardenListener listener) {
     return runtime.removeListener(listener);
-  }
-
-  private static WardenListener requireListener(WardenListener listener) {
-    if (listener == null) {
-      throw new IllegalArgumentException("listener must not be null");
-    }
-    return listener;
   }
 
   /**
@@ -169,6 +161,19 @@ public final class Warden implements AutoCloseable {
    */
   public DistributedLock multiLock(DistributedLock... locks) {
     return runtime.multiLock(locks);
+  }
+
+  /**
+   * Returns the quorum lock (Redlock) of the same-named locks of independent deployments, one
+   * {@code Warden} each: held while a majority holds it within its validity (see README).
+   *
+   * @param locks {@code warden.lock(name)} of each deployment's {@code Warden}
+   * @return the quorum lock
+   * @throws IllegalArgumentException if there are none, or they are not such locks
+   * @since 0.2
+   */
+  public static DistributedLock quorumLock(DistributedLock... locks) {
+    return WardenRuntime.quorumLock(locks);
   }
 
   /**
@@ -231,6 +236,7 @@ public final class Warden implements AutoCloseable {
     private Duration recheckInterval = Duration.ofMillis(200);
     private final List<WardenListener> listeners = new ArrayList<>();
     private TlsOptions tls;
+    private Replication replication = Replication.none();
 
     private Builder() {}
 
@@ -244,7 +250,7 @@ public final class Warden implements AutoCloseable {
      * @throws IllegalArgumentException if the URI is null or blank
      */
     public Builder uri(String redisUri) {
-      this.uri = requireText("redisUri", redisUri);
+      this.uri = WardenRuntime.requireText("redisUri", redisUri);
       return this;
     }
 
@@ -266,14 +272,7 @@ public final class Warden implements AutoCloseable {
      * @throws IllegalArgumentException if there are none, or one is null or blank
      */
     public Builder cluster(String... seedUris) {
-      Objects.requireNonNull(seedUris, "seedUris must not be null");
-      if (seedUris.length == 0) {
-        throw new IllegalArgumentException("seedUris must not be empty");
-      }
-      List<String> seeds = new ArrayList<>();
-      for (int i = 0; i < seedUris.length; i++) {
-        seeds.add(requireText("seedUris[" + i + "]", seedUris[i]));
-      }
+      List<String> seeds = WardenRuntime.requireSeeds(seedUris);
       clusterSeeds.clear();
       clusterSeeds.addAll(seeds);
       return this;
@@ -288,20 +287,21 @@ public final class Warden implements AutoCloseable {
      * @throws IllegalArgumentException if it is null or below its minimum
      */
     public Builder watchdogTimeout(Duration watchdogTimeout) {
-      this.watchdogTimeout = atLeast("watchdogTimeout", watchdogTimeout, Duration.ofMillis(30));
+      this.watchdogTimeout =
+          WardenRuntime.atLeast("watchdogTimeout", watchdogTimeout, Duration.ofMillis(30));
       return this;
     }
 
     /**
-     * Sets how long one Redis call may take before it fails with {@link WardenException}. Default 5
-     * s.
+     * Sets how long a Redis call may take before it fails ({@link WardenException}); default 5 s.
      *
      * @param commandTimeout the new value
      * @return this builder
      * @throws IllegalArgumentException if it is null or below its minimum
      */
     public Builder commandTimeout(Duration commandTimeout) {
-      this.commandTimeout = atLeast("commandTimeout", commandTimeout, Duration.ofMillis(1));
+      this.commandTimeout =
+          WardenRuntime.atLeast("commandTimeout", commandTimeout, Duration.ofMillis(1));
       return this;
     }
 
@@ -314,7 +314,8 @@ public final class Warden implements AutoCloseable {
      * @throws IllegalArgumentException if it is null or below its minimum
      */
     public Builder recheckInterval(Duration recheckInterval) {
-      this.recheckInterval = atLeast("recheckInterval", recheckInterval, Duration.ofMillis(1));
+      this.recheckInterval =
+          WardenRuntime.atLeast("recheckInterval", recheckInterval, Duration.ofMillis(1));
       return this;
     }
 
@@ -328,7 +329,7 @@ public final class Warden implements AutoCloseable {
      * @since 0.2
      */
     public Builder listener(WardenListener listener) {
-      listeners.add(requireListener(listener));
+      listeners.add(WardenRuntime.required("listener", listener));
       return this;
     }
 
@@ -341,10 +342,21 @@ public final class Warden implements AutoCloseable {
      * @since 0.2
      */
     public Builder tls(TlsOptions tls) {
-      if (tls == null) {
-        throw new IllegalArgumentException("tls must not be null");
-      }
-      this.tls = tls;
+      this.tls = WardenRuntime.required("tls", tls);
+      return this;
+    }
+
+    /**
+     * Sets when an acquisition counts as done (see {@link Replication}). Default {@link
+     * Replication#none()}. Its timeout must be below the command timeout.
+     *
+     * @param replication the policy
+     * @return this builder
+     * @throws IllegalArgumentException if it is null
+     * @since 0.2
+     */
+    public Builder replication(Replication replication) {
+      this.replication = WardenRuntime.required("replication", replication);
       return this;
     }
 
@@ -353,7 +365,8 @@ public final class Warden implements AutoCloseable {
      *
      * @return a connected {@code Warden}; close it when done
      * @throws IllegalStateException if neither a URI nor cluster seeds were set, or both were
-     * @throws IllegalArgumentException if a URI is malformed
+     * @throws IllegalArgumentException if a URI is malformed, or the replication timeout is not
+     *     below the command timeout
      * @throws WardenException if Redis cannot be reached (for a cluster: none of the seeds), the
      *     TLS handshake fails, or Redis refuses the user (the message says which)
      */
@@ -364,33 +377,24 @@ public final class Warden implements AutoCloseable {
         }
         return withListeners(
             WardenRuntime.startCluster(
-                List.copyOf(clusterSeeds), watchdogTimeout, commandTimeout, recheckInterval, tls));
+                List.copyOf(clusterSeeds),
+                watchdogTimeout,
+                commandTimeout,
+                recheckInterval,
+                tls,
+                replication));
       }
       if (uri == null) {
         throw new IllegalStateException("uri or cluster seeds must be set before build()");
       }
       return withListeners(
-          WardenRuntime.start(uri, watchdogTimeout, commandTimeout, recheckInterval, tls));
+          WardenRuntime.start(
+              uri, watchdogTimeout, commandTimeout, recheckInterval, tls, replication));
     }
 
     private Warden withListeners(WardenRuntime runtime) {
       listeners.forEach(runtime::addListener);
       return new Warden(runtime);
-    }
-
-    private static String requireText(String argument, String value) {
-      if (value == null || value.isBlank()) {
-        throw new IllegalArgumentException(argument + " must not be null or blank: " + value);
-      }
-      return value;
-    }
-
-    private static Duration atLeast(String argument, Duration value, Duration minimum) {
-      if (value == null || value.compareTo(minimum) < 0) {
-        throw new IllegalArgumentException(
-            argument + " must be at least " + minimum + ": " + value);
-      }
-      return value;
     }
   }
 }

@@ -10,6 +10,11 @@ package dev.warden;
  * @param subscriptions pub/sub channels subscribed to for waiting acquirers
  * @param acquisitions acquisitions in progress (waiting or about to complete)
  * @param parkedWaiters of those, the ones parked until a release message or their next re-check
+ * @param replicatedAcquisitions acquisitions that waited for replicas ({@link Replication}) and
+ *     were acknowledged by as many as asked (since 0.2)
+ * @param replicationShortfalls acquisitions that waited for replicas and were acknowledged by fewer
+ *     than asked: kept under {@code awaitReplicas}, given back under {@code requireReplicas} (since
+ *     0.2)
  * @since 0.1
  */
 public record WardenStats(
@@ -18,4 +23,6 @@ public record WardenStats(
     boolean leaseKeeperRunning,
     int subscriptions,
     int acquisitions,
-    int parkedWaiters) {}
+    int parkedWaiters,
+    long replicatedAcquisitions,
+    long replicationShortfalls) {}

@@ -6,6 +6,7 @@ import dev.warden.DistributedReadWriteLock;
 import dev.warden.DistributedSemaphore;
 import dev.warden.LeasedSemaphore;
 import dev.warden.LockInfo;
+import dev.warden.Replication;
 import dev.warden.TlsOptions;
 import dev.warden.WardenActivity;
 import dev.warden.WardenListener;
@@ -17,6 +18,7 @@ import dev.warden.internal.base.Settings;
 import dev.warden.internal.base.SystemTimer;
 import dev.warden.internal.lease.LeaseKeeper;
 import dev.warden.internal.lock.Locks;
+import dev.warden.internal.quorum.QuorumLock;
 import dev.warden.internal.redis.Calls;
 import dev.warden.internal.redis.ClusterDeployment;
 import dev.warden.internal.redis.Deployment;
@@ -27,6 +29,7 @@ import dev.warden.internal.sync.Synchronizers;
 import dev.warden.internal.wait.Subscriptions;
 import dev.warden.internal.wait.Waiting;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
@@ -75,7 +78,8 @@ public final class WardenRuntime {
       Duration watchdogTimeout,
       Duration commandTimeout,
       Duration recheckInterval,
-      TlsOptions tls) {
+      TlsOptions tls,
+      Replication replication) {
     Owners owners = new Owners();
     String clientName = "warden-" + owners.clientId();
     Deployment deployment =
@@ -83,7 +87,9 @@ public final class WardenRuntime {
             ? SentinelDeployment.connect(uri, commandTimeout, clientName, tls)
             : SingleServer.connect(uri, commandTimeout, clientName, tls);
     return new WardenRuntime(
-        new Settings(watchdogTimeout, commandTimeout, recheckInterval), owners, deployment);
+        new Settings(watchdogTimeout, commandTimeout, recheckInterval, replication),
+        owners,
+        deployment);
   }
 
   /**
@@ -97,12 +103,15 @@ public final class WardenRuntime {
       Duration watchdogTimeout,
       Duration commandTimeout,
       Duration recheckInterval,
-      TlsOptions tls) {
+      TlsOptions tls,
+      Replication replication) {
     Owners owners = new Owners();
     Deployment deployment =
         ClusterDeployment.connect(seedUris, commandTimeout, "warden-" + owners.clientId(), tls);
     return new WardenRuntime(
-        new Settings(watchdogTimeout, commandTimeout, recheckInterval), owners, deployment);
+        new Settings(watchdogTimeout, commandTimeout, recheckInterval, replication),
+        owners,
+        deployment);
   }
 
   public DistributedLock lock(String name) {
@@ -119,6 +128,10 @@ public final class WardenRuntime {
 
   public DistributedLock multiLock(DistributedLock... locks) {
     return this.locks.multiLock(locks);
+  }
+
+  public static DistributedLock quorumLock(DistributedLock... locks) {
+    return new QuorumLock(locks);
   }
 
   public LockInfo inspect(String name) {
@@ -156,7 +169,9 @@ public final class WardenRuntime {
         keeper.isRunning(),
         subscriptions.subscriptions(),
         waiting.pending(),
-        subscriptions.parked());
+        subscriptions.parked(),
+        deployment.replicaWaits().acknowledged(),
+        deployment.replicaWaits().shortfalls());
   }
 
   /** Stops renewal, fails waiting acquisitions and closes the connections. Idempotent. */
@@ -171,5 +186,41 @@ public final class WardenRuntime {
     waiting.close();
     deployment.close();
     timer.shutdown();
+  }
+
+  /** A builder argument check: names the argument and its value. */
+  public static String requireText(String argument, String value) {
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException(argument + " must not be null or blank: " + value);
+    }
+    return value;
+  }
+
+  /** A builder argument check: names the argument and its value. */
+  public static Duration atLeast(String argument, Duration value, Duration minimum) {
+    if (value == null || value.compareTo(minimum) < 0) {
+      throw new IllegalArgumentException(argument + " must be at least " + minimum + ": " + value);
+    }
+    return value;
+  }
+
+  /** A builder argument check: names the argument. */
+  public static <T> T required(String argument, T value) {
+    if (value == null) {
+      throw new IllegalArgumentException(argument + " must not be null");
+    }
+    return value;
+  }
+
+  /** The cluster builder's check: at least one seed, none null or blank; names the bad one. */
+  public static List<String> requireSeeds(String... seedUris) {
+    if (required("seedUris", seedUris).length == 0) {
+      throw new IllegalArgumentException("seedUris must not be empty");
+    }
+    List<String> seeds = new ArrayList<>();
+    for (int i = 0; i < seedUris.length; i++) {
+      seeds.add(requireText("seedUris[" + i + "]", seedUris[i]));
+    }
+    return seeds;
   }
 }

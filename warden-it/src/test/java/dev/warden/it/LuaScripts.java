@@ -11,7 +11,7 @@ import java.util.List;
  */
 final class LuaScripts {
   /** The folders of warden-core's packages that hold scripts. */
-  private static final List<String> FOLDERS = List.of("lock/driver", "lock", "sync");
+  private static final List<String> FOLDERS = List.of("lock/driver", "lock", "sync", "quorum");
 
   private LuaScripts() {}
 

@@ -112,6 +112,57 @@ public final class RedisServer implements AutoCloseable {
   }
 
   /**
+   * Starts a {@code redis-server} as a replica of {@code master} ({@code --replicaof}) and returns
+   * it once its link to the master is up ({@code master_link_status:up}), within 10 s. {@link
+   * #pause(Duration)} on the replica stalls its acknowledgements, so that {@code WAIT} on the
+   * master times out.
+   *
+   * @throws IllegalArgumentException if {@code master} is null
+   * @throws IllegalStateException if the link is not up within 10 s (the replica is closed)
+   * @since 0.2
+   */
+  public static RedisServer startReplicaOf(RedisServer master) {
+    if (master == null) {
+      throw new IllegalArgumentException("master must not be null");
+    }
+    RedisServer replica = start("--replicaof", master.host(), Integer.toString(master.port()));
+    try {
+      replica.awaitLinkUp(Duration.ofSeconds(10));
+      return replica;
+    } catch (RuntimeException e) {
+      replica.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Waits until this replica's link to its master is up ({@code INFO replication} says {@code
+   * master_link_status:up}), polling every 20 ms.
+   *
+   * @throws IllegalStateException if it is not up within {@code limit}
+   * @since 0.2
+   */
+  public void awaitLinkUp(Duration limit) {
+    long deadline = System.nanoTime() + limit.toNanos();
+    while (!redis().info("replication").contains("master_link_status:up")) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException(
+            this
+                + ": the replication link is not up after "
+                + limit
+                + ": "
+                + redis().info("replication"));
+      }
+      try {
+        Thread.sleep(20); // polling a server's state: there is no event to wait on
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for the replication link", e);
+      }
+    }
+  }
+
+  /**
    * Starts a {@code redis-server} like {@link #start()}, with {@code extraArgs} appended to its
    * command line, e.g. {@code start("--maxmemory", "10mb")}.
    *

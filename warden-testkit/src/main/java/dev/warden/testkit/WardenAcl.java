@@ -21,7 +21,7 @@ public final class WardenAcl {
   public static final String SINGLE_SERVER =
       "resetkeys ~warden:* resetchannels &warden:* -@all"
           + " +client|setname +evalsha +eval +subscribe +unsubscribe +pubsub|numsub"
-          + " +get +hget +hmget +hexists +pttl"
+          + " +get +hget +hmget +hexists +pttl +wait"
           + " +del +exists +set +incr +incrby +decrby +type +persist +pexpire +time +publish"
           + " +hset +hdel +hgetall +hincrby"
           + " +zadd +zcard +zcount +zrange +zrangebyscore +zrem +zremrangebyscore +zscore";

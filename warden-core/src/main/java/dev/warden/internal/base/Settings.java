@@ -1,5 +1,6 @@
 package dev.warden.internal.base;
 
+import dev.warden.Replication;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -117,6 +118,7 @@ public final class Settings {
   private final long commandTimeoutNanos;
   private final long recheckNanos;
   private final String operationMarkerArgument;
+  private final Replication replication; // null under Replication.none(): the hot path tests it
 
   /**
    * @param watchdogTimeout the lease of holds renewed by the lease keeper
@@ -124,10 +126,34 @@ public final class Settings {
    * @param recheckInterval the longest a parked acquisition waits before it asks again
    */
   public Settings(Duration watchdogTimeout, Duration commandTimeout, Duration recheckInterval) {
+    this(watchdogTimeout, commandTimeout, recheckInterval, Replication.none());
+  }
+
+  /**
+   * @param replication when an acquisition counts as done
+   */
+  public Settings(
+      Duration watchdogTimeout,
+      Duration commandTimeout,
+      Duration recheckInterval,
+      Replication replication) {
+    if (replication.timeout().compareTo(commandTimeout) >= 0) {
+      throw new IllegalArgumentException(
+          "the replication timeout must be below the command timeout ("
+              + commandTimeout
+              + "): "
+              + replication);
+    }
+    this.replication = replication.isNone() ? null : replication;
     this.watchdogLeaseMillis = watchdogTimeout.toMillis();
     this.commandTimeoutNanos = commandTimeout.toNanos();
     this.recheckNanos = recheckInterval.toNanos();
     this.operationMarkerArgument = Long.toString(operationMarkerMillis());
+  }
+
+  /** The replication policy, or null under {@link Replication#none()}. */
+  public Replication replication() {
+    return replication;
   }
 
   /** The lease of a hold the lease keeper renews, in ms. */

@@ -95,6 +95,15 @@ final class LockCore {
    */
   boolean acquireForThread(Lease lease, long waitNanos, boolean interruptible, boolean reported)
       throws InterruptedException {
+    if (context.settings().replication() != null) {
+      return ReplicaCheck.forThread(this, lease, waitNanos, interruptible, reported);
+    }
+    return acquireOnceForThread(lease, waitNanos, interruptible, reported) != null;
+  }
+
+  /** Acquires for the calling thread once, without a replication policy; null when not in time. */
+  Hold acquireOnceForThread(Lease lease, long waitNanos, boolean interruptible, boolean reported)
+      throws InterruptedException {
     String owner = context.owners().currentThread();
     Hold hold = holdBeforeAcquiring(owner);
     int heldBefore = hold == null ? 0 : hold.count();
@@ -105,11 +114,7 @@ final class LockCore {
                 waitNanos)
             .start()
             .await(interruptible);
-    if (granted == null) {
-      return false;
-    }
-    adopt(hold, owner, granted, lease);
-    return true;
+    return granted == null ? null : adopt(hold, owner, granted, lease);
   }
 
   /** Starts acquiring for an owner; {@code waitNanos} negative waits forever. */

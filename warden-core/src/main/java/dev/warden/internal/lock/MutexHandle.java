@@ -22,11 +22,22 @@ final class MutexHandle implements LockHandle {
 
   private final RedisMutex lock;
   private final Hold hold;
+  private final int acknowledgedReplicas; // -1 when no replication policy applied
   private boolean closed; // guarded by this
 
   MutexHandle(RedisMutex lock, Hold hold) {
+    this(lock, hold, -1);
+  }
+
+  MutexHandle(RedisMutex lock, Hold hold, int acknowledgedReplicas) {
     this.lock = lock;
     this.hold = hold;
+    this.acknowledgedReplicas = acknowledgedReplicas;
+  }
+
+  @Override
+  public int acknowledgedReplicas() {
+    return acknowledgedReplicas;
   }
 
   /**

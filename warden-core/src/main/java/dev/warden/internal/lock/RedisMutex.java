@@ -178,6 +178,9 @@ final class RedisMutex implements DistributedLock {
     long waitNanos = Args.waitNanos("waitTime", waitTime);
     Interrupts.checkBefore(driver.describe(), "acquiring");
     String owner = core.context().owners().newHandle();
+    if (core.context().settings().replication() != null) {
+      return ReplicaCheck.forHandle(this, owner, core.watchdogLease(), waitNanos);
+    }
     Granted granted =
         core.acquisition(owner, 0, core.watchdogLease().millis(), waitNanos).await(true);
     return granted == null ? Optional.empty() : Optional.of(newHandle(owner, granted));
@@ -190,6 +193,9 @@ final class RedisMutex implements DistributedLock {
     Lease lease = Lease.fixed(Args.leaseMillis("leaseTime", leaseTime));
     Interrupts.checkBefore(driver.describe(), "acquiring");
     String owner = core.context().owners().newHandle();
+    if (core.context().settings().replication() != null) {
+      return ReplicaCheck.forHandle(this, owner, lease, waitNanos);
+    }
     Granted granted = core.acquisition(owner, 0, lease.millis(), waitNanos).await(true);
     return granted == null
         ? Optional.empty()

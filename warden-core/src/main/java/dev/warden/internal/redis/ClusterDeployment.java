@@ -62,6 +62,9 @@ public final class ClusterDeployment implements Deployment {
   private final StatefulRedisClusterConnection<String, String> connection;
   private final RedisAdvancedClusterAsyncCommands<String, String> commands;
   private final ShardedPubSub pubSub;
+  private final ReplicaWaits replicaWaits;
+  // WAIT's own cluster connection, opened on first use; its node connections are WAIT's alone
+  private CompletableFuture<StatefulRedisClusterConnection<String, String>> waitConnection;
   private final List<Runnable> reconnectActions = new CopyOnWriteArrayList<>();
   private final Disposable topologyEvents;
 
@@ -109,6 +112,22 @@ public final class ClusterDeployment implements Deployment {
     this.connection = commandConnection;
     this.commands = connection.async();
     this.pubSub = new ShardedPubSub(pubSubConnection, clientName);
+    this.replicaWaits =
+        new ReplicaWaits(
+            key -> {
+              RedisURI master =
+                  connection.getPartitions().getMasterBySlot(SlotHash.getSlot(key)).getUri();
+              return master.getHost() + ":" + master.getPort();
+            },
+            address -> {
+              int colon = address.lastIndexOf(':');
+              return waitConnection()
+                  .thenCompose(
+                      dedicated ->
+                          dedicated.getConnectionAsync(
+                              address.substring(0, colon),
+                              Integer.parseInt(address.substring(colon + 1))));
+            });
     this.owners = ownersOf(client.getPartitions());
     // Lettuce 7.7 publishes the event after reloading its partitions, earlier versions (7.5,
     // which Spring Boot 4.1 brings) before (lettuce#2860): the topology is read from the event,
@@ -224,10 +243,24 @@ public final class ClusterDeployment implements Deployment {
 
   @Override
   public void close() {
+    replicaWaits.close();
     topologyEvents.dispose();
     pubSub.close();
     connection.close();
     shutdown();
+  }
+
+  @Override
+  public ReplicaWaits replicaWaits() {
+    return replicaWaits;
+  }
+
+  private synchronized CompletableFuture<StatefulRedisClusterConnection<String, String>>
+      waitConnection() {
+    if (waitConnection == null || waitConnection.isCompletedExceptionally()) {
+      waitConnection = client.connectAsync(StringCodec.UTF8);
+    }
+    return waitConnection;
   }
 
   private void topologyChanged(List<RedisClusterNode> nodes) {

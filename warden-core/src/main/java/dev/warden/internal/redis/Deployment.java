@@ -62,6 +62,19 @@ public interface Deployment {
    */
   void onReconnect(Runnable action);
 
+  /**
+   * The dedicated connections on which acquisitions wait for replicas (one per master, opened on
+   * first use), used only under a replication policy. A deployment without replicas to wait for (a
+   * test stub) has none: every wait fails.
+   */
+  default ReplicaWaits replicaWaits() {
+    return new ReplicaWaits(
+        key -> describe(),
+        address ->
+            CompletableFuture.failedFuture(
+                new UnsupportedOperationException(describe() + " cannot wait for replicas")));
+  }
+
   /** A description for messages: the address, without credentials. */
   String describe();
 

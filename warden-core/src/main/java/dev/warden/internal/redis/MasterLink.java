@@ -113,7 +113,7 @@ final class MasterLink {
    * data nodes: credentials (Lettuce applies a sentinel URI's password to the data nodes only),
    * TLS, database and timeout.
    */
-  private static RedisURI address(RedisURI template, String host, int port, String clientName) {
+  static RedisURI address(RedisURI template, String host, int port, String clientName) {
     return RedisURI.builder()
         .withHost(host)
         .withPort(port)

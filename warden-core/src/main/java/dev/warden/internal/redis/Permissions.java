@@ -14,7 +14,7 @@ public final class Permissions {
       "resetkeys ~warden:* resetchannels &warden:* -@all"
           // sent by the client: connection set-up, scripts, wake-ups, read-only queries
           + " +client|setname +evalsha +eval +subscribe +unsubscribe +pubsub|numsub"
-          + " +get +hget +hmget +hexists +pttl"
+          + " +get +hget +hmget +hexists +pttl +wait"
           // called inside the scripts, which run with the caller's permissions
           + " +del +exists +set +incr +incrby +decrby +type +persist +pexpire +time +publish"
           + " +hset +hdel +hgetall +hincrby"

@@ -12,6 +12,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.ProtocolKeyword;
@@ -77,6 +78,7 @@ public final class SentinelDeployment implements Deployment {
   private final SentinelWatcher watcher;
   private final SentinelPubSub pubSub;
   private final SentinelFollower follower;
+  private final ReplicaWaits replicaWaits;
   private final List<Runnable> reconnectActions = new CopyOnWriteArrayList<>();
   private volatile MasterLink current;
   private volatile long epoch;
@@ -117,6 +119,19 @@ public final class SentinelDeployment implements Deployment {
             + "#"
             + masterName;
     this.pubSub = new SentinelPubSub(() -> current);
+    this.replicaWaits =
+        new ReplicaWaits(
+            key -> current.host + ":" + current.port,
+            address -> {
+              int colon = address.lastIndexOf(':');
+              RedisURI node =
+                  MasterLink.address(
+                      template,
+                      address.substring(0, colon),
+                      Integer.parseInt(address.substring(colon + 1)),
+                      clientName + "-wait");
+              return masterClient.connectAsync(StringCodec.UTF8, node).toCompletableFuture();
+            });
     this.follower = new SentinelFollower(this, watcher, masterName);
     try {
       SentinelWatcher.Answer answer = watcher.ask();
@@ -245,8 +260,14 @@ public final class SentinelDeployment implements Deployment {
     }
     follower.stop(commandTimeout);
     watcher.close();
+    replicaWaits.close();
     awaitClosed(link);
     shutdown();
+  }
+
+  @Override
+  public ReplicaWaits replicaWaits() {
+    return replicaWaits;
   }
 
   /** The link every command takes now. */

@@ -13,6 +13,7 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.ProtocolKeyword;
@@ -35,6 +36,7 @@ public final class SingleServer implements Deployment {
   private final StatefulRedisConnection<String, String> connection;
   private final RedisAsyncCommands<String, String> commands;
   private final ServerPubSub pubSub;
+  private final ReplicaWaits replicaWaits;
 
   private SingleServer(RedisURI uri, Duration commandTimeout, String clientName, TlsOptions tls) {
     this.address = Redaction.redact(uri.toString());
@@ -66,6 +68,16 @@ public final class SingleServer implements Deployment {
     this.connection = commandConnection;
     this.commands = connection.async();
     this.pubSub = new ServerPubSub(pubSubConnection);
+    String self = uri.getHost() + ":" + uri.getPort();
+    this.replicaWaits =
+        new ReplicaWaits(
+            key -> self,
+            address -> client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture());
+  }
+
+  @Override
+  public ReplicaWaits replicaWaits() {
+    return replicaWaits;
   }
 
   /**
@@ -145,6 +157,7 @@ public final class SingleServer implements Deployment {
 
   @Override
   public void close() {
+    replicaWaits.close();
     pubSub.close();
     connection.close();
     shutdown();
