@@ -423,7 +423,8 @@ abstract class LockContract {
     tokens.add(b.fencingToken());
     b.forceUnlock();
 
-    a.lock(200, TimeUnit.MILLISECONDS);
+    // long enough to read its token on a loaded machine (200 ms was not)
+    a.lock(1, TimeUnit.SECONDS);
     tokens.add(a.fencingToken());
     assertThat(b.tryLock(10, 10, TimeUnit.SECONDS)).isTrue(); // after a's lease expired
     tokens.add(b.fencingToken());
