@@ -70,13 +70,17 @@ final class Chaos {
                 "--workers",
                 "--threads",
                 "--seed",
-                "--out"),
+                "--out",
+                "--check"),
             Set.of());
     if (options.helpRequested()) {
       out.print(Main.USAGE);
       return 0;
     }
     options.requireNoPositionals();
+    if (options.optional("--check").isPresent()) {
+      return recheck(Path.of(options.required("--check")), out);
+    }
     String deployment = options.string("--deployment", "single");
     List<ChaosDeployment.Kind> kinds =
         switch (deployment) {
@@ -111,6 +115,41 @@ final class Chaos {
     }
     Settings settings = new Settings(kinds, seconds, workers, threads, seed, outDir);
     return new Chaos(settings, out, err).execute();
+  }
+
+  /**
+   * Runs the checker again on the logs of an earlier run in {@code dir} (one subdirectory per
+   * deployment); the end-of-run checks of Redis itself need the live deployment and are not
+   * repeated.
+   */
+  private static int recheck(Path dir, PrintStream out) {
+    int status = 0;
+    boolean found = false;
+    for (ChaosDeployment.Kind kind : ChaosDeployment.Kind.values()) {
+      Path logs = dir.resolve(kind.label());
+      if (!Files.isRegularFile(logs.resolve("faults.log"))) {
+        continue;
+      }
+      found = true;
+      List<Path> workerLogs = new ArrayList<>();
+      for (int number = 1; Files.exists(logs.resolve("worker-" + number + ".log")); number++) {
+        workerLogs.add(logs.resolve("worker-" + number + ".log"));
+      }
+      ChaosChecker.Report report =
+          ChaosChecker.read(workerLogs, logs.resolve("faults.log")).check();
+      List<String> lines =
+          figures(
+              kind.label() + ", logs re-checked from " + logs,
+              report,
+              report.acquisitions(),
+              report.violations());
+      lines.forEach(out::println);
+      status = report.violations().isEmpty() ? status : 1;
+    }
+    if (!found) {
+      throw new UsageException("--check found no chaos logs under " + dir);
+    }
+    return status;
   }
 
   private int execute() throws InterruptedException {
@@ -288,13 +327,25 @@ final class Chaos {
       long acquisitions,
       List<String> problems,
       Path dir) {
+    List<String> lines =
+        figures(kind.label() + " (" + deployment.describe() + ")", report, acquisitions, problems);
+    lines.forEach(out::println);
+    try {
+      Files.write(dir.resolve("summary.txt"), lines);
+    } catch (IOException e) {
+      err.println("warden chaos: cannot write " + dir.resolve("summary.txt") + ": " + e);
+    }
+  }
+
+  private static List<String> figures(
+      String what, ChaosChecker.Report report, long acquisitions, List<String> problems) {
     int total = report.faults().values().stream().mapToInt(Integer::intValue).sum();
     String byKind =
         report.faults().entrySet().stream()
             .map(entry -> entry.getKey() + " " + entry.getValue())
             .collect(Collectors.joining(", "));
     List<String> lines = new ArrayList<>();
-    lines.add("Results on " + kind.label() + " (" + deployment.describe() + ")");
+    lines.add("Results on " + what);
     lines.add("  faults injected       " + total + (total > 0 ? " (" + byKind + ")" : ""));
     lines.add(
         "  acquisitions          "
@@ -330,12 +381,7 @@ final class Chaos {
     lines.add("  violations            " + problems.size());
     problems.stream().limit(20).forEach(problem -> lines.add("    " + problem));
     lines.add(problems.isEmpty() ? "VERDICT: PASS" : "VERDICT: FAIL");
-    lines.forEach(out::println);
-    try {
-      Files.write(dir.resolve("summary.txt"), lines);
-    } catch (IOException e) {
-      err.println("warden chaos: cannot write " + dir.resolve("summary.txt") + ": " + e);
-    }
+    return lines;
   }
 
   private void stopWorkersAndDeployment() {

@@ -29,9 +29,9 @@ import java.util.TreeMap;
  *       holder got the lock meanwhile): its holder must have been told ({@code leaseLost()}
  *       completed, or the release threw {@code LeaseExpiredException} or failed).
  *   <li><b>Permits.</b> Holders of the leased semaphore whose release succeeded never numbered more
- *       than its permits at once; holders of the plain semaphore never did either, between two
- *       faults that lose Redis's data (a plain permit has no owner: Redis forgetting it cannot be
- *       noticed).
+ *       than its permits at once; holders of the plain semaphore never did either, until the first
+ *       fault that loses Redis's data (a plain permit has no owner: once Redis forgets or rewinds
+ *       the count, later releases add permits, and nobody can tell).
  *   <li><b>Waits</b> ended within their bound plus the contract's 500 ms, with a tolerance for a
  *       busy machine; a wait during which its own process was stopped (SIGSTOP) is exempt.
  *   <li><b>Leaks</b> reported by the workers ({@code K}) and unexpected exceptions ({@code U}).
@@ -290,8 +290,15 @@ final class ChaosChecker {
         }
       }
     }
-    List<Long> dataLost =
-        faults.stream().filter(Fault::losesData).map(Fault::start).sorted().toList();
+    // A plain permit has no owner: once Redis forgets or rewinds the count (a restart, a restart
+    // from an older snapshot, a failover that loses writes), the releases of permits taken before
+    // add permits the count no longer lacks, so the count is only known until the first such fault.
+    long firstLoss =
+        faults.stream()
+            .filter(Fault::losesData)
+            .mapToLong(Fault::start)
+            .min()
+            .orElse(Long.MAX_VALUE);
     TreeMap<Long, Integer> changes = new TreeMap<>();
     taken.forEach(
         (holder, from) -> {
@@ -300,11 +307,10 @@ final class ChaosChecker {
           }
           long to = givenBack.getOrDefault(holder, Long.MAX_VALUE);
           if (!onlyConfirmed) {
-            for (long loss : dataLost) { // a plain permit does not survive Redis forgetting it
-              if (loss > from && loss < to) {
-                to = loss;
-              }
+            if (from >= firstLoss) {
+              return;
             }
+            to = Math.min(to, firstLoss);
           }
           changes.merge(from, 1, Integer::sum);
           changes.merge(to, -1, Integer::sum);

@@ -47,6 +47,7 @@ public final class Main {
                      --threads T    threads per worker, 1-%d (default 3)
                      --seed S       the faults' and operations' random seed
                      --out DIR      where the logs go (default a new temporary directory)
+                     --check DIR    runs the checker again on the logs of an earlier run
         bench      Measures Warden against Redisson on one Redis (module warden-bench;
                    ./warden bench --help lists its options).
         help       Prints this text.

@@ -101,7 +101,22 @@ class ChaosCheckerTest {
   }
 
   @Test
-  void plainPermitsAreCountedAfreshAfterAFaultThatLosesData() {
+  void morePlainHoldersThanPermitsIsAViolationBeforeAnyFaultThatLosesData() {
+    ChaosChecker checker = new ChaosChecker();
+    for (int holder = 0; holder < 4; holder++) {
+      checker.event(1, (holder + 1) * MS + " P chaos-semaphore h" + holder);
+      checker.event(1, 50 * MS + " Q chaos-semaphore h" + holder + " ok");
+    }
+    checker.event(0, 60 * MS + " F " + 70 * MS + " restart true - restarted");
+
+    assertThat(checker.check().violations())
+        .singleElement()
+        .asString()
+        .contains("4 holders of chaos-semaphore at once, above its 3 permits");
+  }
+
+  @Test
+  void plainPermitsAreNotCountedOnceAFaultLostRedisData() {
     ChaosChecker checker = new ChaosChecker();
     for (int holder = 0; holder < 6; holder++) {
       long at = holder < 3 ? 1 : 30;

@@ -51,6 +51,12 @@ class MainTest {
   }
 
   @Test
+  void chaosCheckOfADirectoryWithoutLogsExitsWithTwoNamingIt() {
+    assertThat(run("chaos", "--check", "/nonexistent/chaos")).isEqualTo(2);
+    assertThat(err()).contains("--check found no chaos logs under /nonexistent/chaos");
+  }
+
+  @Test
   void unknownCommandExitsWithTwoNamingIt() {
     assertThat(run("frobnicate", "--now")).isEqualTo(2);
     assertThat(err()).startsWith("warden: unknown command: frobnicate").contains("Usage: warden");
