@@ -32,6 +32,22 @@ public final class Main {
                      NAME           the lock name
                      --uri URI      Redis to ask (default %s)
                      --cluster      the URI lists seeds of a Redis Cluster
+        chaos      Runs worker processes that use locks (reentrant, fair, read-write),
+                   semaphores and latches on a throwaway deployment while faults are
+                   injected (restarts, also from an older snapshot; freezes; pub/sub
+                   kills; partitions; failovers; a worker stopped past its lease), then
+                   checks from their logs that a resource that rejects stale fencing
+                   tokens never accepted overlapping writes, no permit was created,
+                   every wait kept its bound, every lost lease was reported, and
+                   nothing leaked. Prints the figures; exit status 1 on a violation.
+                     --deployment D single, sentinel, cluster or all (default single)
+                     --minutes N    how long each deployment runs (default 2)
+                     --seconds S    instead of --minutes, at least 20
+                     --workers K    worker processes, 1-%d (default 3)
+                     --threads T    threads per worker, 1-%d (default 3)
+                     --seed S       the faults' and operations' random seed
+                     --out DIR      where the logs go (default a new temporary directory)
+                     --check DIR    runs the checker again on the logs of an earlier run
         bench      Measures Warden against Redisson on one Redis (module warden-bench;
                    ./warden bench --help lists its options).
         help       Prints this text.
@@ -43,7 +59,9 @@ public final class Main {
               Demo.MAX_THREADS,
               Demo.MAX_SECONDS,
               Demo.DEFAULT_LOCK,
-              Inspect.DEFAULT_URI);
+              Inspect.DEFAULT_URI,
+              Chaos.MAX_WORKERS,
+              Chaos.MAX_THREADS);
 
   private Main() {}
 
@@ -77,6 +95,8 @@ public final class Main {
         case "demo" -> Demo.run(rest, out, err);
         case "worker" -> DemoWorker.run(rest, System.in, out, err);
         case "inspect" -> Inspect.run(rest, out, err);
+        case "chaos" -> Chaos.run(rest, out, err);
+        case "chaos-worker" -> ChaosWorker.run(rest, System.in, out, err);
         case "help", "-h", "--help" -> {
           out.print(USAGE);
           yield 0;

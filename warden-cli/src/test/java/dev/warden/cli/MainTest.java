@@ -38,6 +38,25 @@ class MainTest {
   }
 
   @Test
+  void chaosWithAnUnknownDeploymentExitsWithTwoNamingIt() {
+    assertThat(run("chaos", "--deployment", "galaxy")).isEqualTo(2);
+    assertThat(err()).contains("--deployment must be single, sentinel, cluster or all: galaxy");
+    assertThat(out()).isEmpty();
+  }
+
+  @Test
+  void chaosShorterThanTwentySecondsExitsWithTwoNamingTheValue() {
+    assertThat(run("chaos", "--seconds", "5")).isEqualTo(2);
+    assertThat(err()).contains("--seconds must be a whole number from 20 to 86400: 5");
+  }
+
+  @Test
+  void chaosCheckOfADirectoryWithoutLogsExitsWithTwoNamingIt() {
+    assertThat(run("chaos", "--check", "/nonexistent/chaos")).isEqualTo(2);
+    assertThat(err()).contains("--check found no chaos logs under /nonexistent/chaos");
+  }
+
+  @Test
   void unknownCommandExitsWithTwoNamingIt() {
     assertThat(run("frobnicate", "--now")).isEqualTo(2);
     assertThat(err()).startsWith("warden: unknown command: frobnicate").contains("Usage: warden");

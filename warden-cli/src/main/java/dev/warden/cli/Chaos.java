@@ -1,0 +1,401 @@
+package dev.warden.cli;
+
+import dev.warden.Warden;
+import dev.warden.testkit.RedisServer;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * {@code warden chaos}: worker processes use every Warden primitive on a throwaway deployment while
+ * a fault injector breaks it; then {@link ChaosChecker} proves from their logs that the protected
+ * resource never accepted overlapping writes, no permit was created, every wait kept its bound and
+ * every lost lease was reported, and the driver checks that nothing leaked.
+ *
+ * <p>Runs on the caller's thread, plus one fault-injector thread per deployment. A shutdown hook
+ * stops the workers and the deployment when the run is interrupted.
+ */
+final class Chaos {
+  static final int MAX_WORKERS = 16;
+  static final int MAX_THREADS = 32;
+  static final int MAX_SECONDS = 24 * 3600;
+  private static final Duration READY_LIMIT = Duration.ofSeconds(90);
+  private static final Duration QUIET_END = Duration.ofSeconds(10);
+  private static final Duration SETTLE_LIMIT = Duration.ofSeconds(40);
+  private static final Pattern LEFT_BY_DESIGN =
+      Pattern.compile(
+          ".*:fence|warden:\\{chaos-semaphore\\}:semaphore|warden:\\{chaos-leased\\}:leased-semaphore");
+
+  private record Settings(
+      List<ChaosDeployment.Kind> kinds,
+      int seconds,
+      int workers,
+      int threads,
+      long seed,
+      Path out) {}
+
+  private final Settings settings;
+  private final PrintStream out;
+  private final PrintStream err;
+  private final List<WorkerProcess> workers = new CopyOnWriteArrayList<>();
+  private volatile ChaosDeployment deployment;
+
+  private Chaos(Settings settings, PrintStream out, PrintStream err) {
+    this.settings = settings;
+    this.out = out;
+    this.err = err;
+  }
+
+  /** Runs the {@code chaos} command; returns the exit status: 0 no violation, 1 otherwise. */
+  static int run(List<String> args, PrintStream out, PrintStream err) throws InterruptedException {
+    Options options =
+        Options.parse(
+            "chaos",
+            args,
+            Set.of(
+                "--deployment",
+                "--minutes",
+                "--seconds",
+                "--workers",
+                "--threads",
+                "--seed",
+                "--out",
+                "--check"),
+            Set.of());
+    if (options.helpRequested()) {
+      out.print(Main.USAGE);
+      return 0;
+    }
+    options.requireNoPositionals();
+    if (options.optional("--check").isPresent()) {
+      return recheck(Path.of(options.required("--check")), out);
+    }
+    String deployment = options.string("--deployment", "single");
+    List<ChaosDeployment.Kind> kinds =
+        switch (deployment) {
+          case "single" -> List.of(ChaosDeployment.Kind.SINGLE);
+          case "sentinel" -> List.of(ChaosDeployment.Kind.SENTINEL);
+          case "cluster" -> List.of(ChaosDeployment.Kind.CLUSTER);
+          case "all" -> List.of(ChaosDeployment.Kind.values());
+          default ->
+              throw new UsageException(
+                  "--deployment must be single, sentinel, cluster or all: " + deployment);
+        };
+    int seconds =
+        options.optional("--seconds").isPresent()
+            ? options.intInRange("--seconds", 60, 20, MAX_SECONDS)
+            : options.intInRange("--minutes", 2, 1, MAX_SECONDS / 60) * 60;
+    long seed;
+    try {
+      seed = Long.parseLong(options.string("--seed", Long.toString(System.nanoTime() % 1_000_000)));
+    } catch (NumberFormatException e) {
+      throw new UsageException("--seed must be a whole number: " + options.required("--seed"));
+    }
+    int workers = options.intInRange("--workers", 3, 1, MAX_WORKERS);
+    int threads = options.intInRange("--threads", 3, 1, MAX_THREADS);
+    Path outDir;
+    try {
+      outDir =
+          options.optional("--out").isPresent()
+              ? Files.createDirectories(Path.of(options.required("--out")))
+              : Files.createTempDirectory("warden-chaos-");
+    } catch (IOException e) {
+      throw new UsageException("--out cannot be created: " + e.getMessage());
+    }
+    Settings settings = new Settings(kinds, seconds, workers, threads, seed, outDir);
+    return new Chaos(settings, out, err).execute();
+  }
+
+  /**
+   * Runs the checker again on the logs of an earlier run in {@code dir} (one subdirectory per
+   * deployment); the end-of-run checks of Redis itself need the live deployment and are not
+   * repeated.
+   */
+  private static int recheck(Path dir, PrintStream out) {
+    int status = 0;
+    boolean found = false;
+    for (ChaosDeployment.Kind kind : ChaosDeployment.Kind.values()) {
+      Path logs = dir.resolve(kind.label());
+      if (!Files.isRegularFile(logs.resolve("faults.log"))) {
+        continue;
+      }
+      found = true;
+      List<Path> workerLogs = new ArrayList<>();
+      for (int number = 1; Files.exists(logs.resolve("worker-" + number + ".log")); number++) {
+        workerLogs.add(logs.resolve("worker-" + number + ".log"));
+      }
+      ChaosChecker.Report report =
+          ChaosChecker.read(workerLogs, logs.resolve("faults.log")).check();
+      List<String> lines =
+          figures(
+              kind.label() + ", logs re-checked from " + logs,
+              report,
+              report.acquisitions(),
+              report.violations());
+      lines.forEach(out::println);
+      status = report.violations().isEmpty() ? status : 1;
+    }
+    if (!found) {
+      throw new UsageException("--check found no chaos logs under " + dir);
+    }
+    return status;
+  }
+
+  private int execute() throws InterruptedException {
+    Thread cleanup = new Thread(this::stopEverything, "warden-chaos-cleanup");
+    Runtime.getRuntime().addShutdownHook(cleanup);
+    int status = 0;
+    try {
+      for (ChaosDeployment.Kind kind : settings.kinds()) {
+        status = Math.max(status, runOn(kind));
+      }
+    } finally {
+      stopEverything();
+      try {
+        Runtime.getRuntime().removeShutdownHook(cleanup);
+      } catch (IllegalStateException shuttingDown) {
+        // The hook does the same cleanup.
+      }
+    }
+    return status;
+  }
+
+  private int runOn(ChaosDeployment.Kind kind) throws InterruptedException {
+    Path dir = settings.out().resolve(kind.label());
+    out.printf(
+        Locale.ROOT,
+        "Warden chaos on %s: %d workers x %d threads for %s, seed %d, logs in %s%n",
+        kind.label(),
+        settings.workers(),
+        settings.threads(),
+        Text.millis(TimeUnit.SECONDS.toMillis(settings.seconds())),
+        settings.seed(),
+        dir);
+    try {
+      Files.createDirectories(dir);
+      deployment = ChaosDeployment.start(kind, settings.workers());
+    } catch (IOException | RuntimeException e) {
+      out.println("VERDICT: FAIL (cannot start the deployment: " + e.getMessage() + ")");
+      return 1;
+    }
+    List<String> problems = new ArrayList<>();
+    ChaosFaults faults = null;
+    try {
+      out.println("Redis: " + deployment.describe());
+      deployment.snapshot();
+      for (int number = 1; number <= settings.workers(); number++) {
+        workers.add(WorkerProcess.start(number, workerCommand(number, dir), err));
+      }
+      for (WorkerProcess worker : workers) {
+        if (!worker.awaitReady(READY_LIMIT.toMillis(), TimeUnit.MILLISECONDS)) {
+          out.println("VERDICT: FAIL (worker " + worker.number() + " not ready)");
+          return 1;
+        }
+      }
+      long started = System.nanoTime();
+      for (WorkerProcess worker : workers) {
+        worker.go();
+      }
+      long faultsEnd = started + Duration.ofSeconds(settings.seconds()).minus(QUIET_END).toNanos();
+      faults =
+          ChaosFaults.start(
+              deployment,
+              workers.stream().map(WorkerProcess::pid).toList(),
+              new Random(settings.seed()),
+              dir.resolve("faults.log"),
+              faultsEnd,
+              err);
+      long acquisitions = 0;
+      for (WorkerProcess worker : workers) {
+        var result = worker.result();
+        if (result.isPresent() && worker.exitValue() == 0) {
+          acquisitions += result.get().acquisitions();
+        } else {
+          problems.add(worker.problem());
+        }
+      }
+      faults.stop();
+      deployment.heal();
+      problems.addAll(leftovers());
+      ChaosChecker.Report report =
+          ChaosChecker.read(
+                  workers.stream().map(w -> dir.resolve("worker-" + w.number() + ".log")).toList(),
+                  dir.resolve("faults.log"))
+              .check();
+      problems.addAll(report.violations());
+      problems.addAll(faults.failures());
+      print(kind, report, acquisitions, problems, dir);
+      return problems.isEmpty() ? 0 : 1;
+    } catch (IOException e) {
+      out.println("VERDICT: FAIL (cannot talk to the workers: " + e.getMessage() + ")");
+      return 1;
+    } finally {
+      if (faults != null) {
+        faults.stop();
+      }
+      stopWorkersAndDeployment();
+    }
+  }
+
+  private List<String> workerCommand(int number, Path dir) {
+    String java =
+        ProcessHandle.current()
+            .info()
+            .command()
+            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    List<String> command = new ArrayList<>();
+    command.addAll(
+        List.of(
+            java,
+            "-XX:+UseSerialGC",
+            "-Xmx256m",
+            "-cp",
+            System.getProperty("java.class.path"),
+            Main.class.getName(),
+            "chaos-worker"));
+    command.addAll(deployment.workerTarget(number).arguments());
+    command.addAll(
+        List.of(
+            "--log",
+            dir.resolve("worker-" + number + ".log").toString(),
+            "--worker",
+            Integer.toString(number),
+            "--threads",
+            Integer.toString(settings.threads()),
+            "--seconds",
+            Integer.toString(settings.seconds()),
+            "--seed",
+            Long.toString(settings.seed())));
+    return command;
+  }
+
+  /**
+   * Waits until Redis holds only what Warden keeps by design (fence counters and semaphore counts)
+   * and the leased semaphore has all its permits back; returns what is still wrong after {@link
+   * #SETTLE_LIMIT}.
+   */
+  private List<String> leftovers() throws InterruptedException {
+    long deadline = System.nanoTime() + SETTLE_LIMIT.toNanos();
+    List<String> problems;
+    do {
+      problems = new ArrayList<>();
+      try (Warden warden = deployment.directTarget().connect()) {
+        for (RedisServer server : deployment.dataServers()) {
+          List<String> keys =
+              server.redis().keys("*").stream()
+                  .filter(key -> !LEFT_BY_DESIGN.matcher(key).matches())
+                  .sorted()
+                  .toList();
+          if (!keys.isEmpty()) {
+            problems.add("keys left in Redis: " + keys);
+          }
+        }
+        int leased = warden.leasedSemaphore(ChaosWorker.LEASED).availablePermits();
+        if (leased != ChaosWorker.LEASED_PERMITS) {
+          problems.add(
+              "the leased semaphore has "
+                  + leased
+                  + " permits, not "
+                  + ChaosWorker.LEASED_PERMITS
+                  + ", after every lease ended");
+        }
+      } catch (RuntimeException e) {
+        problems.add("cannot check what is left in Redis: " + e.getMessage());
+      }
+      if (problems.isEmpty()) {
+        return problems;
+      }
+      Thread.sleep(500); // leases and op markers expire by themselves; look again shortly
+    } while (System.nanoTime() - deadline < 0);
+    return problems;
+  }
+
+  private void print(
+      ChaosDeployment.Kind kind,
+      ChaosChecker.Report report,
+      long acquisitions,
+      List<String> problems,
+      Path dir) {
+    List<String> lines =
+        figures(kind.label() + " (" + deployment.describe() + ")", report, acquisitions, problems);
+    lines.forEach(out::println);
+    try {
+      Files.write(dir.resolve("summary.txt"), lines);
+    } catch (IOException e) {
+      err.println("warden chaos: cannot write " + dir.resolve("summary.txt") + ": " + e);
+    }
+  }
+
+  private static List<String> figures(
+      String what, ChaosChecker.Report report, long acquisitions, List<String> problems) {
+    int total = report.faults().values().stream().mapToInt(Integer::intValue).sum();
+    String byKind =
+        report.faults().entrySet().stream()
+            .map(entry -> entry.getKey() + " " + entry.getValue())
+            .collect(Collectors.joining(", "));
+    List<String> lines = new ArrayList<>();
+    lines.add("Results on " + what);
+    lines.add("  faults injected       " + total + (total > 0 ? " (" + byKind + ")" : ""));
+    lines.add(
+        "  acquisitions          "
+            + Text.grouped(report.acquisitions())
+            + " (locks and permits; workers reported "
+            + Text.grouped(acquisitions)
+            + ")");
+    lines.add(
+        "  protected writes      "
+            + Text.grouped(report.writesAccepted())
+            + " accepted, "
+            + Text.grouped(report.writesRejected())
+            + " rejected as stale by the token-checking resource");
+    lines.add(
+        "  longest wait          "
+            + Text.millis(report.longestWaitMillis())
+            + " (bound: wait "
+            + Text.millis(ChaosWorker.WAIT.toMillis())
+            + " + "
+            + Text.millis(ChaosChecker.WAIT_SLACK.toMillis())
+            + ", tolerance "
+            + Text.millis(ChaosChecker.TOLERANCE.toMillis())
+            + "); "
+            + Text.grouped(report.waitsTimedOut())
+            + " waits timed out");
+    lines.add(
+        "  leases lost           "
+            + report.leasesLost()
+            + ", reported to their holder "
+            + report.leasesLostReported());
+    lines.add(
+        "  Redis errors seen     " + Text.grouped(report.errors()) + " (expected under faults)");
+    lines.add("  violations            " + problems.size());
+    problems.stream().limit(20).forEach(problem -> lines.add("    " + problem));
+    lines.add(problems.isEmpty() ? "VERDICT: PASS" : "VERDICT: FAIL");
+    return lines;
+  }
+
+  private void stopWorkersAndDeployment() {
+    workers.forEach(WorkerProcess::closeInput);
+    workers.forEach(WorkerProcess::stop);
+    workers.clear();
+    ChaosDeployment current = deployment;
+    deployment = null;
+    if (current != null) {
+      current.close();
+    }
+  }
+
+  private synchronized void stopEverything() {
+    stopWorkersAndDeployment();
+  }
+}

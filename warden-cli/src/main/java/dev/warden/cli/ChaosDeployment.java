@@ -1,0 +1,367 @@
+package dev.warden.cli;
+
+import dev.warden.testkit.FaultProxy;
+import dev.warden.testkit.RedisCluster;
+import dev.warden.testkit.RedisSentinels;
+import dev.warden.testkit.RedisServer;
+import io.lettuce.core.KillArgs;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+
+/**
+ * A throwaway Redis deployment of {@code warden chaos} and the faults it can suffer: one
+ * redis-server (each worker behind its own {@link FaultProxy}), a Sentinel set (a master, 2
+ * replicas, 3 sentinels) or a 3+3 Redis Cluster, on free ports of 127.0.0.1.
+ *
+ * <p>Faults run on the caller's thread, one at a time, and return once the deployment serves again
+ * (a freeze or a partition returns when it ends). Not thread-safe: the fault injector's thread is
+ * the only caller until {@link #close}.
+ */
+abstract class ChaosDeployment implements AutoCloseable {
+  /** Long enough to outlast a worker's lease (the watchdog timeout, 3 s). */
+  static final Duration PAST_THE_LEASE = Duration.ofSeconds(4);
+
+  /** What a fault did, for the fault log. */
+  record Outcome(String kind, boolean losesData, String detail) {}
+
+  /** The deployment kinds, as {@code --deployment} names them. */
+  enum Kind {
+    SINGLE,
+    SENTINEL,
+    CLUSTER;
+
+    String label() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /** Starts a deployment of {@code kind} for {@code workers} workers. */
+  static ChaosDeployment start(Kind kind, int workers) {
+    return switch (kind) {
+      case SINGLE -> new Single(RedisServer.start(), workers);
+      case SENTINEL -> new Sentinels(RedisSentinels.start());
+      case CLUSTER -> new Cluster(RedisCluster.start());
+    };
+  }
+
+  /** Describes it for the output. */
+  abstract String describe();
+
+  /** Where worker {@code number} (from 1) connects: through its proxy, where there is one. */
+  abstract Target workerTarget(int number);
+
+  /** Where the driver connects for its own checks: directly. */
+  abstract Target directTarget();
+
+  /** Injects one fault chosen by {@code random} among those this kind supports. */
+  abstract Outcome injectOne(Random random) throws InterruptedException;
+
+  /** Takes a snapshot (RDB) of the data servers, for a later restart from an older snapshot. */
+  abstract void snapshot();
+
+  /** The data servers that hold keys now (masters). */
+  abstract List<RedisServer> dataServers();
+
+  /** Ends partitions and freezes. */
+  abstract void heal();
+
+  @Override
+  public abstract void close();
+
+  /** Kills the pub/sub connections of every client on every data server. */
+  final Outcome killPubSub() {
+    for (RedisServer server : dataServers()) {
+      server.redis().clientKill(KillArgs.Builder.typePubsub());
+    }
+    return new Outcome("pubsub-kill", false, "CLIENT KILL TYPE pubsub on " + dataServers().size());
+  }
+
+  /** Saves an RDB file now. */
+  static void save(RedisServer server) {
+    server.redis().save();
+  }
+
+  /** Deletes the server's RDB file, so that its next restart starts empty. */
+  static void forgetSnapshot(RedisServer server) {
+    try {
+      Files.deleteIfExists(dump(server));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete the snapshot of " + server, e);
+    }
+  }
+
+  static boolean hasSnapshot(RedisServer server) {
+    return Files.exists(dump(server));
+  }
+
+  private static Path dump(RedisServer server) {
+    return Path.of(server.redis().configGet("dir").get("dir"), "dump.rdb");
+  }
+
+  private static final class Single extends ChaosDeployment {
+    private final RedisServer server;
+    private final List<FaultProxy> proxies = new ArrayList<>();
+
+    Single(RedisServer server, int workers) {
+      this.server = server;
+      try {
+        for (int i = 0; i < workers; i++) {
+          proxies.add(FaultProxy.start(server));
+        }
+      } catch (RuntimeException e) {
+        close();
+        throw e;
+      }
+    }
+
+    @Override
+    String describe() {
+      return "throwaway redis-server, each worker behind its own fault proxy";
+    }
+
+    @Override
+    Target workerTarget(int number) {
+      return new Target(proxies.get(number - 1).uri(), false);
+    }
+
+    @Override
+    Target directTarget() {
+      return new Target(server.uri(), false);
+    }
+
+    @Override
+    List<RedisServer> dataServers() {
+      return List.of(server);
+    }
+
+    @Override
+    void snapshot() {
+      save(server);
+    }
+
+    @Override
+    Outcome injectOne(Random random) throws InterruptedException {
+      switch (random.nextInt(6)) {
+        case 0 -> {
+          forgetSnapshot(server);
+          server.restart();
+          return new Outcome("restart", true, "killed and restarted empty");
+        }
+        case 1 -> {
+          if (!hasSnapshot(server)) {
+            save(server);
+          }
+          server.restart();
+          return new Outcome("restart-snapshot", true, "restarted from an older RDB");
+        }
+        case 2 -> {
+          server.pause(PAST_THE_LEASE);
+          Thread.sleep(PAST_THE_LEASE.toMillis()); // the fault lasts this long
+          server.resume();
+          return new Outcome("freeze", false, "SIGSTOP " + PAST_THE_LEASE.toMillis() + " ms");
+        }
+        case 3 -> {
+          return killPubSub();
+        }
+        case 4 -> {
+          int worker = random.nextInt(proxies.size());
+          FaultProxy proxy = proxies.get(worker);
+          proxy.blackhole();
+          try {
+            Thread.sleep(PAST_THE_LEASE.toMillis()); // the partition lasts this long
+          } finally {
+            proxy.heal();
+          }
+          return new Outcome("partition", false, "worker " + (worker + 1) + " blackholed");
+        }
+        default -> {
+          int worker = random.nextInt(proxies.size());
+          proxies.get(worker).cut();
+          return new Outcome("cut", false, "worker " + (worker + 1) + "'s connections reset");
+        }
+      }
+    }
+
+    @Override
+    void heal() {
+      proxies.forEach(FaultProxy::heal);
+      server.resume();
+    }
+
+    @Override
+    public void close() {
+      proxies.forEach(FaultProxy::close);
+      server.close();
+    }
+  }
+
+  private static final class Sentinels extends ChaosDeployment {
+    private final RedisSentinels sentinels;
+
+    Sentinels(RedisSentinels sentinels) {
+      this.sentinels = sentinels;
+    }
+
+    @Override
+    String describe() {
+      return "throwaway Sentinel set (a master, 2 replicas, 3 sentinels)";
+    }
+
+    @Override
+    Target workerTarget(int number) {
+      return directTarget();
+    }
+
+    @Override
+    Target directTarget() {
+      return new Target(sentinels.uri(), false);
+    }
+
+    @Override
+    List<RedisServer> dataServers() {
+      return List.of(sentinels.master());
+    }
+
+    @Override
+    void snapshot() {
+      // A restarted node comes back as a replica and takes its master's data: no snapshot fault.
+    }
+
+    @Override
+    Outcome injectOne(Random random) throws InterruptedException {
+      switch (random.nextInt(5)) {
+        case 0 -> {
+          RedisServer promoted = sentinels.failover();
+          return new Outcome("failover", false, "SENTINEL FAILOVER to port " + promoted.port());
+        }
+        case 1 -> {
+          sentinels.loseNextWrites();
+          Thread.sleep(1000); // writes made in this second reach no replica
+          RedisServer promoted = sentinels.failover();
+          return new Outcome(
+              "failover-lose-writes", true, "the writes of 1 s lost, now port " + promoted.port());
+        }
+        case 2 -> {
+          RedisServer old = sentinels.killMaster();
+          RedisServer promoted = sentinels.awaitNewMaster(old, Duration.ofSeconds(60));
+          old.restart();
+          return new Outcome(
+              "kill-master", true, "killed port " + old.port() + ", now port " + promoted.port());
+        }
+        case 3 -> {
+          RedisServer master = sentinels.master();
+          master.pause(PAST_THE_LEASE);
+          Thread.sleep(PAST_THE_LEASE.toMillis()); // the fault lasts this long
+          master.resume();
+          return new Outcome(
+              "freeze", false, "master SIGSTOP " + PAST_THE_LEASE.toMillis() + " ms");
+        }
+        default -> {
+          return killPubSub();
+        }
+      }
+    }
+
+    @Override
+    void heal() {
+      sentinels.servers().forEach(RedisServer::resume);
+    }
+
+    @Override
+    public void close() {
+      sentinels.close();
+    }
+  }
+
+  private static final class Cluster extends ChaosDeployment {
+    private final RedisCluster cluster;
+
+    Cluster(RedisCluster cluster) {
+      this.cluster = cluster;
+    }
+
+    @Override
+    String describe() {
+      return "throwaway 3+3 Redis Cluster";
+    }
+
+    @Override
+    Target workerTarget(int number) {
+      return directTarget();
+    }
+
+    @Override
+    Target directTarget() {
+      return new Target(String.join(",", cluster.seeds()), true);
+    }
+
+    @Override
+    List<RedisServer> dataServers() {
+      return cluster.masters();
+    }
+
+    @Override
+    void snapshot() {
+      cluster.masters().forEach(ChaosDeployment::save);
+    }
+
+    @Override
+    Outcome injectOne(Random random) throws InterruptedException {
+      List<RedisServer> masters = cluster.masters();
+      RedisServer master = masters.get(random.nextInt(masters.size()));
+      switch (random.nextInt(6)) {
+        case 0 -> {
+          cluster.failover(cluster.replicaOf(master), RedisCluster.Mode.GRACEFUL);
+          return new Outcome("failover", false, "CLUSTER FAILOVER of port " + master.port());
+        }
+        case 1 -> {
+          cluster.failover(cluster.replicaOf(master), RedisCluster.Mode.FORCE);
+          return new Outcome("failover-force", true, "CLUSTER FAILOVER FORCE of " + master.port());
+        }
+        case 2 -> {
+          forgetSnapshot(master);
+          cluster.kill(master);
+          cluster.restart(master);
+          return new Outcome("restart", true, "master port " + master.port() + " restarted");
+        }
+        case 3 -> {
+          if (!hasSnapshot(master)) {
+            save(master);
+          }
+          cluster.kill(master);
+          cluster.restart(master);
+          return new Outcome(
+              "restart-snapshot", true, "master port " + master.port() + " from an older RDB");
+        }
+        case 4 -> {
+          cluster.freeze(master, PAST_THE_LEASE);
+          Thread.sleep(PAST_THE_LEASE.toMillis()); // the fault lasts this long
+          master.resume();
+          cluster.awaitHealthy();
+          return new Outcome(
+              "freeze", true, "master port " + master.port() + " SIGSTOP past the node timeout");
+        }
+        default -> {
+          return killPubSub();
+        }
+      }
+    }
+
+    @Override
+    void heal() {
+      cluster.nodes().forEach(RedisServer::resume);
+    }
+
+    @Override
+    public void close() {
+      cluster.close();
+    }
+  }
+}

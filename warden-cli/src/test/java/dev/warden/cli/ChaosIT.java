@@ -1,0 +1,59 @@
+package dev.warden.cli;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A short {@code warden chaos} run inside the default tests: one redis-server, two worker
+ * processes, one minute of faults. Long runs and the other deployments: {@code ./warden chaos
+ * --deployment all --minutes 10} (README, "Chaos").
+ */
+class ChaosIT {
+  @Test
+  void aMinuteOfFaultsOnOneServerEndsWithNoViolation(@TempDir Path logs) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    int status =
+        Main.run(
+            new String[] {
+              "chaos",
+              "--deployment",
+              "single",
+              "--seconds",
+              "60",
+              "--workers",
+              "2",
+              "--threads",
+              "2",
+              "--seed",
+              "15",
+              "--out",
+              logs.toString()
+            },
+            new PrintStream(out, true, UTF_8),
+            new PrintStream(err, true, UTF_8));
+
+    String output = out.toString(UTF_8);
+    assertThat(output).as(output + err.toString(UTF_8)).contains("VERDICT: PASS");
+    assertThat(status).isZero();
+    assertThat(figure(output, "faults injected")).isGreaterThanOrEqualTo(5);
+    assertThat(figure(output, "acquisitions")).isPositive();
+    assertThat(figure(output, "violations")).isZero();
+    assertThat(logs.resolve("single").resolve("worker-2.log")).isNotEmptyFile();
+  }
+
+  private static long figure(String output, String name) {
+    Matcher matcher = Pattern.compile(name + " +([0-9,]+)").matcher(output);
+    assertThat(matcher.find()).as(name + " in " + output).isTrue();
+    return Long.parseLong(matcher.group(1).replace(",", ""));
+  }
+}
