@@ -380,6 +380,23 @@ class LockScriptsIT {
   }
 
   @Test
+  void aHoldTheClientDoesNotKnowOfGetsANewTokenWhenItsOwnerAcquiresAgain() {
+    long revived = token(acquire("a", "before", 0, 10_000, false));
+    // as after a rewind: the hold is back, and tokens were issued meanwhile
+    long since = Long.parseLong(redis.hget(FENCE, "c")) + 1_000;
+    redis.hset(FENCE, "c", Long.toString(since));
+    List<Object> reply = acquire("a", "after", 0, 10_000, false); // the client knows no hold
+    assertThat(reply.get(0)).isEqualTo(1L);
+    assertThat(token(reply)).isGreaterThan(revived).isGreaterThan(since);
+    assertThat(redis.hget(LOCK, "#t")).isEqualTo(Long.toString(token(reply)));
+    // the count stays: a give-back of a grant its owner gave up on may still be on its way
+    assertThat(reply.get(2)).isEqualTo(2L);
+    List<Object> retry = acquire("a", "after", 0, 10_000, false);
+    assertThat(token(retry)).as("a retry is still a replay").isEqualTo(token(reply));
+    assertThat(retry.get(2)).isEqualTo(2L);
+  }
+
+  @Test
   void aRetriedAcquisitionDoesNotCountTwice() {
     acquire("a", "first", 0, 10_000, false);
     List<Object> retry = acquire("a", "first", 0, 10_000, false); // the client still believes 0

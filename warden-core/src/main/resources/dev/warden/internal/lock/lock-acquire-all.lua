@@ -32,8 +32,7 @@ for i = 1, n do
   local held = redis.call('HGET', lock, owner)
   local token
   if held then
-    held = reenter(lock, owner, held, ARGV[4 + i], id, lease)
-    token = redis.call('HGET', lock, '#t')
+    held, token = reenter_fenced(lock, fence, ARGV[3], owner, held, ARGV[4 + i], id, lease)
   else
     token = mint_token(fence, ARGV[3])
     local kept = reserved[i] and redis.call('HMGET', lock, '#w', '#q')

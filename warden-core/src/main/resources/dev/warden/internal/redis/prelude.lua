@@ -153,6 +153,17 @@ local function count_again(hash, owner, held, known, acquisition, field)
   return held
 end
 
+-- Whether an owner's hold in Redis is one its client does not know of: the client knows no hold
+-- (`known` is '0') and the hold was not raised by this acquisition (`field` names the one that
+-- did; a retry of this one finds its own id there). Such a hold was brought back by a rewind (a
+-- restart from an older file, a failover that lost its release), or granted to an acquisition that
+-- gave up meanwhile, whose give-back may still be on its way (so its count stays, to be given back).
+-- Its token must not be handed out again: it may be below tokens issued since, which the rewind
+-- lost. Ask before re-entering, which records this acquisition.
+local function unknown_hold(hash, known, acquisition, field)
+  return tonumber(known) == 0 and redis.call('HGET', hash, field) ~= acquisition
+end
+
 -- Re-enters a lock hash the owner holds (count_again under '#a'), and gives it at least `lease`
 -- ms: never shortens the lease an outer hold asked for. Returns the hold count.
 local function reenter(hash, owner, held, known, acquisition, lease)
@@ -161,6 +172,19 @@ local function reenter(hash, owner, held, known, acquisition, lease)
     redis.call('PEXPIRE', hash, lease)
   end
   return held
+end
+
+-- Re-enters a lock hash the owner holds (reenter, above) and returns the count and the token: a
+-- new one when the hold is one the client does not know of (unknown_hold), written to '#t'.
+local function reenter_fenced(hash, fence, terms, owner, held, known, acquisition, lease)
+  local unknown = unknown_hold(hash, known, acquisition, '#a')
+  held = reenter(hash, owner, held, known, acquisition, lease)
+  if unknown then
+    local token = mint_token(fence, terms)
+    redis.call('HSET', hash, '#t', token)
+    return held, token
+  end
+  return held, redis.call('HGET', hash, '#t')
 end
 
 -- Ends an owner's read hold: its count, token and acquisition in the reads hash, and its lease

@@ -29,8 +29,9 @@ local now = server_ms()
 
 local held = redis.call('HGET', lock, owner)
 if held then
-  held = reenter(lock, owner, held, ARGV[3], ARGV[9], lease)
-  return {1, redis.call('HGET', lock, '#t'), held}
+  local token
+  held, token = reenter_fenced(lock, fence, ARGV[4], owner, held, ARGV[3], ARGV[9], lease)
+  return {1, token, held}
 end
 
 -- PTTL: -2 when the lock is free; while another owner holds it, its queue needs no look

@@ -61,7 +61,7 @@ local function listed(queue, entry)
   return nil
 end
 
-local state = redis.call('HMGET', lock, owner, '#c', '#r', '#w', '#n', '#q', '#d', '#t', '#o')
+local state = redis.call('HMGET', lock, owner, '#c', '#r', '#w', '#n', '#q', '#d', '#t', '#o', '#a')
 
 -- Refuses the owner: marks that somebody waits, and, when it will wait, lists its client among
 -- the waiting ones ('#q'); `other`: the lock is held by (or nominated for) another client;
@@ -117,9 +117,16 @@ if not held then
   return refuse(state[2] ~= client, nil)
 end
 
--- a re-entry (or a replay, whose first run did the same)
+-- a re-entry (or a replay, whose first run did the same); a hold the client does not know of gets
+-- a new token (see prelude.lua's unknown_hold)
+local unknown = ARGV[3] == '0' and state[10] ~= ARGV[6]
 held = reenter(lock, owner, held, ARGV[3], ARGV[6], lease)
 if ARGV[4] == '1' and not state[4] then
   redis.call('HSET', lock, '#w', 1)
+end
+if unknown then
+  local token = mint_token(fence, ARGV[5])
+  redis.call('HSET', lock, '#t', token)
+  return {1, token, held}
 end
 return {1, state[8], held}

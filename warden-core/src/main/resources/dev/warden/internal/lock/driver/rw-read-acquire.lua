@@ -32,8 +32,14 @@ end
 local held = redis.call('HGET', reads, owner)
 local deadline = tonumber(redis.call('ZSCORE', readers, owner))
 if held and deadline and deadline > now then
+  local unknown = unknown_hold(reads, ARGV[3], ARGV[5], 'a:' .. owner)
   held = count_again(reads, owner, held, ARGV[3], ARGV[5], 'a:' .. owner)
   extend()
+  if unknown then -- a new token (see prelude.lua's unknown_hold)
+    local token = mint_token(fence, ARGV[4])
+    redis.call('HSET', reads, 't:' .. owner, token)
+    return {1, token, held}
+  end
   return {1, redis.call('HGET', reads, 't:' .. owner), held}
 end
 if held then -- its lease ran out: that hold is gone

@@ -28,8 +28,9 @@ local now = server_ms()
 
 local held = redis.call('HGET', write, owner)
 if held then
-  held = reenter(write, owner, held, ARGV[3], ARGV[7], lease)
-  return {1, redis.call('HGET', write, '#t'), held}
+  local token
+  held, token = reenter_fenced(write, fence, ARGV[4], owner, held, ARGV[3], ARGV[7], lease)
+  return {1, token, held}
 end
 
 local readerDeadline = tonumber(redis.call('ZSCORE', readers, owner))
