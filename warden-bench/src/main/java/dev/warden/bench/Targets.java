@@ -129,10 +129,12 @@ final class Targets {
         "W1",
         label + " pairs/s vs the ceiling (redis-benchmark pairs, 16 clients)",
         ">= " + Math.round(CEILING_SHARE * 100) + " % of the ceiling",
-        Format.compact(pairs) + "/s of " + Format.compact(ceiling) + "/s",
+        Double.isNaN(pairs)
+            ? "not run"
+            : Format.compact(pairs) + "/s of " + Format.compact(ceiling) + "/s",
         "",
         share,
-        Math.round(share * 100) + " %",
+        Double.isNaN(share) ? "n/a" : Math.round(share * 100) + " %",
         v -> v >= CEILING_SHARE);
   }
 
