@@ -7,8 +7,10 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -216,7 +218,9 @@ final class Demo {
       throws IOException, InterruptedException {
     long begin = System.nanoTime();
     for (int number = 1; number <= settings.workers(); number++) {
-      workers.add(WorkerProcess.start(number, workerCommand(target, store), err));
+      workers.add(
+          WorkerProcess.start(
+              number, workerCommand(target), workerEnvironment(target, store), err));
     }
     long deadline = begin + READY_LIMIT.toNanos();
     for (WorkerProcess worker : workers) {
@@ -238,7 +242,17 @@ final class Demo {
     return Optional.empty();
   }
 
-  private List<String> workerCommand(Target target, Target store) {
+  /** The URIs, which may hold a password: in the environment, which {@code ps} does not show. */
+  private static Map<String, String> workerEnvironment(Target target, Target store) {
+    Map<String, String> environment = new HashMap<>();
+    environment.put(DemoWorker.URI_VARIABLE, target.uri());
+    if (!store.equals(target)) {
+      environment.put(DemoWorker.STORE_VARIABLE, store.uri());
+    }
+    return environment;
+  }
+
+  private List<String> workerCommand(Target target) {
     String java =
         ProcessHandle.current()
             .info()
@@ -254,9 +268,8 @@ final class Demo {
             System.getProperty("java.class.path"),
             Main.class.getName(),
             "worker"));
-    command.addAll(target.arguments());
-    if (!store.equals(target)) {
-      command.addAll(List.of("--store", store.uri()));
+    if (target.cluster()) {
+      command.add("--cluster");
     }
     command.addAll(
         List.of(

@@ -15,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -44,6 +45,12 @@ final class DemoWorker {
   // Threads that still wait for the lock this long after the run ended are stuck, not slow.
   private static final Duration DRAIN_LIMIT = Duration.ofSeconds(30);
 
+  /** The environment variable through which the demo gives a worker the Redis URI. */
+  static final String URI_VARIABLE = "WARDEN_URI";
+
+  /** The environment variable through which the demo gives a worker the store's URI, if another. */
+  static final String STORE_VARIABLE = "WARDEN_STORE_URI";
+
   /** How long a worker's threads take and release the lock before the worker says it is ready. */
   static final Duration WARM_UP = Duration.ofSeconds(2);
 
@@ -68,8 +75,21 @@ final class DemoWorker {
             Set.of("--uri", "--store", "--threads", "--seconds", "--lock"),
             Set.of("--cluster"));
     options.requireNoPositionals();
-    Target target = new Target(options.required("--uri"), options.flag("--cluster"));
-    Target store = options.optional("--store").map(uri -> new Target(uri, false)).orElse(target);
+    // the demo hands the URIs over in the environment, not on the command line, which any user of
+    // the machine can read (ps): they may hold a password
+    String uri =
+        options
+            .optional("--uri")
+            .or(() -> Optional.ofNullable(System.getenv(URI_VARIABLE)))
+            .orElseThrow(
+                () -> new UsageException("worker: --uri or " + URI_VARIABLE + " is required"));
+    Target target = new Target(uri, options.flag("--cluster"));
+    Target store =
+        options
+            .optional("--store")
+            .or(() -> Optional.ofNullable(System.getenv(STORE_VARIABLE)))
+            .map(storeUri -> new Target(storeUri, false))
+            .orElse(target);
     int threads = options.intInRange("--threads", 4, 1, Demo.MAX_THREADS);
     int seconds = options.intInRange("--seconds", 10, 1, Demo.MAX_SECONDS);
     String lockName = options.string("--lock", Demo.DEFAULT_LOCK);

@@ -8,6 +8,7 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -48,9 +49,20 @@ final class WorkerProcess {
 
   /** Starts {@code command} as worker number {@code number}; its stderr goes to ours. */
   static WorkerProcess start(int number, List<String> command, PrintStream err) throws IOException {
-    Process process =
-        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    return new WorkerProcess(number, process, err);
+    return start(number, command, Map.of(), err);
+  }
+
+  /**
+   * The same, with {@code environment} added to the worker's (for what its command line must not
+   * show).
+   */
+  static WorkerProcess start(
+      int number, List<String> command, Map<String, String> environment, PrintStream err)
+      throws IOException {
+    ProcessBuilder builder =
+        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
+    builder.environment().putAll(environment);
+    return new WorkerProcess(number, builder.start(), err);
   }
 
   int number() {

@@ -97,7 +97,7 @@ class MainTest {
   @Test
   void workerWithoutUriExitsWithTwo() {
     assertThat(run("worker", "--threads", "1")).isEqualTo(2);
-    assertThat(err()).contains("worker needs --uri <value>");
+    assertThat(err()).contains("worker: --uri or WARDEN_URI is required");
   }
 
   @Test

@@ -36,4 +36,27 @@ class SecretsIT {
         .contains("WRONGPASS")
         .doesNotContain(PASSWORD);
   }
+
+  @Test
+  void theDemoHandsItsWorkersThePasswordedUriOutsideTheirCommandLines() throws Exception {
+    try (RedisServer redis = RedisServer.start()) {
+      WardenAcl.createUser(redis, "app", PASSWORD, "~* &* +@all");
+      String good = "redis://app:" + PASSWORD + "@127.0.0.1:" + redis.port();
+      java.util.concurrent.CompletableFuture<Integer> demo =
+          java.util.concurrent.CompletableFuture.supplyAsync(
+              () ->
+                  run("demo", "--uri", good, "--workers", "1", "--threads", "1", "--seconds", "2"));
+      java.util.Set<String> seen = new java.util.HashSet<>();
+      while (!demo.isDone()) { // every command line of the demo's workers, as ps shows them
+        ProcessHandle.current()
+            .descendants()
+            .forEach(p -> p.info().commandLine().ifPresent(seen::add));
+        Thread.onSpinWait();
+      }
+      assertThat(demo.get()).isZero();
+      assertThat(seen).anyMatch(line -> line.contains(" worker"));
+      assertThat(seen).noneMatch(line -> line.contains(PASSWORD));
+    }
+    assertThat(output.toString(UTF_8)).contains("VERDICT: PASS").doesNotContain(PASSWORD);
+  }
 }
