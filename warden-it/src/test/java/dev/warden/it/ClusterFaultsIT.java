@@ -177,6 +177,59 @@ class ClusterFaultsIT {
     }
   }
 
+  @Test
+  void aReconnectedPubSubConnectionSubscribesItsChannelsOfSeveralSlotsAgain() throws Exception {
+    // found by `warden chaos`: Lettuce re-sends a node connection's sharded channels in one
+    // SSUBSCRIBE, which Redis refuses (CROSSSLOT) when they lie in several slots; the waiters then
+    // heard nothing more and waited for their recheck (30 s here)
+    RedisServer master = cluster.masters().get(2);
+    String first = ClusterNames.on(cluster, master, "resubscribed-a");
+    String second = ClusterNames.on(cluster, master, "resubscribed-b");
+    assertThat(ClusterNames.slotOf(first)).isNotEqualTo(ClusterNames.slotOf(second));
+    List<String> channels =
+        List.of("warden:{" + first + "}:lock:released", "warden:{" + second + "}:lock:released");
+    try (Warden holder = ClusterNames.warden(cluster, LEASE);
+        Warden waiting =
+            Warden.builder()
+                .cluster(cluster.seeds().toArray(String[]::new))
+                .recheckInterval(Duration.ofSeconds(30))
+                .build()) {
+      LockHandle a = holder.lock(first).acquire(Duration.ofSeconds(5));
+      LockHandle b = holder.lock(second).acquire(Duration.ofSeconds(5));
+      CompletableFuture<Long> firstWaiter = acquiredAt(waiting.lock(first));
+      CompletableFuture<Long> secondWaiter = acquiredAt(waiting.lock(second));
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  master
+                      .redis()
+                      .pubsubShardNumsub(channels.toArray(String[]::new))
+                      .values()
+                      .stream()
+                      .allMatch(n -> n == 1L));
+
+      assertThat(master.redis().clientKill(KillArgs.Builder.typePubsub())).isPositive();
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  master
+                      .redis()
+                      .pubsubShardNumsub(channels.toArray(String[]::new))
+                      .values()
+                      .stream()
+                      .allMatch(n -> n == 1L));
+
+      long released = System.nanoTime();
+      a.close();
+      b.close();
+      // woken by the release messages, not by the recheck 30 s away
+      assertThat(firstWaiter.get(10, TimeUnit.SECONDS)).isGreaterThan(released);
+      assertThat(secondWaiter.get(10, TimeUnit.SECONDS)).isGreaterThan(released);
+    }
+  }
+
   private static boolean tryOnce(DistributedLock lock) throws InterruptedException {
     try {
       return lock.tryLock(0, TimeUnit.SECONDS);

@@ -112,6 +112,15 @@ public final class ClusterDeployment implements Deployment {
     this.connection = commandConnection;
     this.commands = connection.async();
     this.pubSub = new ShardedPubSub(pubSubConnection, clientName);
+    client.addListener(
+        new RedisConnectionStateListener() {
+          @Override
+          public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress remote) {
+            if (handler instanceof StatefulRedisPubSubConnection) {
+              pubSub.reconnected(handler); // Lettuce's own re-subscription fails across slots
+            }
+          }
+        });
     this.replicaWaits =
         new ReplicaWaits(
             key -> {
@@ -228,7 +237,8 @@ public final class ClusterDeployment implements Deployment {
           public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress remote) {
             // Only a connection seen before counts: every topology refresh opens (and closes) a
             // connection to each node, and a first connection to a new master follows a topology
-            // change, which runs the actions itself. Pub/sub connections re-subscribe alone.
+            // change, which runs the actions itself. Pub/sub connections:
+            // ShardedPubSub.reconnected.
             if (!(handler instanceof StatefulRedisPubSubConnection) && connectedBefore(handler)) {
               runReconnectActions();
             }

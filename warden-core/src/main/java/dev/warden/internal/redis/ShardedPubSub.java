@@ -27,7 +27,8 @@ import java.util.concurrent.TimeUnit;
  * and delivers messages only from the node it subscribed last, so a demoted master that still
  * receives the shard's messages causes no duplicates. A confirmed subscription (the first, or after
  * a move or a reconnect) is reported to {@link Listener#subscribed}, which wakes the channel's
- * waiters: messages may have been lost meanwhile.
+ * waiters: messages may have been lost meanwhile. After a node's connection reconnects, it
+ * subscribes that node's channels again one by one ({@link #reconnected}).
  *
  * <p>Failures: a first SSUBSCRIBE that fails for another reason than a redirection fails its future
  * ({@code Subscriptions} subscribes anew on the next join); a re-subscription that fails is tried
@@ -203,6 +204,31 @@ final class ShardedPubSub implements PubSub {
       return;
     }
     connectionTo(node).thenAccept(c -> c.async().sunsubscribe(channel));
+  }
+
+  /**
+   * After a node's pub/sub connection reconnected, subscribes every channel wanted there again, one
+   * SSUBSCRIBE each: Lettuce re-sends a connection's sharded channels in one SSUBSCRIBE, which
+   * Redis refuses (CROSSSLOT) when they lie in several slots of the node, and the subscriptions
+   * would be gone for good. Each confirmation wakes its channel's waiters ({@link
+   * NodeListener#ssubscribed}).
+   */
+  void reconnected(Object connection) {
+    String node = null;
+    for (Map.Entry<String, StatefulRedisPubSubConnection<String, String>> entry :
+        nodes.entrySet()) {
+      if (entry.getValue() == connection) {
+        node = entry.getKey();
+      }
+    }
+    if (node == null || closed) {
+      return; // a first connection, or not one of this class's
+    }
+    for (Wanted wanted : channels.values()) {
+      if (node.equals(wanted.node())) {
+        moveTo(wanted, node, 0);
+      }
+    }
   }
 
   /** The pub/sub connection to one node, with this class's listener on it. */
