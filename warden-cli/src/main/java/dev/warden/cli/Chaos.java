@@ -249,21 +249,7 @@ final class Chaos {
   }
 
   private List<String> workerCommand(int number, Path dir) {
-    String java =
-        ProcessHandle.current()
-            .info()
-            .command()
-            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    List<String> command = new ArrayList<>();
-    command.addAll(
-        List.of(
-            java,
-            "-XX:+UseSerialGC",
-            "-Xmx256m",
-            "-cp",
-            System.getProperty("java.class.path"),
-            Main.class.getName(),
-            "chaos-worker"));
+    List<String> command = WorkerProcess.javaCommand("chaos-worker");
     command.addAll(deployment.workerTarget(number).arguments());
     command.addAll(
         List.of(

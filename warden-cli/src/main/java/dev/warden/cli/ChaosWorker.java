@@ -116,7 +116,7 @@ final class ChaosWorker {
       } catch (IOException e) {
         return 1;
       }
-      exitWhenTheDriverIsGone(driver, err);
+      WorkerProcess.exitWhenStdinCloses(driver, err, "chaos-worker");
       return worker.runFor(threads, Duration.ofSeconds(seconds), out);
     }
   }
@@ -479,24 +479,5 @@ final class ChaosWorker {
         && stats.subscriptions() == 0
         && stats.acquisitions() == 0
         && stats.parkedWaiters() == 0;
-  }
-
-  private static void exitWhenTheDriverIsGone(BufferedReader driver, PrintStream err) {
-    Thread watcher =
-        new Thread(
-            () -> {
-              try {
-                while (driver.readLine() != null) {
-                  // Nothing is sent after GO.
-                }
-              } catch (IOException closed) {
-                // The same as the end of input.
-              }
-              err.println("warden chaos-worker: the driver went away; stopping");
-              System.exit(1);
-            },
-            "chaos-watcher");
-    watcher.setDaemon(true);
-    watcher.start();
   }
 }

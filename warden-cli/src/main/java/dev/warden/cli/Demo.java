@@ -4,7 +4,6 @@ import dev.warden.LockInfo;
 import dev.warden.Warden;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -253,21 +252,7 @@ final class Demo {
   }
 
   private List<String> workerCommand(Target target) {
-    String java =
-        ProcessHandle.current()
-            .info()
-            .command()
-            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    List<String> command = new ArrayList<>();
-    command.addAll(
-        List.of(
-            java,
-            "-XX:+UseSerialGC", // a small worker needs no parallel GC threads on a shared machine
-            "-Xmx256m",
-            "-cp",
-            System.getProperty("java.class.path"),
-            Main.class.getName(),
-            "worker"));
+    List<String> command = WorkerProcess.javaCommand("worker");
     if (target.cluster()) {
       command.add("--cluster");
     }

@@ -105,7 +105,7 @@ final class DemoWorker {
         err.println("warden worker: the demo went away before the start");
         return 1;
       }
-      exitWhenTheDemoIsGone(demo, err);
+      WorkerProcess.exitWhenStdinCloses(demo, err, "worker");
       return worker.runFor(threads, Duration.ofSeconds(seconds), out);
     }
   }
@@ -215,26 +215,6 @@ final class DemoWorker {
       failure.compareAndSet(null, bug);
       bug.printStackTrace();
     }
-  }
-
-  /** Exits as soon as stdin closes: the demo has ended or was killed, nobody waits for results. */
-  private static void exitWhenTheDemoIsGone(BufferedReader demo, PrintStream err) {
-    Thread watcher =
-        new Thread(
-            () -> {
-              try {
-                while (demo.readLine() != null) {
-                  // The demo sends nothing after GO; anything else is ignored.
-                }
-              } catch (IOException closed) {
-                // A broken pipe means the same as the end of input: the demo is gone.
-              }
-              err.println("warden worker: the demo went away; stopping");
-              System.exit(1);
-            },
-            "demo-watcher");
-    watcher.setDaemon(true);
-    watcher.start();
   }
 
   private static String readLine(BufferedReader reader) {

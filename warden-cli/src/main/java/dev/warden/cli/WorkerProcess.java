@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -189,5 +191,49 @@ final class WorkerProcess {
           "DONE reports " + acquisitions + " acquisitions but " + waits.count() + " waits");
     }
     return new Result(acquisitions, waits);
+  }
+
+  /**
+   * The command that starts this JVM's {@link Main} again as a worker: the same java, class path,
+   * and a small serial-GC heap (a worker needs no parallel GC threads on a shared machine).
+   */
+  static List<String> javaCommand(String workerCommand) {
+    String java =
+        ProcessHandle.current()
+            .info()
+            .command()
+            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    return new ArrayList<>(
+        List.of(
+            java,
+            "-XX:+UseSerialGC",
+            "-Xmx256m",
+            "-cp",
+            System.getProperty("java.class.path"),
+            Main.class.getName(),
+            workerCommand));
+  }
+
+  /**
+   * In a worker: exits (status 1) as soon as stdin closes, which means the process that started it
+   * ended or was killed, so that nobody waits for its results; {@code who} names it in the message.
+   */
+  static void exitWhenStdinCloses(BufferedReader stdin, PrintStream err, String who) {
+    Thread watcher =
+        new Thread(
+            () -> {
+              try {
+                while (stdin.readLine() != null) {
+                  // Nothing is sent after GO; anything else is ignored.
+                }
+              } catch (IOException closed) {
+                // A broken pipe means the same as the end of input.
+              }
+              err.println("warden " + who + ": the process that started it went away; stopping");
+              System.exit(1);
+            },
+            "worker-watcher");
+    watcher.setDaemon(true);
+    watcher.start();
   }
 }
