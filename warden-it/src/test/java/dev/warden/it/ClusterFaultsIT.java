@@ -198,28 +198,10 @@ class ClusterFaultsIT {
       LockHandle b = holder.lock(second).acquire(Duration.ofSeconds(5));
       CompletableFuture<Long> firstWaiter = acquiredAt(waiting.lock(first));
       CompletableFuture<Long> secondWaiter = acquiredAt(waiting.lock(second));
-      await()
-          .atMost(Duration.ofSeconds(10))
-          .until(
-              () ->
-                  master
-                      .redis()
-                      .pubsubShardNumsub(channels.toArray(String[]::new))
-                      .values()
-                      .stream()
-                      .allMatch(n -> n == 1L));
+      awaitOneSubscriberEach(master, channels);
 
       assertThat(master.redis().clientKill(KillArgs.Builder.typePubsub())).isPositive();
-      await()
-          .atMost(Duration.ofSeconds(10))
-          .until(
-              () ->
-                  master
-                      .redis()
-                      .pubsubShardNumsub(channels.toArray(String[]::new))
-                      .values()
-                      .stream()
-                      .allMatch(n -> n == 1L));
+      awaitOneSubscriberEach(master, channels);
 
       long released = System.nanoTime();
       a.close();
@@ -228,6 +210,16 @@ class ClusterFaultsIT {
       assertThat(firstWaiter.get(10, TimeUnit.SECONDS)).isGreaterThan(released);
       assertThat(secondWaiter.get(10, TimeUnit.SECONDS)).isGreaterThan(released);
     }
+  }
+
+  /** Waits until each channel has exactly one sharded subscriber on {@code master}. */
+  private static void awaitOneSubscriberEach(RedisServer master, List<String> channels) {
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                master.redis().pubsubShardNumsub(channels.toArray(String[]::new)).values().stream()
+                    .allMatch(n -> n == 1L));
   }
 
   private static boolean tryOnce(DistributedLock lock) throws InterruptedException {
