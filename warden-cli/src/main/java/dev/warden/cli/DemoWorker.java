@@ -177,17 +177,7 @@ final class DemoWorker {
       out.println("FAILED " + oneLine(problem));
       return 1;
     }
-    Histogram all = new Histogram();
-    waits.forEach(all::add);
-    out.println(
-        String.join(
-            " ",
-            "DONE",
-            Long.toString(all.count()),
-            Long.toString(all.percentile(50)),
-            Long.toString(all.percentile(99)),
-            Long.toString(all.max()),
-            all.encode()));
+    WorkerProcess.reportDone(out, waits);
     return 0;
   }
 

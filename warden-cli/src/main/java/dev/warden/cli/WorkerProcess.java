@@ -236,4 +236,22 @@ final class WorkerProcess {
     watcher.setDaemon(true);
     watcher.start();
   }
+
+  /**
+   * In a worker: prints the protocol's {@code DONE <count> <p50 us> <p99 us> <max us> <histogram>}
+   * line for the waits of all its threads, which the starting process parses.
+   */
+  static void reportDone(PrintStream out, List<Histogram> waits) {
+    Histogram all = new Histogram();
+    waits.forEach(all::add);
+    out.println(
+        String.join(
+            " ",
+            "DONE",
+            Long.toString(all.count()),
+            Long.toString(all.percentile(50)),
+            Long.toString(all.percentile(99)),
+            Long.toString(all.max()),
+            all.encode()));
+  }
 }
