@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds every module and runs every test (unit and integration): ./test.sh [extra mvn args]
-# e.g. ./test.sh -pl warden-cli -am    or    ./test.sh -Dtest='*LockIT'
+# e.g. ./test.sh -pl warden-cli -am    or    ./test.sh -Dtest='*LockIT'   (-Dtest selects unit
+# tests (*Test, Surefire) and integration tests (*IT, Failsafe) alike)
 # Exits with Maven's status.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"
