@@ -20,6 +20,7 @@ import dev.warden.internal.lease.LeaseKeeper;
 import dev.warden.internal.lock.Locks;
 import dev.warden.internal.quorum.QuorumLock;
 import dev.warden.internal.redis.Calls;
+import dev.warden.internal.redis.ClientSetup;
 import dev.warden.internal.redis.ClusterDeployment;
 import dev.warden.internal.redis.Deployment;
 import dev.warden.internal.redis.Scripts;
@@ -81,15 +82,13 @@ public final class WardenRuntime {
       TlsOptions tls,
       Replication replication) {
     Owners owners = new Owners();
-    String clientName = "warden-" + owners.clientId();
+    Settings settings = new Settings(watchdogTimeout, commandTimeout, recheckInterval, replication);
+    ClientSetup setup = new ClientSetup(settings, "warden-" + owners.clientId(), tls);
     Deployment deployment =
         SentinelDeployment.isSentinelUri(uri)
-            ? SentinelDeployment.connect(uri, commandTimeout, clientName, tls)
-            : SingleServer.connect(uri, commandTimeout, clientName, tls);
-    return new WardenRuntime(
-        new Settings(watchdogTimeout, commandTimeout, recheckInterval, replication),
-        owners,
-        deployment);
+            ? SentinelDeployment.connect(uri, setup)
+            : SingleServer.connect(uri, setup);
+    return new WardenRuntime(settings, owners, deployment);
   }
 
   /**
@@ -106,12 +105,9 @@ public final class WardenRuntime {
       TlsOptions tls,
       Replication replication) {
     Owners owners = new Owners();
-    Deployment deployment =
-        ClusterDeployment.connect(seedUris, commandTimeout, "warden-" + owners.clientId(), tls);
-    return new WardenRuntime(
-        new Settings(watchdogTimeout, commandTimeout, recheckInterval, replication),
-        owners,
-        deployment);
+    Settings settings = new Settings(watchdogTimeout, commandTimeout, recheckInterval, replication);
+    ClientSetup setup = new ClientSetup(settings, "warden-" + owners.clientId(), tls);
+    return new WardenRuntime(settings, owners, ClusterDeployment.connect(seedUris, setup));
   }
 
   public DistributedLock lock(String name) {
