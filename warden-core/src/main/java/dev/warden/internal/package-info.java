@@ -3,7 +3,8 @@
  * without notice. This package holds only the composition root, {@link
  * dev.warden.internal.WardenRuntime}, which makes the parts of one {@code Warden} and closes them.
  * The parts live in one package per concern, each importing only those listed before it: {@code
- * base}, {@code redis}, {@code wait} and {@code lease}, {@code lock.driver}, {@code lock}, and
- * {@code sync} (see the README's Layout and CONCURRENCY.md).
+ * base}, {@code redis}, {@code redis.sentinel} and {@code redis.cluster}, {@code wait} and {@code
+ * lease}, {@code lock.driver}, {@code lock}, {@code quorum} and {@code sync} (see the README's
+ * Layout and CONCURRENCY.md).
  */
 package dev.warden.internal;

@@ -30,6 +30,8 @@ class ArchitectureTest {
       Map.of(
           "base", Set.of(),
           "redis", Set.of("base"),
+          "redis.sentinel", Set.of("base", "redis"),
+          "redis.cluster", Set.of("base", "redis"),
           "wait", Set.of("base", "redis"),
           "lease", Set.of("base", "redis"),
           "lock.driver", Set.of("base", "redis", "wait", "lease"),

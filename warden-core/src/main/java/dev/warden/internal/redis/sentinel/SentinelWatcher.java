@@ -1,4 +1,4 @@
-package dev.warden.internal.redis;
+package dev.warden.internal.redis.sentinel;
 
 import dev.warden.internal.base.Clock;
 import io.lettuce.core.RedisClient;

@@ -1,7 +1,6 @@
-package dev.warden.internal.redis;
+package dev.warden.internal.redis.sentinel;
 
 import dev.warden.internal.base.Clock;
-import dev.warden.internal.base.Settings;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -14,12 +13,29 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Follows a Sentinel-managed master on its own daemon thread ({@code warden-sentinel-N}): asks the
- * sentinels every {@link Settings#SENTINEL_POLL_MILLIS} and whenever one announces a switch, and
- * moves to the replica a failover leader selected as soon as it is named. Every decision and every
- * move of {@link SentinelDeployment}'s link happens on this one thread, one at a time; it may block
- * on connecting and on the sentinels' and nodes' answers, never on an event-loop thread.
+ * sentinels every {@link #POLL_MILLIS} and whenever one announces a switch, and moves to the
+ * replica a failover leader selected as soon as it is named. Every decision and every move of
+ * {@link SentinelDeployment}'s link happens on this one thread, one at a time; it may block on
+ * connecting and on the sentinels' and nodes' answers, never on an event-loop thread.
  */
 final class SentinelFollower {
+  /**
+   * How often the sentinels are asked where the master is, besides hearing their {@code
+   * +switch-master} announcements: covers a lost announcement, a sentinel that was down and a
+   * failover that needed several votes.
+   */
+  static final long POLL_MILLIS = 1_000;
+
+  /**
+   * How long a deployment that moved to the replica a failover leader selected waits for it to
+   * become master (the leader promotes it within about 100 ms) before asking the sentinels again,
+   * and how often it asks the replica its role meanwhile.
+   */
+  static final long PROMOTION_WAIT_MILLIS = 2_000;
+
+  /** See {@link #PROMOTION_WAIT_MILLIS}. */
+  static final long PROMOTION_POLL_MILLIS = 10;
+
   private static final Logger log = LoggerFactory.getLogger(SentinelFollower.class);
   private static final AtomicInteger threads = new AtomicInteger();
 
@@ -73,10 +89,7 @@ final class SentinelFollower {
   @SuppressWarnings("FutureReturnValueIgnored")
   private void startPolling() {
     watcherThread.scheduleWithFixedDelay(
-        this::check,
-        Settings.SENTINEL_POLL_MILLIS,
-        Settings.SENTINEL_POLL_MILLIS,
-        TimeUnit.MILLISECONDS);
+        this::check, POLL_MILLIS, POLL_MILLIS, TimeUnit.MILLISECONDS);
   }
 
   private void requestCheck() {
@@ -156,7 +169,7 @@ final class SentinelFollower {
         }
       }
       try {
-        Thread.sleep(Settings.SENTINEL_PROMOTION_POLL_MILLIS);
+        Thread.sleep(PROMOTION_POLL_MILLIS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return null; // closing
@@ -182,7 +195,7 @@ final class SentinelFollower {
           answer,
           masterName,
           e.getMessage(),
-          Settings.SENTINEL_POLL_MILLIS);
+          POLL_MILLIS);
       return;
     }
     // never lower: tokens minted after this one must not rank below those minted before
@@ -206,9 +219,7 @@ final class SentinelFollower {
     if (!link.isAt(masterHost, masterPort) || link.isAt(host, port)) {
       return; // about a master Warden has left already
     }
-    long deadline =
-        Clock.SYSTEM.nanoTime()
-            + TimeUnit.MILLISECONDS.toNanos(Settings.SENTINEL_PROMOTION_WAIT_MILLIS);
+    long deadline = Clock.SYSTEM.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PROMOTION_WAIT_MILLIS);
     MasterLink next = openUntil(deadline, host, port);
     if (next == null) {
       return;
@@ -231,7 +242,7 @@ final class SentinelFollower {
           deployment.runReconnectActions();
           return;
         }
-        Thread.sleep(Settings.SENTINEL_PROMOTION_POLL_MILLIS);
+        Thread.sleep(PROMOTION_POLL_MILLIS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return; // closing

@@ -1,7 +1,10 @@
-package dev.warden.internal.redis;
+package dev.warden.internal.redis.sentinel;
 
 import dev.warden.WardenException;
-import dev.warden.internal.base.Settings;
+import dev.warden.internal.redis.ClientSetup;
+import dev.warden.internal.redis.Deployment;
+import dev.warden.internal.redis.PubSub;
+import dev.warden.internal.redis.ReplicaWaits;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
@@ -40,11 +43,11 @@ import org.slf4j.LoggerFactory;
  * nothing more is written to the master being demoted (which stays writable until the sentinels
  * convert it, about 10 s later); writes sent before the promotion get READONLY, which callers
  * retry. Once the replica answers {@code ROLE} as master (polled every {@link
- * Settings#SENTINEL_PROMOTION_POLL_MILLIS}), the fence epoch is raised above the old one and the
+ * SentinelFollower#PROMOTION_POLL_MILLIS}), the fence epoch is raised above the old one and the
  * {@link #onReconnect} actions run: the lease keeper checks every hold on the new master and
  * reports those the failover lost. If it is not promoted within {@link
- * Settings#SENTINEL_PROMOTION_WAIT_MILLIS} (an aborted failover), the sentinels are asked again.
- * <em>Switch:</em> on {@code +switch-master}, and every {@link Settings#SENTINEL_POLL_MILLIS} (a
+ * SentinelFollower#PROMOTION_WAIT_MILLIS} (an aborted failover), the sentinels are asked again.
+ * <em>Switch:</em> on {@code +switch-master}, and every {@link SentinelFollower#POLL_MILLIS} (a
  * lost announcement, a sentinel that was down, a failover that took several votes), the sentinels
  * are asked ({@code SENTINEL MASTER}); when they name another master with a configuration epoch at
  * least the current one, the follower opens a link to it, checks {@code ROLE}, and swaps it in.

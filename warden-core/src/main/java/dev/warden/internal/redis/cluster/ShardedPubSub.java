@@ -1,5 +1,7 @@
-package dev.warden.internal.redis;
+package dev.warden.internal.redis.cluster;
 
+import dev.warden.internal.redis.Failures;
+import dev.warden.internal.redis.PubSub;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.SlotHash;
