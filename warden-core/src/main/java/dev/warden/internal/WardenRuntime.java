@@ -34,6 +34,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
+import java.util.function.Function;
 
 /**
  * The composition root of one {@code Warden}: makes the deployment's connections, the timer, the
@@ -52,11 +53,13 @@ public final class WardenRuntime {
   private final Events events = new Events();
   private volatile boolean closed;
 
-  private WardenRuntime(Settings settings, Owners owners, Deployment deployment) {
-    Clock clock = Clock.SYSTEM;
+  private WardenRuntime(
+      ClientSetup setup, Owners owners, Deployment deployment, SystemTimer timer) {
+    Settings settings = setup.settings();
+    Clock clock = setup.clock();
     Executor callbacks = ForkJoinPool.commonPool();
     this.deployment = deployment;
-    this.timer = new SystemTimer();
+    this.timer = timer;
     Scripts scripts = new Scripts(deployment);
     Calls calls = new Calls(settings, clock, () -> closed);
     this.subscriptions = new Subscriptions(deployment.pubSub(), owners.clientId(), timer, settings);
@@ -81,14 +84,13 @@ public final class WardenRuntime {
       Duration recheckInterval,
       TlsOptions tls,
       Replication replication) {
-    Owners owners = new Owners();
-    Settings settings = new Settings(watchdogTimeout, commandTimeout, recheckInterval, replication);
-    ClientSetup setup = new ClientSetup(settings, "warden-" + owners.clientId(), tls);
-    Deployment deployment =
-        SentinelDeployment.isSentinelUri(uri)
-            ? SentinelDeployment.connect(uri, setup)
-            : SingleServer.connect(uri, setup);
-    return new WardenRuntime(settings, owners, deployment);
+    return start(
+        new Settings(watchdogTimeout, commandTimeout, recheckInterval, replication),
+        tls,
+        setup ->
+            SentinelDeployment.isSentinelUri(uri)
+                ? SentinelDeployment.connect(uri, setup)
+                : SingleServer.connect(uri, setup));
   }
 
   /**
@@ -104,10 +106,28 @@ public final class WardenRuntime {
       Duration recheckInterval,
       TlsOptions tls,
       Replication replication) {
+    return start(
+        new Settings(watchdogTimeout, commandTimeout, recheckInterval, replication),
+        tls,
+        setup -> ClusterDeployment.connect(seedUris, setup));
+  }
+
+  /**
+   * Starts the timer, connects with {@code connect} and makes the runtime; the one place that
+   * chooses the system's clock and timer (tests of the parts hand them virtual ones).
+   */
+  private static WardenRuntime start(
+      Settings settings, TlsOptions tls, Function<ClientSetup, Deployment> connect) {
     Owners owners = new Owners();
-    Settings settings = new Settings(watchdogTimeout, commandTimeout, recheckInterval, replication);
-    ClientSetup setup = new ClientSetup(settings, "warden-" + owners.clientId(), tls);
-    return new WardenRuntime(settings, owners, ClusterDeployment.connect(seedUris, setup));
+    SystemTimer timer = new SystemTimer();
+    ClientSetup setup =
+        new ClientSetup(settings, Clock.SYSTEM, timer, "warden-" + owners.clientId(), tls);
+    try {
+      return new WardenRuntime(setup, owners, connect.apply(setup), timer);
+    } catch (RuntimeException e) {
+      timer.shutdown();
+      throw e;
+    }
   }
 
   public DistributedLock lock(String name) {

@@ -2,7 +2,9 @@ package dev.warden.internal.redis;
 
 import dev.warden.TlsOptions;
 import dev.warden.WardenException;
+import dev.warden.internal.base.Clock;
 import dev.warden.internal.base.Settings;
+import dev.warden.internal.base.Timer;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisURI;
@@ -31,22 +33,37 @@ import java.util.function.Supplier;
  */
 public final class ClientSetup {
   private final Settings settings;
+  private final Clock clock;
+  private final Timer timer;
   private final String clientName;
   private final TlsOptions tls; // null: TLS only where a URI says rediss://
 
   /**
+   * @param clock the clock of deadlines, for what a deployment measures itself
+   * @param timer the timer of what a deployment schedules or waits for itself (a poll, a retry)
    * @param clientName the name every connection gets ({@code CLIENT SETNAME}), with a suffix for
    *     special ones ({@code -pubsub}, {@code -wait})
    * @param tls the TLS options, or null (TLS only where a URI says {@code rediss://})
    */
-  public ClientSetup(Settings settings, String clientName, TlsOptions tls) {
+  public ClientSetup(
+      Settings settings, Clock clock, Timer timer, String clientName, TlsOptions tls) {
     this.settings = settings;
+    this.clock = clock;
+    this.timer = timer;
     this.clientName = clientName;
     this.tls = tls;
   }
 
   public Settings settings() {
     return settings;
+  }
+
+  public Clock clock() {
+    return clock;
+  }
+
+  public Timer timer() {
+    return timer;
   }
 
   public String clientName() {

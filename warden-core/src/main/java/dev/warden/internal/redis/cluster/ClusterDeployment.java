@@ -113,7 +113,9 @@ public final class ClusterDeployment implements Deployment {
     this.commands = connection.async();
     this.pubSub =
         new ShardedPubSub(
-            ClientSetup.connect(target, client::connectPubSub, this::shutdown), setup.clientName());
+            ClientSetup.connect(target, client::connectPubSub, this::shutdown),
+            setup.clientName(),
+            setup.timer());
     client.addListener(
         new RedisConnectionStateListener() {
           @Override

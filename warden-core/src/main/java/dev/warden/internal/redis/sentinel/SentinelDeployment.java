@@ -99,7 +99,7 @@ public final class SentinelDeployment implements Deployment {
             .options(ClientOptions.builder())
             .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
             .build());
-    this.watcher = new SentinelWatcher(sentinelClient, uri, commandTimeout);
+    this.watcher = new SentinelWatcher(sentinelClient, uri, commandTimeout, setup.clock());
     this.description =
         (uri.isSsl() ? "rediss-sentinel://" : "redis-sentinel://")
             + watcher.addresses()
@@ -119,7 +119,7 @@ public final class SentinelDeployment implements Deployment {
                       clientName + "-wait");
               return masterClient.connectAsync(StringCodec.UTF8, node).toCompletableFuture();
             });
-    this.follower = new SentinelFollower(this, watcher, masterName);
+    this.follower = new SentinelFollower(this, watcher, masterName, setup.clock(), setup.timer());
     SentinelWatcher.Answer first =
         ClientSetup.connect(
             "the Redis master '" + masterName + "' through the sentinels at " + watcher.addresses(),
