@@ -1,4 +1,4 @@
-package dev.warden.internal.redis;
+package dev.warden.internal.redis.sentinel;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
