@@ -34,11 +34,11 @@ import org.w3c.dom.Node;
  * version, each with:
  *
  * <ul>
- *   <li>a POM with what Central requires: name and description of its own; url, licenses (name
- *       and url), developers and scm (url and connection), its own or from the staged parent;
+ *   <li>a POM with what Central requires: name and description of its own; url, licenses (name and
+ *       url), developers and scm (url and connection), its own or from the staged parent;
  *   <li>for a jar: the jar (with META-INF/LICENSE and NOTICE, and a module-info or an
- *       Automatic-Module-Name), a sources jar with the source of every class, and a javadoc jar;
- *       a jar without classes (the starter) carries a README.txt in both instead;
+ *       Automatic-Module-Name), a sources jar with the source of every class, and a javadoc jar; a
+ *       jar without classes (the starter) carries a README.txt in both instead;
  *   <li>.md5 and .sha1 files that match every file, and .asc signatures for all files or none
  *       (checked with gpg when present).
  * </ul>
@@ -127,7 +127,8 @@ public final class StagingCheck {
 
     Path groupDir = staging.resolve(groupPath);
     if (!Files.isDirectory(groupDir)) {
-      problems.add("nothing staged under " + groupDir + " (run mvn -Prelease verify on the whole project)");
+      problems.add(
+          "nothing staged under " + groupDir + " (run mvn -Prelease verify on the whole project)");
       return;
     }
     Set<String> staged = new TreeSet<>();
@@ -149,8 +150,7 @@ public final class StagingCheck {
     }
     checkBom(groupId, version, published);
     if (signed > 0 && unsigned > 0) {
-      problems.add(
-          signed + " staged files are signed and " + unsigned + " are not: all or none");
+      problems.add(signed + " staged files are signed and " + unsigned + " are not: all or none");
     }
     report(
         signed > 0
@@ -188,13 +188,19 @@ public final class StagingCheck {
       checkPomMetadata(coordinates, pomFile, groupPath, version);
     }
     if (files.size() == 4) {
-      checkJars(coordinates, version, files.get(".jar"), files.get("-sources.jar"), files.get("-javadoc.jar"));
+      checkJars(
+          coordinates,
+          version,
+          files.get(".jar"),
+          files.get("-sources.jar"),
+          files.get("-javadoc.jar"));
     }
     report(
         "  "
             + coordinates
             + ": "
-            + String.join(" ", files.keySet().stream().map(k -> k.replaceFirst("^[-.]", "")).toList()));
+            + String.join(
+                " ", files.keySet().stream().map(k -> k.replaceFirst("^[-.]", "")).toList()));
   }
 
   /** The file of one kind (".pom", "-sources.jar", ...); a SNAPSHOT's carries a timestamp. */
@@ -210,7 +216,8 @@ public final class StagingCheck {
                 + Pattern.quote(kind));
     List<Path> found;
     try (Stream<Path> list = Files.list(dir)) {
-      found = list.filter(f -> name.matcher(f.getFileName().toString()).matches()).sorted().toList();
+      found =
+          list.filter(f -> name.matcher(f.getFileName().toString()).matches()).sorted().toList();
     }
     if (found.size() > 1) {
       problems.add(dir + ": " + found.size() + " files of kind " + kind + " (stale staging?)");
@@ -261,7 +268,8 @@ public final class StagingCheck {
     Element parentPom = null;
     Element parent = child(pom, "parent");
     String ownVersion = text(pom, "version");
-    String effectiveVersion = ownVersion != null || parent == null ? ownVersion : text(parent, "version");
+    String effectiveVersion =
+        ownVersion != null || parent == null ? ownVersion : text(parent, "version");
     if (!version.equals(effectiveVersion)) {
       problems.add(coordinates + ": the POM's version is " + effectiveVersion);
     }
@@ -271,7 +279,8 @@ public final class StagingCheck {
       Path dir = staging.resolve(groupPath).resolve(parentId).resolve(parentVersion);
       Path file = Files.isDirectory(dir) ? stagedFile(dir, parentId, parentVersion, ".pom") : null;
       if (file == null) {
-        problems.add(coordinates + ": its parent " + parentId + ":" + parentVersion + " is not staged");
+        problems.add(
+            coordinates + ": its parent " + parentId + ":" + parentVersion + " is not staged");
       } else {
         parentPom = pom(file);
       }
@@ -307,7 +316,8 @@ public final class StagingCheck {
       String moduleName =
           manifest == null ? null : manifest.getMainAttributes().getValue("Automatic-Module-Name");
       if (main.getEntry("module-info.class") == null && blank(moduleName)) {
-        problems.add(coordinates + ": the jar has neither a module-info nor an Automatic-Module-Name");
+        problems.add(
+            coordinates + ": the jar has neither a module-info nor an Automatic-Module-Name");
       }
     }
     Set<String> sourceFiles = new TreeSet<>();
@@ -320,7 +330,8 @@ public final class StagingCheck {
         }
       }
       if (classes.isEmpty() && src.getEntry("README.txt") == null) {
-        problems.add(coordinates + ": a jar without classes, and its sources jar has no README.txt");
+        problems.add(
+            coordinates + ": a jar without classes, and its sources jar has no README.txt");
       }
     }
     for (String type : classes) {
@@ -347,7 +358,8 @@ public final class StagingCheck {
     if (type.find()) {
       int doc = source.lastIndexOf("/**", type.start());
       if (doc < 0 || !source.substring(doc, type.start()).contains("@since")) {
-        problems.add(coordinates + ": " + file + " declares a public type without @since in its doc");
+        problems.add(
+            coordinates + ": " + file + " declares a public type without @since in its doc");
       }
     }
     Matcher since = SINCE.matcher(source);
@@ -384,17 +396,20 @@ public final class StagingCheck {
       managed.add(artifactId);
     }
     Set<String> jars = new TreeSet<>();
-    published.forEach((artifactId, packaging) -> {
-      if (!"pom".equals(packaging)) {
-        jars.add(artifactId);
-      }
-    });
+    published.forEach(
+        (artifactId, packaging) -> {
+          if (!"pom".equals(packaging)) {
+            jars.add(artifactId);
+          }
+        });
     if (!managed.equals(jars)) {
       problems.add(BOM + " manages " + managed + ", but the published jars are " + jars);
     }
   }
 
-  /** Compares dotted versions numerically, ignoring a qualifier ("0.2" is before "0.2.0-SNAPSHOT"). */
+  /**
+   * Compares dotted versions numerically, ignoring a qualifier ("0.2" is before "0.2.0-SNAPSHOT").
+   */
   static int compareVersions(String a, String b) {
     String[] x = a.replaceFirst("-.*", "").split("\\.");
     String[] y = b.replaceFirst("-.*", "").split("\\.");
@@ -496,12 +511,16 @@ public final class StagingCheck {
                   "a POM without its description",
                   "has no <description> of its own",
                   (st, pr) ->
-                      rewrite(file(st, "warden-shedlock", ".pom"), "(?s)<description>.*?</description>", "")),
+                      rewrite(
+                          file(st, "warden-shedlock", ".pom"),
+                          "(?s)<description>.*?</description>",
+                          "")),
               new Case(
                   "a parent without licenses",
                   "has no <licenses/license/name>",
                   (st, pr) ->
-                      rewrite(file(st, "warden-parent", ".pom"), "(?s)<licenses>.*?</licenses>", "")),
+                      rewrite(
+                          file(st, "warden-parent", ".pom"), "(?s)<licenses>.*?</licenses>", "")),
               new Case(
                   "an internal module staged",
                   "warden-it is staged but is not published",
@@ -509,22 +528,32 @@ public final class StagingCheck {
               new Case(
                   "a javadoc jar without its pages",
                   "the javadoc jar has no index.html",
-                  (st, pr) -> rezip(file(st, "warden-micrometer", "-javadoc.jar"), "index.html", null)),
+                  (st, pr) ->
+                      rezip(file(st, "warden-micrometer", "-javadoc.jar"), "index.html", null)),
               new Case(
                   "a class without its source",
                   "the sources jar lacks dev/warden/testkit/StartGate.java",
                   (st, pr) ->
-                      rezip(file(st, "warden-testkit", "-sources.jar"), "dev/warden/testkit/StartGate.java", null)),
+                      rezip(
+                          file(st, "warden-testkit", "-sources.jar"),
+                          "dev/warden/testkit/StartGate.java",
+                          null)),
               new Case(
                   "an @since after the version",
                   "says @since 9.9",
                   (st, pr) ->
-                      rezip(file(st, "warden-core", "-sources.jar"), null, source -> source.replace("@since 0.2", "@since 9.9"))),
+                      rezip(
+                          file(st, "warden-core", "-sources.jar"),
+                          null,
+                          source -> source.replace("@since 0.2", "@since 9.9"))),
               new Case(
                   "a public type without @since",
                   "without @since in its doc",
                   (st, pr) ->
-                      rezip(file(st, "warden-shedlock", "-sources.jar"), null, source -> source.replace("@since", "@see"))),
+                      rezip(
+                          file(st, "warden-shedlock", "-sources.jar"),
+                          null,
+                          source -> source.replace("@since", "@see"))),
               new Case(
                   "a jar without its licence",
                   "the jar has no META-INF/LICENSE",
