@@ -7,7 +7,7 @@ package dev.warden;
  * the lock; it has its own type because the remedy differs (check the work done under the lock,
  * usually with the fencing token).
  *
- * @since 0.1
+ * @since 0.2
  */
 public class LeaseExpiredException extends IllegalMonitorStateException {
   private static final long serialVersionUID = 1L;

@@ -34,7 +34,7 @@ import java.time.Duration;
  * <p>{@link #close()} stops lease renewal and closes the connections; it does not release held
  * locks, which then expire when their lease runs out.
  *
- * @since 0.1
+ * @since 0.2
  */
 public final class Warden implements AutoCloseable {
   /**
@@ -252,7 +252,7 @@ public final class Warden implements AutoCloseable {
   /**
    * Options for a {@link Warden}; every option has a default except the address.
    *
-   * @since 0.1
+   * @since 0.2
    */
   public static final class Builder {
     private final WardenOptions options = new WardenOptions();

@@ -47,6 +47,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p><b>Thread-safety.</b> All methods are thread-safe and take effect at once for every live pair
  * and every later one. Threads are named {@code warden-fault-proxy-<port>-...} and are daemons;
  * {@link #close()} ends them all.
+ *
+ * @since 0.2
  */
 public final class FaultProxy implements AutoCloseable {
   /** A direction of traffic through the proxy. */

@@ -58,6 +58,8 @@ import java.util.function.Supplier;
  * methods are thread-safe; those that change the cluster are serialized.
  *
  * <p>Requires {@code redis-server} and {@code redis-cli} 7.0 or later on the {@code PATH}.
+ *
+ * @since 0.2
  */
 public final class RedisCluster implements AutoCloseable {
 

@@ -62,6 +62,8 @@ import java.util.stream.Collectors;
  *
  * <p>Requires {@code redis-server} and {@code redis-sentinel} on the {@code PATH} ({@code apt-get
  * install redis-server redis-sentinel}; {@code scripts/setup.sh} does it).
+ *
+ * @since 0.2
  */
 public final class RedisSentinels implements AutoCloseable {
   /** The master name used by {@link #start()}. */

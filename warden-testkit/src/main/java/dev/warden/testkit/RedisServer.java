@@ -55,6 +55,8 @@ import java.util.concurrent.TimeUnit;
  * single shared Lettuce connection, itself thread-safe.
  *
  * <p>Requires {@code redis-server} on the {@code PATH} ({@code apt-get install redis-server}).
+ *
+ * @since 0.2
  */
 public final class RedisServer implements AutoCloseable {
   private static final String HOST = "127.0.0.1";
