@@ -4,9 +4,7 @@ import dev.warden.DistributedLock;
 import dev.warden.LockHandle;
 import dev.warden.ObjectType;
 import dev.warden.WardenListener;
-import dev.warden.internal.base.Args;
 import dev.warden.internal.base.Events;
-import dev.warden.internal.base.Interrupts;
 import dev.warden.internal.base.Subject;
 import dev.warden.internal.lease.Hold;
 import dev.warden.internal.lease.Lease;
@@ -20,8 +18,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * {@code unlock} and {@code isHeldByCurrentThread}; the rest throws {@link
  * UnsupportedOperationException}. Thread-bound, like the parts' {@code lock()}.
  */
-final class RedisMultiLock implements DistributedLock {
+final class RedisMultiLock extends ThreadBoundLock {
   private static final Logger log = LoggerFactory.getLogger(RedisMultiLock.class);
 
   private final LockContext context;
@@ -114,62 +110,31 @@ final class RedisMultiLock implements DistributedLock {
     return describe;
   }
 
-  // ---- acquisition ----
+  // ---- acquisition (the overloads: ThreadBoundLock) ----
 
   @Override
-  public void lock() {
-    uninterruptibly(watchdogLease(), -1);
+  protected String describe() {
+    return describe;
   }
 
   @Override
-  public void lock(long leaseTime, TimeUnit unit) {
-    uninterruptibly(Lease.fixed(Args.leaseMillis("leaseTime", leaseTime, unit)), -1);
+  protected String offers() {
+    return "a multi-lock (it supports lock, tryLock, their lease variants, unlock and"
+        + " isHeldByCurrentThread); use the parts for it";
   }
 
   @Override
-  public void lockInterruptibly() throws InterruptedException {
-    acquire(watchdogLease(), -1, true);
-  }
-
-  @Override
-  public void lockInterruptibly(long leaseTime, TimeUnit unit) throws InterruptedException {
-    acquire(Lease.fixed(Args.leaseMillis("leaseTime", leaseTime, unit)), -1, true);
-  }
-
-  @Override
-  public boolean tryLock() {
-    return uninterruptibly(watchdogLease(), 0);
-  }
-
-  @Override
-  public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-    Args.unit(unit);
-    return acquire(watchdogLease(), Math.max(0, unit.toNanos(time)), true);
-  }
-
-  @Override
-  public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-    long waitNanos = Args.waitNanos("waitTime", waitTime, unit);
-    return acquire(Lease.fixed(Args.leaseMillis("leaseTime", leaseTime, unit)), waitNanos, true);
-  }
-
-  private Lease watchdogLease() {
+  protected Lease watchdogLease() {
     return Lease.renewed(context.settings().watchdogLeaseMillis());
-  }
-
-  private boolean uninterruptibly(Lease lease, long waitNanos) {
-    return Interrupts.uninterruptibly(() -> acquire(lease, waitNanos, false));
   }
 
   /**
    * Takes every group in order within the wait, reported to listeners as one acquisition; on any
    * failure gives back what it took.
    */
-  private boolean acquire(Lease lease, long waitNanos, boolean interruptible)
+  @Override
+  protected boolean acquireForThread(Lease lease, long waitNanos, boolean interruptible)
       throws InterruptedException {
-    if (interruptible) {
-      Interrupts.checkBefore(describe, "acquiring");
-    }
     Events events = context.waiting().events();
     if (!events.on()) {
       return acquireGroups(lease, waitNanos, interruptible);
@@ -285,26 +250,7 @@ final class RedisMultiLock implements DistributedLock {
     return true;
   }
 
-  // ---- not offered by the multi-lock ----
-
-  private UnsupportedOperationException unsupported(String operation) {
-    return new UnsupportedOperationException(
-        describe
-            + ": "
-            + operation
-            + " is not offered by a multi-lock (it supports lock, tryLock, their lease"
-            + " variants, unlock and isHeldByCurrentThread); use the parts for it");
-  }
-
-  @Override
-  public boolean forceUnlock() {
-    throw unsupported("forceUnlock");
-  }
-
-  @Override
-  public boolean isLocked() {
-    throw unsupported("isLocked");
-  }
+  // ---- not offered by the multi-lock (see also ThreadBoundLock) ----
 
   @Override
   public int getHoldCount() {
@@ -312,23 +258,8 @@ final class RedisMultiLock implements DistributedLock {
   }
 
   @Override
-  public long remainTimeToLive() {
-    throw unsupported("remainTimeToLive");
-  }
-
-  @Override
   public long fencingToken() {
     throw unsupported("fencingToken");
-  }
-
-  @Override
-  public Condition newCondition() {
-    throw unsupported("newCondition");
-  }
-
-  @Override
-  public Condition newCondition(String conditionName) {
-    throw unsupported("newCondition");
   }
 
   @Override
