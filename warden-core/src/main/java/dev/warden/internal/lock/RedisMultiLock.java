@@ -8,6 +8,7 @@ import dev.warden.internal.base.Events;
 import dev.warden.internal.base.Subject;
 import dev.warden.internal.lease.Hold;
 import dev.warden.internal.lease.Lease;
+import dev.warden.internal.redis.Failures;
 import dev.warden.internal.wait.Acquisition;
 import io.lettuce.core.cluster.SlotHash;
 import java.time.Duration;
@@ -28,10 +29,12 @@ import org.slf4j.LoggerFactory;
  * two multi-locks of the same locks given in different orders cannot deadlock. Reentrant locks that
  * share a slot are taken together by one script ({@link GroupClaim}), all or none; other parts one
  * after the other, each waiting with its own machinery. If a part cannot be had in time, or the
- * caller is interrupted, or Redis fails, every part taken so far is given back before the call
- * returns or throws: no partial hold is left behind. Each part's hold is an ordinary hold of that
- * lock (renewed by the lease keeper without an explicit lease), and {@link #unlock()} gives back
- * every part, reporting the first failure only after trying them all.
+ * caller is interrupted, or Redis fails, the release of every part taken so far is sent before the
+ * call returns or throws, and not waited for (a frozen Redis cannot keep the caller past its wait;
+ * a release Redis never runs ends with the part's lease): no partial hold is left behind in this
+ * client, nor in Redis once it answers. Each part's hold is an ordinary hold of that lock (renewed
+ * by the lease keeper without an explicit lease), and {@link #unlock()} gives back every part,
+ * reporting the first failure only after trying them all.
  *
  * <p>Supports {@code lock}, {@code lockInterruptibly}, {@code tryLock}, their lease variants,
  * {@code unlock} and {@code isHeldByCurrentThread}; the rest throws {@link
@@ -203,20 +206,35 @@ final class RedisMultiLock extends ThreadBoundLock {
     return true;
   }
 
-  /** Gives back the groups taken so far, last first; failures are logged (leases bound them). */
+  /**
+   * Gives back the groups taken so far, last first, without waiting: each part's owner-checked
+   * release is sent now (so Redis runs it before anything this thread does next) and its failure
+   * logged; a release Redis never runs is bounded by the part's lease. So a frozen Redis cannot
+   * keep the caller past its wait.
+   */
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void giveBack(List<List<RedisMutex>> taken) {
+    String owner = context.owners().currentThread();
     for (int g = taken.size() - 1; g >= 0; g--) {
       List<RedisMutex> group = taken.get(g);
       for (int i = group.size() - 1; i >= 0; i--) {
-        try {
-          group.get(i).unlock();
-        } catch (RuntimeException e) {
-          log.warn(
-              "{}: could not give back {}; it expires with its lease: {}",
-              describe,
-              group.get(i).core().driver().describe(),
-              e.toString());
+        LockCore core = group.get(i).core();
+        Hold hold = core.hold(owner);
+        if (hold == null) {
+          continue; // already ended (its re-entry was refused as a lost lease)
         }
+        core.giveBackAsync(hold)
+            .whenComplete(
+                (released, failure) -> {
+                  if (failure != null) {
+                    log.warn(
+                        "{}: could not give back {}; it expires with its lease: {}",
+                        describe,
+                        core.driver().describe(),
+                        Failures.unwrap(failure).toString());
+                  }
+                });
       }
     }
   }
