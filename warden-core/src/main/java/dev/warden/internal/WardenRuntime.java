@@ -184,6 +184,7 @@ public final class WardenRuntime {
     }
     keeper.stop();
     waiting.close();
+    locks.close();
     deployment.close();
     timer.shutdown();
   }

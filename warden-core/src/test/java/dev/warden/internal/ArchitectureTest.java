@@ -34,7 +34,7 @@ class ArchitectureTest {
           "lease", Set.of("base", "redis"),
           "lock.driver", Set.of("base", "redis", "wait", "lease"),
           "lock", Set.of("base", "redis", "wait", "lease", "lock.driver"),
-          "quorum", Set.of("base", "redis", "lock", "lock.driver"),
+          "quorum", Set.of("base", "redis", "lease", "lock"),
           "sync", Set.of("base", "redis", "wait"));
 
   private static final Pattern IMPORT =
