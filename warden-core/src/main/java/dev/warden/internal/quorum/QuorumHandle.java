@@ -20,8 +20,9 @@ import java.util.function.Function;
  * client, valid until {@code validUntil} (the lease minus the drift, counted from when the calls
  * were sent). A renewed hold is renewed here, every third of its lease, on all parts at once, on
  * the quorum's timer: each renewal that reaches a majority before the validity ends starts a new
- * validity; otherwise the hold is lost, {@link #leaseLost()} completes (on the callback executor)
- * and the parts still held are given back. A fixed-lease hold simply runs out.
+ * validity; otherwise the hold is lost and the parts still held are given back. A fixed-lease hold
+ * is lost when its validity ends (a timer task then). Either way {@link #leaseLost()} completes, on
+ * the callback executor, and {@link #isValid()}, the local check, turns false.
  *
  * <p>Thread-safe: its state is guarded by its monitor, never held while waiting. {@code close},
  * {@code extend} and {@code isHeld} cost one round trip to every part, sent at once, and block the
@@ -57,19 +58,22 @@ final class QuorumHandle implements LockHandle {
     }
   }
 
-  /** Schedules the renewal of a renewed hold. Under this. */
+  /** Schedules the renewal of a renewed hold, or the end of a fixed one's validity. Under this. */
   private void scheduleNext() {
     if (next != null) {
       next.cancel();
     }
-    if (closed || lostReason != null || !renewed) {
+    if (closed || lostReason != null) {
       return;
     }
     try {
       next =
-          quorum
-              .timer()
-              .schedule(this::renew, TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis / 3)));
+          renewed
+              ? quorum
+                  .timer()
+                  .schedule(
+                      this::renew, TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis / 3)))
+              : quorum.timer().schedule(this::validityEnded, validUntil - now());
     } catch (RejectedExecutionException e) {
       markLost("the timer of its first part's Warden stopped (that Warden was closed)");
     }
@@ -77,6 +81,18 @@ final class QuorumHandle implements LockHandle {
 
   private long now() {
     return quorum.clock().nanoTime();
+  }
+
+  /** On the timer: a fixed lease's validity has ended (unless it was extended meanwhile). */
+  private synchronized void validityEnded() {
+    if (closed || lostReason != null || renewed) {
+      return;
+    }
+    if (now() - validUntil < 0) {
+      scheduleNext(); // extended meanwhile
+      return;
+    }
+    markLost("its lease ran out (it is not renewed)");
   }
 
   /** On the timer: extends every part by the lease; the verdict comes with the replies. */
@@ -164,6 +180,31 @@ final class QuorumHandle implements LockHandle {
     return yes;
   }
 
+  /**
+   * Whether the hold is still valid as far as this client knows, without a round trip: not closed,
+   * not lost, and its validity not ended.
+   */
+  synchronized boolean isValid() {
+    return !closed && lostReason == null && now() - validUntil < 0;
+  }
+
+  /** The exception for using this hold after it ended; {@code operation}: what was refused. */
+  synchronized LeaseExpiredException expired(String operation) {
+    return new LeaseExpiredException(
+        quorum.describe()
+            + ": cannot "
+            + operation
+            + ": the quorum hold (fencing token "
+            + token
+            + ") "
+            + (lostReason != null ? "was lost: " + lostReason : "ran past its validity"));
+  }
+
+  /** The number of stages waiting on the lost signal, for tests: no call may add one that stays. */
+  int lostDependents() {
+    return lost.getNumberOfDependents();
+  }
+
   @Override
   public long fencingToken() {
     return token;
@@ -174,7 +215,7 @@ final class QuorumHandle implements LockHandle {
   public boolean isHeld() {
     long lease;
     synchronized (this) {
-      if (closed || lostReason != null || now() - validUntil >= 0) {
+      if (!isValid()) {
         return false;
       }
       lease = leaseMillis;
@@ -195,7 +236,7 @@ final class QuorumHandle implements LockHandle {
         return false;
       }
       renewed = false; // as for a plain handle: from now on the lease simply runs out
-      scheduleNext(); // none from now on
+      scheduleNext(); // the end of the current validity, until the parts answer
     }
     long started = now();
     List<Boolean> extended = onAll(part -> part.extend(Duration.ofMillis(lease)), lease).join();
@@ -208,6 +249,7 @@ final class QuorumHandle implements LockHandle {
       }
       leaseMillis = lease;
       validUntil = Quorum.validUntil(started, lease);
+      scheduleNext();
       return true;
     }
   }
@@ -242,14 +284,18 @@ final class QuorumHandle implements LockHandle {
   }
 
   /**
-   * Ends the hold on every part; throws when fewer than a majority could be ended normally: {@link
-   * LeaseExpiredException} if the hold had already been lost, else the first Redis failure.
+   * Ends the hold on every part; throws when the hold was lost or ran past its validity ({@link
+   * LeaseExpiredException}), or when fewer than a majority could be ended normally (that, or the
+   * first Redis failure).
    */
   private void end(Consumer<LockHandle> ending) {
     boolean expired;
     synchronized (this) {
       if (closed) {
         return;
+      }
+      if (lostReason == null && now() - validUntil >= 0) {
+        markLost("its validity ended before it was released");
       }
       expired = lostReason != null;
       closed = true;

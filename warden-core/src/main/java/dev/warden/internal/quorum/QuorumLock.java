@@ -34,8 +34,11 @@ import java.util.concurrent.ExecutionException;
  * parts every third of it ({@link QuorumHandle}).
  *
  * <p>Thread-bound holds ({@code lock}, {@code tryLock}) belong to this object and the calling
- * thread, and are reentrant for that thread only; handles ({@code acquire}, {@code tryAcquire}) are
- * their own owners. {@code fencingToken()} gives the thread's hold's token. Conditions, {@code
+ * thread, and are reentrant for that thread only while the hold is valid (a local check, no round
+ * trip): once it was lost or its validity ended, a nested {@code lock}/{@code tryLock} throws
+ * {@link dev.warden.LeaseExpiredException} instead of taking a new hold, and so does each {@code
+ * unlock} of it; the last {@code unlock} drops it. Handles ({@code acquire}, {@code tryAcquire})
+ * are their own owners. {@code fencingToken()} gives the thread's hold's token. Conditions, {@code
  * forceUnlock}, {@code isLocked}, {@code remainTimeToLive} are not offered.
  *
  * <p>Threads: the parts' calls run on the quorum threads of each part's own {@code Warden}; the
@@ -158,11 +161,20 @@ public final class QuorumLock extends ThreadBoundLock {
     return Lease.renewed(watchdogLeaseMillis);
   }
 
+  /**
+   * Re-enters the thread's hold while it is valid, or takes a new one when the thread has none.
+   *
+   * @throws dev.warden.LeaseExpiredException if the thread's hold was lost or ran past its validity
+   *     (its count stays: each {@code unlock} of it throws this too)
+   */
   @Override
   protected boolean acquireForThread(Lease lease, long waitNanos, boolean interruptible)
       throws InterruptedException {
     ThreadHold mine = threads.get(Thread.currentThread());
-    if (mine != null && !mine.handle.leaseLost().toCompletableFuture().isDone()) {
+    if (mine != null) {
+      if (!mine.handle.isValid()) {
+        throw mine.handle.expired("acquire again");
+      }
       mine.count++;
       return true;
     }
@@ -204,7 +216,8 @@ public final class QuorumLock extends ThreadBoundLock {
    * Gives back one hold of the calling thread; the last one releases every part.
    *
    * @throws IllegalMonitorStateException if the thread holds none
-   * @throws dev.warden.LeaseExpiredException if the hold had been lost (then it is dropped)
+   * @throws dev.warden.LeaseExpiredException if the hold had been lost or ran past its validity
+   *     (the count goes down all the same; at none the hold is dropped)
    */
   @Override
   public void unlock() {
@@ -213,11 +226,21 @@ public final class QuorumLock extends ThreadBoundLock {
       throw new IllegalMonitorStateException(
           quorum.describe() + ": not held by thread " + Thread.currentThread().getName());
     }
-    if (--mine.count > 0) {
+    if (mine.count > 1) {
+      mine.count--;
+      if (!mine.handle.isValid()) {
+        throw mine.handle.expired("unlock");
+      }
       return;
     }
     threads.remove(Thread.currentThread());
     mine.handle.close();
+  }
+
+  /** The calling thread's hold, or null; for tests. */
+  QuorumHandle threadHold() {
+    ThreadHold mine = threads.get(Thread.currentThread());
+    return mine == null ? null : mine.handle;
   }
 
   @Override
@@ -226,18 +249,28 @@ public final class QuorumLock extends ThreadBoundLock {
     return mine != null && mine.handle.isHeld();
   }
 
+  /** The calling thread's count of valid holds: 0 once its hold was lost or ran out. */
   @Override
   public int getHoldCount() {
     ThreadHold mine = threads.get(Thread.currentThread());
-    return mine == null ? 0 : mine.count;
+    return mine == null || !mine.handle.isValid() ? 0 : mine.count;
   }
 
+  /**
+   * The token of the calling thread's valid hold.
+   *
+   * @throws IllegalMonitorStateException if it holds none; {@link dev.warden.LeaseExpiredException}
+   *     once its hold was lost or ran past its validity
+   */
   @Override
   public long fencingToken() {
     ThreadHold mine = threads.get(Thread.currentThread());
     if (mine == null) {
       throw new IllegalMonitorStateException(
           quorum.describe() + ": not held by thread " + Thread.currentThread().getName());
+    }
+    if (!mine.handle.isValid()) {
+      throw mine.handle.expired("give its fencing token");
     }
     return mine.handle.fencingToken();
   }

@@ -42,11 +42,15 @@ class QuorumAcquisitionTest {
     assertThat(parts.get(0).fences).containsExactly(9L);
     assertThat(parts.get(1).fences).containsExactly(9L);
     assertThat(parts.get(2).fences).isEmpty();
-    // held until the lease less the drift (102 ms), counted from when the calls were sent
+    // valid until the lease less the drift (102 ms), counted from when the calls were sent
     time.advanceTo(started + TimeUnit.MILLISECONDS.toNanos(LEASE - 102) - 1);
-    assertThat(hold.isHeld()).isTrue();
+    assertThat(hold.isValid()).isTrue();
+    assertThat(hold.leaseLost().toCompletableFuture()).isNotDone();
     time.advance(Duration.ofNanos(1));
-    assertThat(hold.isHeld()).isFalse();
+    assertThat(hold.isValid()).isFalse();
+    assertThat(hold.leaseLost().toCompletableFuture())
+        .as("a fixed lease that ends completes leaseLost()")
+        .isDone();
     assertThat(parts.get(0).granted.get(0).closes).as("nothing given back early").isZero();
   }
 
@@ -67,7 +71,7 @@ class QuorumAcquisitionTest {
     parts.get(1).grant(3);
     parts.get(2).grant(4);
     assertThat(acquisition.result().join().fencingToken()).isEqualTo(4);
-    assertThat(time.pending()).as("nothing left for a fixed lease").isZero();
+    assertThat(time.pending()).as("only the end of the fixed lease's validity").isOne();
   }
 
   @Test
@@ -132,12 +136,13 @@ class QuorumAcquisitionTest {
     time.advance(Duration.ofMillis(LEASE / 3));
     assertThat(held).allSatisfy(handle -> assertThat(handle.extensions).isOne());
     time.advance(Duration.ofMillis(LEASE)); // past the first validity: the renewal moved it
-    assertThat(hold.leaseLost().toCompletableFuture().isDone()).isFalse();
+    assertThat(hold.isValid()).isTrue();
     assertThat(held).allSatisfy(handle -> assertThat(handle.extensions).isEqualTo(4));
 
     held.get(0).extendAnswer = false;
     held.get(1).extendAnswer = false;
     time.advance(Duration.ofMillis(LEASE / 3));
+    assertThat(hold.isValid()).isFalse();
     assertThat(hold.leaseLost().toCompletableFuture()).isDone();
     assertThat(held).as("the parts given back").allSatisfy(h -> assertThat(h.closes).isOne());
     assertThat(time.pending()).as("no renewal after the loss").isZero();
@@ -151,10 +156,9 @@ class QuorumAcquisitionTest {
     parts.get(1).silent = true;
     parts.get(2).silent = true;
     time.advance(Duration.ofMillis(LEASE / 3));
-    assertThat(hold.leaseLost().toCompletableFuture())
-        .as("the verdict waits for the bound")
-        .isNotDone();
+    assertThat(hold.isValid()).as("the verdict waits for the bound").isTrue();
     time.advance(BOUND);
+    assertThat(hold.isValid()).isFalse();
     assertThat(hold.leaseLost().toCompletableFuture()).isDone();
   }
 }
