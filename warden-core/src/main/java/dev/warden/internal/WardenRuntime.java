@@ -183,6 +183,7 @@ public final class WardenRuntime {
     }
     keeper.stop();
     waiting.close();
+    locks.close();
     deployment.close();
     timer.shutdown();
   }

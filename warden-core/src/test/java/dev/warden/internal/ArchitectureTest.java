@@ -37,7 +37,7 @@ class ArchitectureTest {
           "lease", Set.of("base", "redis"),
           "lock.driver", Set.of("base", "redis", "wait", "lease"),
           "lock", Set.of("base", "redis", "wait", "lease", "lock.driver"),
-          "quorum", Set.of("base", "redis", "lock", "lock.driver"),
+          "quorum", Set.of("base", "redis", "lease", "lock"),
           "sync", Set.of("base", "redis", "wait"));
 
   /**
@@ -50,15 +50,6 @@ class ArchitectureTest {
    * Real sleeps: {@code Thread.sleep}, {@code TimeUnit.X.sleep}, any use of {@code LockSupport}.
    */
   private static final Pattern SLEEP = Pattern.compile("\\.sleep\\(|\\bLockSupport\\b");
-
-  /**
-   * TEMPORARY (issue 24, item 3): the quorum lock still reads {@code Clock.SYSTEM} and sleeps. The
-   * {@code quorum} work moves both onto the seams; remove these entries when it is merged, and this
-   * set with them.
-   */
-  private static final Set<String> NOT_ON_THE_SEAMS_YET =
-      Set.of(
-          "dev/warden/internal/quorum/QuorumLock.java", "dev/warden/internal/quorum/Quorum.java");
 
   private static final Pattern IMPORT =
       Pattern.compile(
@@ -127,7 +118,6 @@ class ArchitectureTest {
     List<String> violations = new ArrayList<>();
     for (Path file : sources()) {
       if (!file.endsWith(Path.of("internal", "WardenRuntime.java"))
-          && !NOT_ON_THE_SEAMS_YET.contains(relative(file))
           && Ncss.code(read(file)).contains("Clock.SYSTEM")) {
         violations.add(file + " reads Clock.SYSTEM: take the Clock handed to it");
       }
@@ -140,7 +130,6 @@ class ArchitectureTest {
     List<String> violations = new ArrayList<>();
     for (Path file : sources()) {
       if (!file.endsWith(Path.of("redis", "Calls.java"))
-          && !NOT_ON_THE_SEAMS_YET.contains(relative(file))
           && SLEEP.matcher(Ncss.code(read(file))).find()) {
         violations.add(file + " sleeps: wait on the Timer (redis.Calls.pause) instead");
       }
@@ -157,11 +146,6 @@ class ArchitectureTest {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-  }
-
-  /** The path of a source below {@link #SOURCES}, with forward slashes. */
-  private static String relative(Path file) {
-    return SOURCES.relativize(file).toString().replace('\\', '/');
   }
 
   private static String packageOf(Path file) {

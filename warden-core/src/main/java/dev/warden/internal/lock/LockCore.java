@@ -250,6 +250,28 @@ final class LockCore {
   }
 
   /**
+   * Undoes the acquisition that last raised a hold's count, without waiting (a multi-lock's part
+   * when a later part could not be had, a grant its replicas did not acknowledge): the local record
+   * changes at once, and the owner-checked release is sent before the caller returns, so Redis runs
+   * it before anything the caller does next on this connection; one Redis never runs ends with the
+   * lease. Returns the release's outcome.
+   */
+  CompletableFuture<?> giveBackAsync(Hold hold) {
+    int heldBefore = hold.count();
+    if (!hold.beginRelease()) {
+      leaseExpired(hold, "give back"); // known lost meanwhile: nothing of it is left in Redis
+      return CompletableFuture.completedFuture(null);
+    }
+    if (heldBefore > 1) {
+      hold.count(heldBefore - 1);
+    } else {
+      forget(hold);
+    }
+    hold.endRelease(heldBefore == 1);
+    return driver.release(hold.owner(), heldBefore).thenAccept(r -> wakeLocal(r.wake()));
+  }
+
+  /**
    * Sets the lease of a hold to {@code leaseMillis} from now, if Redis still has it as this
    * owner's; the lease keeper stops renewing it first. One script call (the lock type's renewal
    * script, for this hold alone), retried on transient failures: setting a lease again is harmless.
