@@ -14,7 +14,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -33,9 +32,6 @@ final class Chaos {
   private static final Duration READY_LIMIT = Duration.ofSeconds(90);
   private static final Duration QUIET_END = Duration.ofSeconds(10);
   private static final Duration SETTLE_LIMIT = Duration.ofSeconds(40);
-  private static final Pattern LEFT_BY_DESIGN =
-      Pattern.compile(
-          ".*:fence|warden:\\{chaos-semaphore\\}:semaphore|warden:\\{chaos-leased\\}:leased-semaphore");
 
   private record Settings(
       List<ChaosDeployment.Kind> kinds,
@@ -278,14 +274,7 @@ final class Chaos {
       problems = new ArrayList<>();
       try (Warden warden = deployment.directTarget().connect()) {
         for (RedisServer server : deployment.dataServers()) {
-          List<String> keys =
-              server.redis().keys("*").stream()
-                  .filter(key -> !LEFT_BY_DESIGN.matcher(key).matches())
-                  .sorted()
-                  .toList();
-          if (!keys.isEmpty()) {
-            problems.add("keys left in Redis: " + keys);
-          }
+          problems.addAll(ChaosChecker.leftoverKeys(server.redis().keys("*")));
         }
         int leased = warden.leasedSemaphore(ChaosWorker.LEASED).availablePermits();
         if (leased != ChaosWorker.LEASED_PERMITS) {
@@ -339,12 +328,25 @@ final class Chaos {
             + " (locks and permits; workers reported "
             + Text.grouped(acquisitions)
             + ")");
+    ChaosSections.Figures sections = report.sections();
+    lines.add(
+        "  lock sections         "
+            + Text.grouped(sections.sections())
+            + " ("
+            + Text.grouped(sections.readSections())
+            + " of readers)");
     lines.add(
         "  protected writes      "
-            + Text.grouped(report.writesAccepted())
+            + Text.grouped(sections.writesAccepted())
             + " accepted, "
-            + Text.grouped(report.writesRejected())
+            + Text.grouped(sections.writesRejected())
             + " rejected as stale by the token-checking resource");
+    lines.add(
+        "  protected reads       "
+            + Text.grouped(sections.readsGood())
+            + " good, "
+            + Text.grouped(sections.readsStale())
+            + " stale (a later writer had written)");
     lines.add(
         "  longest wait          "
             + Text.millis(report.longestWaitMillis())
@@ -359,9 +361,22 @@ final class Chaos {
             + " waits timed out");
     lines.add(
         "  leases lost           "
-            + report.leasesLost()
-            + ", reported to their holder "
-            + report.leasesLostReported());
+            + sections.lost()
+            + ": reported to their holder "
+            + sections.reported()
+            + ", explained by a fault "
+            + sections.explained()
+            + ", only a failed release "
+            + sections.failedReleaseOnly());
+    ChaosPermits.Plain semaphore = report.semaphore();
+    lines.add(
+        String.format(
+            Locale.ROOT,
+            "  plain semaphore       judged over the whole run: at its %d permits for %.0f %% of"
+                + " it, then at most %d after faults that lost data",
+            ChaosWorker.SEMAPHORE_PERMITS,
+            100 * semaphore.shareAtItsPermits(),
+            semaphore.mostPermits()));
     lines.add(
         "  Redis errors seen     " + Text.grouped(report.errors()) + " (expected under faults)");
     lines.add("  violations            " + problems.size());

@@ -28,8 +28,53 @@ abstract class ChaosDeployment implements AutoCloseable {
   /** Long enough to outlast a worker's lease (the watchdog timeout, 3 s). */
   static final Duration PAST_THE_LEASE = Duration.ofSeconds(4);
 
-  /** What a fault did, for the fault log. */
-  record Outcome(String kind, boolean losesData, String detail) {}
+  /**
+   * What a fault did to Redis's data, as the fault log says it: {@code false} kept, {@code true}
+   * some writes lost or rewound (a restart from an older snapshot, a failover that loses writes, a
+   * node restarted empty among others), {@code empty} every key gone (the only server restarted
+   * empty).
+   */
+  enum Data {
+    KEPT("false"),
+    REWOUND("true"),
+    EMPTIED("empty");
+
+    private final String logged;
+
+    Data(String logged) {
+      this.logged = logged;
+    }
+
+    /** Its word in the fault log. */
+    String logged() {
+      return logged;
+    }
+
+    /** Reads its word in the fault log. */
+    static Data parse(String logged) {
+      for (Data data : values()) {
+        if (data.logged.equals(logged)) {
+          return data;
+        }
+      }
+      throw new IllegalArgumentException("not a fault's data outcome: " + logged);
+    }
+  }
+
+  /**
+   * What a fault did, for the fault log.
+   *
+   * @param kind its kind, e.g. {@code partition}
+   * @param data what it did to Redis's data
+   * @param worker the one worker it hit (from 1), or 0 when it hit the deployment
+   * @param detail what exactly it did, for people
+   */
+  record Outcome(String kind, Data data, int worker, String detail) {
+    /** A fault of the deployment, not of one worker. */
+    Outcome(String kind, Data data, String detail) {
+      this(kind, data, 0, detail);
+    }
+  }
 
   /** The deployment kinds, as {@code --deployment} names them. */
   enum Kind {
@@ -80,7 +125,8 @@ abstract class ChaosDeployment implements AutoCloseable {
     for (RedisServer server : dataServers()) {
       server.redis().clientKill(KillArgs.Builder.typePubsub());
     }
-    return new Outcome("pubsub-kill", false, "CLIENT KILL TYPE pubsub on " + dataServers().size());
+    return new Outcome(
+        "pubsub-kill", Data.KEPT, "CLIENT KILL TYPE pubsub on " + dataServers().size());
   }
 
   /** Saves an RDB file now. */
@@ -152,20 +198,20 @@ abstract class ChaosDeployment implements AutoCloseable {
         case 0 -> {
           forgetSnapshot(server);
           server.restart();
-          return new Outcome("restart", true, "killed and restarted empty");
+          return new Outcome("restart", Data.EMPTIED, "killed and restarted empty");
         }
         case 1 -> {
           if (!hasSnapshot(server)) {
             save(server);
           }
           server.restart();
-          return new Outcome("restart-snapshot", true, "restarted from an older RDB");
+          return new Outcome("restart-snapshot", Data.REWOUND, "restarted from an older RDB");
         }
         case 2 -> {
           server.pause(PAST_THE_LEASE);
           Thread.sleep(PAST_THE_LEASE.toMillis()); // the fault lasts this long
           server.resume();
-          return new Outcome("freeze", false, "SIGSTOP " + PAST_THE_LEASE.toMillis() + " ms");
+          return new Outcome("freeze", Data.KEPT, "SIGSTOP " + PAST_THE_LEASE.toMillis() + " ms");
         }
         case 3 -> {
           return killPubSub();
@@ -179,12 +225,12 @@ abstract class ChaosDeployment implements AutoCloseable {
           } finally {
             proxy.heal();
           }
-          return new Outcome("partition", false, "worker " + (worker + 1) + " blackholed");
+          return new Outcome("partition", Data.KEPT, worker + 1, "its fault proxy blackholed");
         }
         default -> {
           int worker = random.nextInt(proxies.size());
           proxies.get(worker).cut();
-          return new Outcome("cut", false, "worker " + (worker + 1) + "'s connections reset");
+          return new Outcome("cut", Data.KEPT, worker + 1, "its connections reset");
         }
       }
     }
@@ -239,21 +285,26 @@ abstract class ChaosDeployment implements AutoCloseable {
       switch (random.nextInt(5)) {
         case 0 -> {
           RedisServer promoted = sentinels.failover();
-          return new Outcome("failover", false, "SENTINEL FAILOVER to port " + promoted.port());
+          return new Outcome(
+              "failover", Data.REWOUND, "SENTINEL FAILOVER to port " + promoted.port());
         }
         case 1 -> {
           sentinels.loseNextWrites();
           Thread.sleep(1000); // writes made in this second reach no replica
           RedisServer promoted = sentinels.failover();
           return new Outcome(
-              "failover-lose-writes", true, "the writes of 1 s lost, now port " + promoted.port());
+              "failover-lose-writes",
+              Data.REWOUND,
+              "the writes of 1 s lost, now port " + promoted.port());
         }
         case 2 -> {
           RedisServer old = sentinels.killMaster();
           RedisServer promoted = sentinels.awaitNewMaster(old, Duration.ofSeconds(60));
           old.restart();
           return new Outcome(
-              "kill-master", true, "killed port " + old.port() + ", now port " + promoted.port());
+              "kill-master",
+              Data.REWOUND,
+              "killed port " + old.port() + ", now port " + promoted.port());
         }
         case 3 -> {
           RedisServer master = sentinels.master();
@@ -261,7 +312,7 @@ abstract class ChaosDeployment implements AutoCloseable {
           Thread.sleep(PAST_THE_LEASE.toMillis()); // the fault lasts this long
           master.resume();
           return new Outcome(
-              "freeze", false, "master SIGSTOP " + PAST_THE_LEASE.toMillis() + " ms");
+              "freeze", Data.KEPT, "master SIGSTOP " + PAST_THE_LEASE.toMillis() + " ms");
         }
         default -> {
           return killPubSub();
@@ -319,17 +370,19 @@ abstract class ChaosDeployment implements AutoCloseable {
       switch (random.nextInt(6)) {
         case 0 -> {
           cluster.failover(cluster.replicaOf(master), RedisCluster.Mode.GRACEFUL);
-          return new Outcome("failover", false, "CLUSTER FAILOVER of port " + master.port());
+          return new Outcome("failover", Data.KEPT, "CLUSTER FAILOVER of port " + master.port());
         }
         case 1 -> {
           cluster.failover(cluster.replicaOf(master), RedisCluster.Mode.FORCE);
-          return new Outcome("failover-force", true, "CLUSTER FAILOVER FORCE of " + master.port());
+          return new Outcome(
+              "failover-force", Data.REWOUND, "CLUSTER FAILOVER FORCE of " + master.port());
         }
         case 2 -> {
           forgetSnapshot(master);
           cluster.kill(master);
           cluster.restart(master);
-          return new Outcome("restart", true, "master port " + master.port() + " restarted");
+          return new Outcome(
+              "restart", Data.REWOUND, "master port " + master.port() + " restarted");
         }
         case 3 -> {
           if (!hasSnapshot(master)) {
@@ -338,7 +391,9 @@ abstract class ChaosDeployment implements AutoCloseable {
           cluster.kill(master);
           cluster.restart(master);
           return new Outcome(
-              "restart-snapshot", true, "master port " + master.port() + " from an older RDB");
+              "restart-snapshot",
+              Data.REWOUND,
+              "master port " + master.port() + " from an older RDB");
         }
         case 4 -> {
           cluster.freeze(master, PAST_THE_LEASE);
@@ -346,7 +401,9 @@ abstract class ChaosDeployment implements AutoCloseable {
           master.resume();
           cluster.awaitHealthy();
           return new Outcome(
-              "freeze", true, "master port " + master.port() + " SIGSTOP past the node timeout");
+              "freeze",
+              Data.REWOUND,
+              "master port " + master.port() + " SIGSTOP past the node timeout");
         }
         default -> {
           return killPubSub();
