@@ -8,13 +8,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * {@code warden chaos}: worker processes use every Warden primitive on a throwaway deployment while
@@ -26,6 +29,17 @@ import java.util.stream.Collectors;
  * stops the workers and the deployment when the run is interrupted.
  */
 final class Chaos {
+  /**
+   * TEST ONLY: a system property naming a directory of Lua scripts, laid out as Warden's resources
+   * ({@code dev/warden/internal/lock/driver/lock-acquire.lua}), that the workers load in place of
+   * Warden's own: the seam through which {@code ChaosBrokenScriptIT} proves that a run against a
+   * deliberately broken script fails. Never set it anywhere else: the run would check a Warden
+   * broken on purpose, and says so in its output. Nothing sets it: the {@code warden} launcher
+   * passes no system property, and the directory may hold nothing but {@code .lua} files, so it
+   * cannot put code on the workers' class path.
+   */
+  static final String TEST_SCRIPTS_PROPERTY = "warden.chaos.testOnly.scripts";
+
   static final int MAX_WORKERS = 16;
   static final int MAX_THREADS = 32;
   static final int MAX_SECONDS = 24 * 3600;
@@ -39,7 +53,8 @@ final class Chaos {
       int workers,
       int threads,
       long seed,
-      Path out) {}
+      Path out,
+      List<Path> testScripts) {}
 
   private final Settings settings;
   private final PrintStream out;
@@ -109,8 +124,33 @@ final class Chaos {
     } catch (IOException e) {
       throw new UsageException("--out cannot be created: " + e.getMessage());
     }
-    Settings settings = new Settings(kinds, seconds, workers, threads, seed, outDir);
+    Settings settings = new Settings(kinds, seconds, workers, threads, seed, outDir, testScripts());
     return new Chaos(settings, out, err).execute();
+  }
+
+  /** The directory of {@link #TEST_SCRIPTS_PROPERTY}, checked, or none. */
+  private static List<Path> testScripts() {
+    String property = System.getProperty(TEST_SCRIPTS_PROPERTY);
+    if (property == null) {
+      return List.of();
+    }
+    Path dir = Path.of(property).toAbsolutePath();
+    if (!Files.isDirectory(dir)) {
+      throw new UsageException(TEST_SCRIPTS_PROPERTY + " must name a directory: " + property);
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      List<Path> others =
+          files
+              .filter(file -> !Files.isDirectory(file) && !file.toString().endsWith(".lua"))
+              .toList();
+      if (!others.isEmpty()) {
+        throw new UsageException(
+            TEST_SCRIPTS_PROPERTY + " must name a directory of .lua files only: " + others);
+      }
+    } catch (IOException e) {
+      throw new UsageException(TEST_SCRIPTS_PROPERTY + " cannot be read: " + e.getMessage());
+    }
+    return List.of(dir);
   }
 
   /**
@@ -178,6 +218,14 @@ final class Chaos {
         Text.millis(TimeUnit.SECONDS.toMillis(settings.seconds())),
         settings.seed(),
         dir);
+    for (Path scripts : settings.testScripts()) {
+      out.println(
+          "TEST ONLY: the workers load Warden's scripts from "
+              + scripts
+              + " first ("
+              + TEST_SCRIPTS_PROPERTY
+              + "): this run checks a Warden broken on purpose");
+    }
     try {
       Files.createDirectories(dir);
       deployment = ChaosDeployment.start(kind, settings.workers());
@@ -245,7 +293,7 @@ final class Chaos {
   }
 
   private List<String> workerCommand(int number, Path dir) {
-    List<String> command = WorkerProcess.javaCommand("chaos-worker");
+    List<String> command = WorkerProcess.javaCommand("chaos-worker", settings.testScripts());
     command.addAll(deployment.workerTarget(number).arguments());
     command.addAll(
         List.of(
@@ -307,6 +355,7 @@ final class Chaos {
     lines.forEach(out::println);
     try {
       Files.write(dir.resolve("summary.txt"), lines);
+      Files.write(dir.resolve("violations.txt"), problems);
     } catch (IOException e) {
       err.println("warden chaos: cannot write " + dir.resolve("summary.txt") + ": " + e);
     }
@@ -380,7 +429,21 @@ final class Chaos {
     lines.add(
         "  Redis errors seen     " + Text.grouped(report.errors()) + " (expected under faults)");
     lines.add("  violations            " + problems.size());
-    problems.stream().limit(20).forEach(problem -> lines.add("    " + problem));
+    // The first of each kind, and how many more there are: every kind shows, however many.
+    Map<String, List<String>> byClass = new LinkedHashMap<>();
+    for (String problem : problems) {
+      int colon = problem.indexOf(": ");
+      byClass
+          .computeIfAbsent(
+              colon < 0 ? problem : problem.substring(0, colon), k -> new ArrayList<>())
+          .add(problem);
+    }
+    byClass.forEach(
+        (kind, all) ->
+            lines.add(
+                "    "
+                    + all.get(0)
+                    + (all.size() > 1 ? " (and " + (all.size() - 1) + " more like it)" : "")));
     lines.add(problems.isEmpty() ? "VERDICT: PASS" : "VERDICT: FAIL");
     return lines;
   }
