@@ -31,8 +31,10 @@ class ChaosBrokenScriptIT {
       """;
 
   @Test
-  void aRunAgainstALockScriptThatIgnoresTheHolderFailsWithTwoHoldersWithoutAFault(@TempDir Path dir)
+  void aRunAgainstALockScriptThatIgnoresTheHolderFailsWithTwoHoldersWithoutAFault()
       throws IOException {
+    // Kept after the build (target/), so that the logs can be read.
+    Path dir = Files.createDirectories(Path.of("target", "chaos-logs", "ChaosBrokenScriptIT"));
     Path scripts = dir.resolve("scripts");
     Path broken = scripts.resolve(SCRIPT);
     Files.createDirectories(broken.getParent());
