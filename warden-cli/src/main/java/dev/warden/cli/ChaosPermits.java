@@ -18,14 +18,14 @@ import java.util.TreeMap;
  * <p><b>The leased semaphore</b>: holders whose release succeeded never outnumbered its permits.
  *
  * <p><b>The plain semaphore</b> is judged over the whole run, against the permits it can have had.
- * A plain permit has no owner, so a fault that loses Redis's data gives it more: a holder across
- * the fault keeps a permit the emptied or rewound count no longer lacks, and its release adds one
- * more. So each such fault raises the permits the semaphore can have had by the number of its
- * holders across the fault (taken before the fault ended, given back after it began), on top of the
- * most it could have had before (a rewind may bring an older count back), or on top of its permits
- * when the fault emptied Redis (the next {@code trySetPermits} sets them again). That is exact for
- * a restart that empties Redis and an upper bound otherwise: a permit whose release is lost only
- * lowers the count.
+ * A plain permit has no owner, so a fault that loses Redis's data gives it more: a permit held when
+ * the data is lost (and taken after the point the count goes back to) is one the emptied or rewound
+ * count no longer lacks, and its release adds one more. So each such fault raises the permits the
+ * semaphore can have had by at most the most permits held at once during the fault (counted from
+ * each acquisition's call, since a take can land before its caller hears of it), on top of the most
+ * it could have had since Redis was last emptied (a rewind brings back a count of that time), or on
+ * top of its own permits when the fault emptied Redis (the next {@code trySetPermits} sets them
+ * again). That is an upper bound: a release lost with the data only lowers the count.
  *
  * <p>Not thread-safe; one instance checks one run.
  */
@@ -71,21 +71,19 @@ final class ChaosPermits {
    */
   Plain checkPlain(String object, int permits, long runStart, long runEnd) {
     Map<String, long[]> holds = holds(object, /* onlyConfirmed= */ false);
+    TreeMap<Long, Integer> possibly = new TreeMap<>(); // holders from their acquisition's call
+    holds.values().forEach(hold -> count(possibly, new long[] {hold[2], hold[1]}));
     TreeMap<Long, Integer> capacity = new TreeMap<>(); // from each instant on
     capacity.put(Long.MIN_VALUE, permits);
-    int current = permits;
+    int mostSinceEmptied = permits;
     int most = permits;
     for (Fault fault : faults) { // in the order they were injected
       if (!fault.losesData()) {
         continue;
       }
-      int across = 0;
-      for (long[] hold : holds.values()) {
-        if (hold[0] < fault.end() && hold[1] > fault.start()) {
-          across++;
-        }
-      }
-      current = (fault.data() == ChaosDeployment.Data.EMPTIED ? permits : most) + across;
+      boolean emptied = fault.data() == ChaosDeployment.Data.EMPTIED;
+      int current = (emptied ? permits : mostSinceEmptied) + most(possibly, fault);
+      mostSinceEmptied = emptied ? current : Math.max(mostSinceEmptied, current);
       most = Math.max(most, current);
       capacity.put(fault.start(), current);
     }
@@ -114,6 +112,20 @@ final class ChaosPermits {
     return new Plain(most, shareAt(capacity, permits, runStart, runEnd));
   }
 
+  /** The most holders at once at some instant of the fault, from a holder count's changes. */
+  private static int most(NavigableMap<Long, Integer> changes, Fault fault) {
+    int inside = 0;
+    for (int change : changes.headMap(fault.start(), true).values()) {
+      inside += change;
+    }
+    int most = inside;
+    for (int change : changes.subMap(fault.start(), false, fault.end(), true).values()) {
+      inside += change;
+      most = Math.max(most, inside);
+    }
+    return most;
+  }
+
   /** The share of [start, end] during which {@code capacity} was {@code permits}. */
   private static double shareAt(
       NavigableMap<Long, Integer> capacity, int permits, long start, long end) {
@@ -133,19 +145,24 @@ final class ChaosPermits {
   }
 
   /**
-   * The holds of {@code object}: holder to {taken, given back (or the end of time)}; with {@code
-   * onlyConfirmed}, only those whose release succeeded.
+   * The holds of {@code object}: holder to {taken, given back (or the end of time), its
+   * acquisition's call (or when taken)}; with {@code onlyConfirmed}, only those whose release
+   * succeeded.
    */
   private Map<String, long[]> holds(String object, boolean onlyConfirmed) {
     Map<String, long[]> holds = new LinkedHashMap<>();
     Map<String, Long> givenBack = new HashMap<>();
+    Map<String, Long> calls = new HashMap<>();
     Set<String> confirmed = new HashSet<>();
     for (Event event : events) {
       if (event.fields().isEmpty() || !event.field(0).equals(object)) {
         continue;
       }
-      if (event.kind().equals("P")) {
-        holds.put(event.field(1), new long[] {event.at(), Long.MAX_VALUE});
+      if (event.kind().equals("A") && event.fields().size() > 4) {
+        calls.put(event.field(4), Long.parseLong(event.field(1)));
+      } else if (event.kind().equals("P")) {
+        long call = Math.min(event.at(), calls.getOrDefault(event.field(1), event.at()));
+        holds.put(event.field(1), new long[] {event.at(), Long.MAX_VALUE, call});
       } else if (event.kind().equals("Q")) {
         givenBack.put(event.field(1), event.at());
         if (event.field(2).equals("ok")) {

@@ -324,6 +324,31 @@ class ChaosCheckerTest {
   }
 
   @Test
+  void aFaultRaisesThePlainPermitsByTheMostHeldAtOnceDuringItNotByAllWhoHeldDuringIt() {
+    for (int holder = 0; holder < 3; holder++) { // one after another during a long failover
+      log(
+          1,
+          10 + 30 * holder,
+          "A chaos-semaphore " + (5 + 30 * holder) * MS + " 2000 got a" + holder);
+      log(1, 10 + 30 * holder, "P chaos-semaphore a" + holder);
+      log(1, 20 + 30 * holder, "Q chaos-semaphore a" + holder + " ok");
+    }
+    fault(0, 100, "failover-lose-writes", "true", "-");
+    for (int holder = 0; holder < 5; holder++) {
+      log(2, 200 + holder, "P chaos-semaphore b" + holder);
+      log(2, 250, "Q chaos-semaphore b" + holder + " ok");
+    }
+
+    ChaosChecker.Report report = checker.check();
+
+    assertThat(report.violations())
+        .singleElement()
+        .asString()
+        .contains("5 holders of chaos-semaphore at once, above the 4 permits it can have had");
+    assertThat(report.semaphore().mostPermits()).isEqualTo(4);
+  }
+
+  @Test
   void aRestartThatEmptiesRedisBringsThePlainSemaphoreBackToItsPermits() {
     log(1, 1, "P chaos-semaphore a0"); // held across the rewind at 10-20: 4 permits from then
     log(1, 50, "Q chaos-semaphore a0 ok");
