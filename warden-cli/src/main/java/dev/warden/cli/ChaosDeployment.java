@@ -5,6 +5,7 @@ import dev.warden.testkit.RedisCluster;
 import dev.warden.testkit.RedisSentinels;
 import dev.warden.testkit.RedisServer;
 import io.lettuce.core.KillArgs;
+import io.lettuce.core.cluster.SlotHash;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -19,6 +20,16 @@ import java.util.Random;
  * A throwaway Redis deployment of {@code warden chaos} and the faults it can suffer: one
  * redis-server (each worker behind its own {@link FaultProxy}), a Sentinel set (a master, 2
  * replicas, 3 sentinels) or a 3+3 Redis Cluster, on free ports of 127.0.0.1.
+ *
+ * <p><b>What goes through the proxies.</b> On one server, each worker has its own proxy, so a
+ * partition cuts one worker off from Redis. On Sentinel and Cluster every process is behind proxies
+ * that the nodes announce ({@link RedisSentinels#startBehindProxies()}, {@link
+ * RedisCluster#startBehindProxies()}): clients, sentinels, replicas and the cluster bus all reach a
+ * node through its proxies, so a partition cuts a <em>node</em> off from everybody (a Sentinel
+ * master: until the sentinels fail it over; a cluster master: from its clients and replicas only,
+ * with no failover, or from everything until its replica takes over). A node announces one address
+ * for all, so these proxies cannot single out one worker there; the worker stop (SIGSTOP, {@link
+ * ChaosFaults}) cuts one worker off on every kind.
  *
  * <p>Faults run on the caller's thread, one at a time, and return once the deployment serves again
  * (a freeze or a partition returns when it ends). Not thread-safe: the fault injector's thread is
@@ -91,8 +102,8 @@ abstract class ChaosDeployment implements AutoCloseable {
   static ChaosDeployment start(Kind kind, int workers) {
     return switch (kind) {
       case SINGLE -> new Single(RedisServer.start(), workers);
-      case SENTINEL -> new Sentinels(RedisSentinels.start());
-      case CLUSTER -> new Cluster(RedisCluster.start());
+      case SENTINEL -> new Sentinels(RedisSentinels.startBehindProxies());
+      case CLUSTER -> new Cluster(RedisCluster.startBehindProxies());
     };
   }
 
@@ -257,7 +268,7 @@ abstract class ChaosDeployment implements AutoCloseable {
 
     @Override
     String describe() {
-      return "throwaway Sentinel set (a master, 2 replicas, 3 sentinels)";
+      return "throwaway Sentinel set (a master, 2 replicas, 3 sentinels), each behind a fault proxy";
     }
 
     @Override
@@ -282,7 +293,7 @@ abstract class ChaosDeployment implements AutoCloseable {
 
     @Override
     Outcome injectOne(Random random) throws InterruptedException {
-      switch (random.nextInt(5)) {
+      switch (random.nextInt(6)) {
         case 0 -> {
           RedisServer promoted = sentinels.failover();
           return new Outcome(
@@ -314,14 +325,44 @@ abstract class ChaosDeployment implements AutoCloseable {
           return new Outcome(
               "freeze", Data.KEPT, "master SIGSTOP " + PAST_THE_LEASE.toMillis() + " ms");
         }
+        case 4 -> {
+          return partitionMaster();
+        }
         default -> {
           return killPubSub();
         }
       }
     }
 
+    /**
+     * Cuts the master off from everybody (clients, sentinels, replicas) past the lease and until
+     * the sentinels have failed it over; once healed it is a stale master until they demote it, and
+     * what its clients sent meanwhile reaches it then.
+     */
+    private Outcome partitionMaster() throws InterruptedException {
+      RedisServer old = sentinels.master();
+      FaultProxy proxy = sentinels.proxyOf(old);
+      proxy.blackhole();
+      RedisServer promoted;
+      try {
+        Thread.sleep(PAST_THE_LEASE.toMillis()); // the partition lasts at least this long
+        promoted = sentinels.awaitNewMaster(old, Duration.ofSeconds(60));
+      } finally {
+        proxy.heal();
+      }
+      return new Outcome(
+          "partition-master",
+          Data.REWOUND,
+          "port "
+              + old.port()
+              + " cut off from clients, sentinels and replicas until failed over to port "
+              + promoted.port());
+    }
+
     @Override
     void heal() {
+      sentinels.servers().forEach(server -> sentinels.proxyOf(server).heal());
+      sentinels.sentinelProxies().forEach(FaultProxy::heal);
       sentinels.servers().forEach(RedisServer::resume);
     }
 
@@ -340,7 +381,7 @@ abstract class ChaosDeployment implements AutoCloseable {
 
     @Override
     String describe() {
-      return "throwaway 3+3 Redis Cluster";
+      return "throwaway 3+3 Redis Cluster, each node behind fault proxies";
     }
 
     @Override
@@ -367,7 +408,7 @@ abstract class ChaosDeployment implements AutoCloseable {
     Outcome injectOne(Random random) throws InterruptedException {
       List<RedisServer> masters = cluster.masters();
       RedisServer master = masters.get(random.nextInt(masters.size()));
-      switch (random.nextInt(6)) {
+      switch (random.nextInt(8)) {
         case 0 -> {
           cluster.failover(cluster.replicaOf(master), RedisCluster.Mode.GRACEFUL);
           return new Outcome("failover", Data.KEPT, "CLUSTER FAILOVER of port " + master.port());
@@ -405,14 +446,71 @@ abstract class ChaosDeployment implements AutoCloseable {
               Data.REWOUND,
               "master port " + master.port() + " SIGSTOP past the node timeout");
         }
+        case 5 -> {
+          FaultProxy proxy = cluster.proxyOf(master);
+          proxy.blackhole();
+          try {
+            Thread.sleep(PAST_THE_LEASE.toMillis()); // the partition lasts this long
+          } finally {
+            proxy.heal();
+          }
+          cluster.awaitHealthy();
+          return new Outcome(
+              "partition-master",
+              Data.KEPT,
+              "master port "
+                  + master.port()
+                  + " cut off from its clients and replicas for "
+                  + PAST_THE_LEASE.toMillis()
+                  + " ms (the cluster bus still up)");
+        }
+        case 6 -> {
+          return isolate(master);
+        }
         default -> {
           return killPubSub();
         }
       }
     }
 
+    /**
+     * Cuts a master off from everything (clients, replicas, the cluster bus both ways) past the
+     * lease and until its replica has taken over its slots; once healed it learns it was replaced,
+     * and what its clients sent meanwhile reaches it then.
+     */
+    private Outcome isolate(RedisServer master) throws InterruptedException {
+      RedisServer replica = cluster.replicaOf(master);
+      String key = keyOn(master);
+      cluster.isolate(master);
+      try {
+        Thread.sleep(PAST_THE_LEASE.toMillis()); // the isolation lasts at least this long
+        cluster.awaitOwner(SlotHash.getSlot(key), replica);
+      } finally {
+        cluster.heal(master);
+      }
+      cluster.awaitHealthy();
+      return new Outcome(
+          "isolate-master",
+          Data.REWOUND,
+          "master port "
+              + master.port()
+              + " cut off from everything until port "
+              + replica.port()
+              + " took over");
+    }
+
+    /** A key whose slot {@code master} owns. */
+    private String keyOn(RedisServer master) {
+      for (int i = 0; ; i++) {
+        if (cluster.masterOf("chaos-" + i) == master) {
+          return "chaos-" + i;
+        }
+      }
+    }
+
     @Override
     void heal() {
+      cluster.nodes().forEach(cluster::heal);
       cluster.nodes().forEach(RedisServer::resume);
     }
 
