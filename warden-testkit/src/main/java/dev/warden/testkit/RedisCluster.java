@@ -6,6 +6,7 @@ import io.lettuce.core.MigrateArgs;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.cluster.SlotHash;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -19,6 +20,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -151,7 +153,7 @@ public final class RedisCluster implements AutoCloseable {
    *     node started so far is stopped
    */
   public static RedisCluster start(int masters, int replicasPerMaster, Duration nodeTimeout) {
-    return start(masters, replicasPerMaster, nodeTimeout, /* proxied= */ false);
+    return start(masters, replicasPerMaster, nodeTimeout, /* proxied= */ false, RedisServer::start);
   }
 
   /**
@@ -164,11 +166,67 @@ public final class RedisCluster implements AutoCloseable {
    * @since 0.2
    */
   public static RedisCluster startBehindProxies() {
-    return start(3, 1, DEFAULT_NODE_TIMEOUT, /* proxied= */ true);
+    return start(3, 1, DEFAULT_NODE_TIMEOUT, /* proxied= */ true, RedisServer::start);
+  }
+
+  /**
+   * Starts 3 masters with 1 replica each, like {@link #start()}, each node also taking TLS
+   * connections on a port of its own ({@link RedisServer#startWithTls}) and using TLS for the
+   * cluster bus and replication ({@code tls-cluster yes}, {@code tls-replication yes}). A TLS
+   * client is told the nodes' TLS ports ({@code CLUSTER SLOTS} answers a TLS connection with them);
+   * {@link #tlsSeeds()} names the masters' TLS ports. The plain ports stay open for the testkit's
+   * own connections. Each file is PEM; the server certificate also serves as the client certificate
+   * of the nodes' own connections, so it must allow client authentication.
+   *
+   * @param requireClientCertificates whether a TLS client must present a certificate signed by
+   *     {@code caCertificates} ({@code tls-auth-clients yes})
+   * @throws IllegalStateException if a node does not start, {@code redis-cli --cluster create}
+   *     fails, or the cluster is not healthy within 30 s
+   * @since 0.2
+   */
+  public static RedisCluster startWithTls(
+      Path certificate, Path privateKey, Path caCertificates, boolean requireClientCertificates) {
+    Objects.requireNonNull(certificate, "certificate must not be null");
+    Objects.requireNonNull(privateKey, "privateKey must not be null");
+    Objects.requireNonNull(caCertificates, "caCertificates must not be null");
+    return start(
+        3,
+        1,
+        DEFAULT_NODE_TIMEOUT,
+        /* proxied= */ false,
+        args -> {
+          List<String> all = new ArrayList<>(List.of(args));
+          all.addAll(List.of("--tls-cluster", "yes", "--tls-replication", "yes"));
+          return RedisServer.startWithTls(
+              certificate,
+              privateKey,
+              caCertificates,
+              requireClientCertificates,
+              all.toArray(String[]::new));
+        });
+  }
+
+  /**
+   * Returns the TLS URIs of the current {@link #masters()} ({@code "rediss://127.0.0.1:<tls
+   * port>"}) of a cluster started by {@link #startWithTls}, to seed a TLS cluster client with.
+   *
+   * @throws IllegalStateException if the cluster was started without TLS
+   * @since 0.2
+   */
+  public List<String> tlsSeeds() {
+    List<String> uris = new ArrayList<>();
+    for (RedisServer master : masters()) {
+      uris.add(master.tlsUri());
+    }
+    return List.copyOf(uris);
   }
 
   private static RedisCluster start(
-      int masters, int replicasPerMaster, Duration nodeTimeout, boolean proxied) {
+      int masters,
+      int replicasPerMaster,
+      Duration nodeTimeout,
+      boolean proxied,
+      Function<String[], RedisServer> starter) {
     if (masters < 3) {
       throw new IllegalArgumentException("masters must be at least 3: " + masters);
     }
@@ -181,7 +239,7 @@ public final class RedisCluster implements AutoCloseable {
       throw new IllegalArgumentException("nodeTimeout must be at least 100 ms: " + nodeTimeout);
     }
     int count = masters * (1 + replicasPerMaster);
-    List<RedisServer> started = ClusterStart.nodes(count, nodeTimeout);
+    List<RedisServer> started = ClusterStart.nodes(count, nodeTimeout, starter);
     RedisCluster cluster = new RedisCluster(started, nodeTimeout);
     try {
       if (proxied) {
@@ -979,7 +1037,7 @@ public final class RedisCluster implements AutoCloseable {
 
   private RedisServer nodeAt(int port) {
     for (RedisServer node : nodes) {
-      if (node.port() == port || announcedPort(node) == port) {
+      if (node.port() == port || announcedPort(node) == port || node.tlsPort() == port) {
         return node;
       }
     }

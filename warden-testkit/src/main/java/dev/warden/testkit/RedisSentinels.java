@@ -96,6 +96,7 @@ public final class RedisSentinels implements AutoCloseable {
   private final String masterName;
   private final Path directory;
   private final boolean proxied;
+  private final Tls tls; // null unless started with TLS
   // Filled while starting, before the set is handed out; read-only after.
   private final Map<RedisServer, FaultProxy> proxies = new ConcurrentHashMap<>();
   private final List<RedisServer> servers = new ArrayList<>();
@@ -107,10 +108,26 @@ public final class RedisSentinels implements AutoCloseable {
 
   private volatile boolean closed;
 
-  private RedisSentinels(String masterName, Path directory, boolean proxied) {
+  /** The TLS files of a set started with TLS, as {@link RedisServer#startWithTls} takes them. */
+  private record Tls(
+      Path certificate, Path privateKey, Path caCertificates, boolean requireClientCertificates) {
+    /** The settings that make a process take TLS on {@code port} and use it to reach others. */
+    List<String> settings(int port) {
+      return List.of(
+          "tls-port " + port,
+          "tls-cert-file " + certificate.toAbsolutePath(),
+          "tls-key-file " + privateKey.toAbsolutePath(),
+          "tls-ca-cert-file " + caCertificates.toAbsolutePath(),
+          "tls-auth-clients " + (requireClientCertificates ? "yes" : "no"),
+          "tls-replication yes");
+    }
+  }
+
+  private RedisSentinels(String masterName, Path directory, boolean proxied, Tls tls) {
     this.masterName = masterName;
     this.directory = directory;
     this.proxied = proxied;
+    this.tls = tls;
     this.resources = DefaultClientResources.create();
     this.client = RedisClient.create(resources);
   }
@@ -134,7 +151,35 @@ public final class RedisSentinels implements AutoCloseable {
    * @throws IllegalStateException if a process cannot start, or the set is not healthy within 30 s
    */
   public static RedisSentinels start(String masterName) {
-    return start(masterName, /* proxied= */ false);
+    return start(masterName, /* proxied= */ false, null);
+  }
+
+  /**
+   * Starts a set like {@link #start()} in which every process also takes TLS connections, on a port
+   * of its own, and uses TLS to reach the others: the data nodes as {@link
+   * RedisServer#startWithTls} starts them plus {@code tls-replication yes} (replicas link to the
+   * master's TLS port and announce their own), the sentinels with {@code tls-port}, the same files
+   * and {@code tls-replication yes} (so they reach the nodes and each other over TLS, and name the
+   * nodes' TLS ports to clients). The plain ports stay open for the testkit's own connections and
+   * for clients that reach the sentinels in plain text: {@link #uri()} names the sentinels' plain
+   * ports, {@link #tlsUri()} their TLS ports; either way the master a client is given is its TLS
+   * port. Each file is PEM; the server certificate also serves as the client certificate of the
+   * processes' own connections, so it must allow client authentication.
+   *
+   * @param requireClientCertificates whether a TLS client must present a certificate signed by
+   *     {@code caCertificates} ({@code tls-auth-clients yes})
+   * @throws IllegalStateException if a process cannot start, or the set is not healthy within 30 s
+   * @since 0.2
+   */
+  public static RedisSentinels startWithTls(
+      Path certificate, Path privateKey, Path caCertificates, boolean requireClientCertificates) {
+    Objects.requireNonNull(certificate, "certificate must not be null");
+    Objects.requireNonNull(privateKey, "privateKey must not be null");
+    Objects.requireNonNull(caCertificates, "caCertificates must not be null");
+    return start(
+        DEFAULT_MASTER_NAME,
+        /* proxied= */ false,
+        new Tls(certificate, privateKey, caCertificates, requireClientCertificates));
   }
 
   /**
@@ -146,10 +191,10 @@ public final class RedisSentinels implements AutoCloseable {
    * @since 0.2
    */
   public static RedisSentinels startBehindProxies() {
-    return start(DEFAULT_MASTER_NAME, /* proxied= */ true);
+    return start(DEFAULT_MASTER_NAME, /* proxied= */ true, null);
   }
 
-  private static RedisSentinels start(String masterName, boolean proxied) {
+  private static RedisSentinels start(String masterName, boolean proxied, Tls tls) {
     Objects.requireNonNull(masterName, "masterName must not be null");
     if (masterName.isEmpty() || !masterName.matches("[A-Za-z0-9._:-]+")) {
       throw new IllegalArgumentException(
@@ -162,7 +207,7 @@ public final class RedisSentinels implements AutoCloseable {
       throw new UncheckedIOException("cannot create a directory for the sentinels", e);
     }
     Reaper.trackDirectory(directory);
-    RedisSentinels set = new RedisSentinels(masterName, directory, proxied);
+    RedisSentinels set = new RedisSentinels(masterName, directory, proxied, tls);
     try {
       set.startNodes();
       set.awaitHealthy();
@@ -187,6 +232,23 @@ public final class RedisSentinels implements AutoCloseable {
         + sentinels.stream()
             .map(s -> HOST + ":" + (s.proxy != null ? s.proxy.port() : s.port))
             .collect(Collectors.joining(","))
+        + "#"
+        + masterName;
+  }
+
+  /**
+   * Returns the Lettuce URI of a set started by {@link #startWithTls}, naming the sentinels' TLS
+   * ports: {@code "rediss-sentinel://127.0.0.1:t1,127.0.0.1:t2,127.0.0.1:t3#wm"}.
+   *
+   * @throws IllegalStateException if the set was started without TLS
+   * @since 0.2
+   */
+  public String tlsUri() {
+    if (tls == null) {
+      throw new IllegalStateException(this + " was started without TLS: see startWithTls");
+    }
+    return "rediss-sentinel://"
+        + sentinels.stream().map(s -> HOST + ":" + s.tlsPort).collect(Collectors.joining(","))
         + "#"
         + masterName;
   }
@@ -225,10 +287,15 @@ public final class RedisSentinels implements AutoCloseable {
     }
   }
 
-  /** The port the others reach a data node on: its proxy's, behind proxies. */
+  /**
+   * The port the others reach a data node on: its proxy's, behind proxies; with TLS, its TLS port.
+   */
   private int announcedPort(RedisServer node) {
     FaultProxy proxy = proxies.get(node);
-    return proxy != null ? proxy.port() : node.port();
+    if (proxy != null) {
+      return proxy.port();
+    }
+    return tls != null ? node.tlsPort() : node.port();
   }
 
   /** Returns the name the sentinels monitor the master under. */
@@ -517,6 +584,10 @@ public final class RedisSentinels implements AutoCloseable {
   }
 
   private void startNodes() {
+    if (tls != null) {
+      startTlsNodes();
+      return;
+    }
     RedisServer master = RedisServer.start("--repl-diskless-sync-delay", "0");
     servers.add(master);
     if (proxied) {
@@ -548,8 +619,39 @@ public final class RedisSentinels implements AutoCloseable {
         throw new UncheckedIOException("cannot create " + sentinelDirectory, e);
       }
       sentinels.add(
-          Sentinel.start(sentinelDirectory, masterName, announcedPort(master), proxied, client));
+          Sentinel.start(
+              sentinelDirectory, masterName, announcedPort(master), proxied, null, client));
     }
+  }
+
+  private void startTlsNodes() {
+    RedisServer master = startTlsNode();
+    servers.add(master);
+    for (int i = 0; i < REPLICAS; i++) {
+      servers.add(startTlsNode("--replicaof", HOST, Integer.toString(master.tlsPort())));
+    }
+    for (int i = 0; i < SENTINELS; i++) {
+      Path sentinelDirectory = directory.resolve("sentinel-" + i);
+      try {
+        Files.createDirectories(sentinelDirectory);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot create " + sentinelDirectory, e);
+      }
+      sentinels.add(
+          Sentinel.start(sentinelDirectory, masterName, master.tlsPort(), false, tls, client));
+    }
+  }
+
+  private RedisServer startTlsNode(String... more) {
+    List<String> args = new ArrayList<>(List.of("--repl-diskless-sync-delay", "0"));
+    args.addAll(List.of("--tls-replication", "yes"));
+    args.addAll(List.of(more));
+    return RedisServer.startWithTls(
+        tls.certificate(),
+        tls.privateKey(),
+        tls.caCertificates(),
+        tls.requireClientCertificates(),
+        args.toArray(String[]::new));
   }
 
   /** Puts a proxy in front of {@code node}, which announces it from now on (and after restarts). */
@@ -653,6 +755,7 @@ public final class RedisSentinels implements AutoCloseable {
   /** One {@code redis-sentinel} process and the Lettuce connection the set asks it through. */
   private static final class Sentinel {
     final int port;
+    final int tlsPort; // -1 unless with TLS
     final FaultProxy proxy; // null unless behind proxies
     private final Path log;
     private final Process process;
@@ -660,11 +763,13 @@ public final class RedisSentinels implements AutoCloseable {
 
     private Sentinel(
         int port,
+        int tlsPort,
         FaultProxy proxy,
         Path log,
         Process process,
         StatefulRedisSentinelConnection<String, String> connection) {
       this.port = port;
+      this.tlsPort = tlsPort;
       this.proxy = proxy;
       this.log = log;
       this.process = process;
@@ -672,7 +777,12 @@ public final class RedisSentinels implements AutoCloseable {
     }
 
     static Sentinel start(
-        Path directory, String masterName, int masterPort, boolean proxied, RedisClient client) {
+        Path directory,
+        String masterName,
+        int masterPort,
+        boolean proxied,
+        Tls tls,
+        RedisClient client) {
       Path log = directory.resolve("sentinel.log");
       Path conf = directory.resolve("sentinel.conf");
       // The free port is only free until someone else binds it: retry on a lost race.
@@ -680,7 +790,17 @@ public final class RedisSentinels implements AutoCloseable {
         int port = RedisServer.freePort();
         // Started first, so that the sentinel can announce it; it waits for the sentinel to listen.
         FaultProxy proxy = proxied ? FaultProxy.start(HOST, port) : null;
-        writeConf(conf, directory, port, masterName, masterPort, proxy);
+        int tlsPort = tls != null ? RedisServer.freePort() : -1;
+        List<String> more = new ArrayList<>();
+        if (proxy != null) {
+          more.addAll(
+              List.of("sentinel announce-ip " + HOST, "sentinel announce-port " + proxy.port()));
+        }
+        if (tls != null) { // the others reach it over TLS, so it announces its TLS port
+          more.addAll(tls.settings(tlsPort));
+          more.addAll(List.of("sentinel announce-ip " + HOST, "sentinel announce-port " + tlsPort));
+        }
+        writeConf(conf, directory, port, masterName, masterPort, more);
         Process process = launch(directory, conf, log);
         if (!awaitReady(process, port, log)) {
           if (proxy != null) {
@@ -703,7 +823,7 @@ public final class RedisSentinels implements AutoCloseable {
             }
             throw e;
           }
-          return new Sentinel(port, proxy, log, process, connection);
+          return new Sentinel(port, tlsPort, proxy, log, process, connection);
         }
         if (attempt == START_ATTEMPTS) {
           throw new IllegalStateException(
@@ -742,21 +862,21 @@ public final class RedisSentinels implements AutoCloseable {
     }
 
     private static void writeConf(
-        Path conf, Path directory, int port, String masterName, int masterPort, FaultProxy proxy) {
-      String text =
-          String.join(
-              "\n",
-              "port " + port,
-              "bind " + HOST,
-              "daemonize no",
-              "dir " + directory,
-              "sentinel monitor " + masterName + " " + HOST + " " + masterPort + " 2",
-              "sentinel down-after-milliseconds " + masterName + " 1000",
-              "sentinel failover-timeout " + masterName + " 3000",
-              "sentinel parallel-syncs " + masterName + " 2",
-              proxy == null ? "" : "sentinel announce-ip " + HOST,
-              proxy == null ? "" : "sentinel announce-port " + proxy.port(),
-              "");
+        Path conf, Path directory, int port, String masterName, int masterPort, List<String> more) {
+      List<String> lines =
+          new ArrayList<>(
+              List.of(
+                  "port " + port,
+                  "bind " + HOST,
+                  "daemonize no",
+                  "dir " + directory,
+                  "sentinel monitor " + masterName + " " + HOST + " " + masterPort + " 2",
+                  "sentinel down-after-milliseconds " + masterName + " 1000",
+                  "sentinel failover-timeout " + masterName + " 3000",
+                  "sentinel parallel-syncs " + masterName + " 2"));
+      lines.addAll(more);
+      lines.add("");
+      String text = String.join("\n", lines);
       try {
         Files.writeString(conf, text, StandardCharsets.UTF_8);
       } catch (IOException e) {

@@ -265,6 +265,11 @@ public final class RedisServer implements AutoCloseable {
     return "rediss://" + HOST + ":" + port;
   }
 
+  /** The TLS port of a server started by {@link #startWithTls}, or -1. */
+  int tlsPort() {
+    return tlsPort;
+  }
+
   /** Returns the address the server listens on: always {@code "127.0.0.1"}. */
   public String host() {
     return HOST;
