@@ -21,9 +21,9 @@ import java.util.stream.Stream;
 
 /**
  * {@code warden chaos}: worker processes use every Warden primitive on a throwaway deployment while
- * a fault injector breaks it; then {@link ChaosChecker} proves from their logs that the protected
- * resource never accepted overlapping writes, no permit was created, every wait kept its bound and
- * every lost lease was reported, and the driver checks that nothing leaked.
+ * a fault injector breaks it; then {@link ChaosChecker} proves from their logs that no two sections
+ * held a lock at once (readers apart), every lost lease was reported and explained by a fault, no
+ * permit was created and every wait kept its bound, and the driver checks that nothing leaked.
  *
  * <p>Runs on the caller's thread, plus one fault-injector thread per deployment. A shutdown hook
  * stops the workers and the deployment when the run is interrupted.

@@ -72,7 +72,7 @@ class ChaosBrokenScriptIT {
     String output = out.toString(UTF_8);
     assertThat(output)
         .as(output + err.toString(UTF_8))
-        .contains("TEST ONLY: the workers load Warden's scripts from " + scripts)
+        .contains("TEST ONLY: the workers load Warden's scripts from " + scripts.toAbsolutePath())
         .contains("two holders without a fault: chaos-lock held by writer")
         .contains("VERDICT: FAIL");
     assertThat(status).isEqualTo(1);
