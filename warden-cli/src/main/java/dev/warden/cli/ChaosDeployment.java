@@ -5,6 +5,7 @@ import dev.warden.testkit.RedisCluster;
 import dev.warden.testkit.RedisSentinels;
 import dev.warden.testkit.RedisServer;
 import io.lettuce.core.KillArgs;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.cluster.SlotHash;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -38,6 +39,8 @@ import java.util.Random;
 abstract class ChaosDeployment implements AutoCloseable {
   /** Long enough to outlast a worker's lease (the watchdog timeout, 3 s). */
   static final Duration PAST_THE_LEASE = Duration.ofSeconds(4);
+
+  private static final Duration SAVE_LIMIT = Duration.ofSeconds(30);
 
   /**
    * What a fault did to Redis's data, as the fault log says it: {@code false} kept, {@code true}
@@ -120,7 +123,7 @@ abstract class ChaosDeployment implements AutoCloseable {
   abstract Outcome injectOne(Random random) throws InterruptedException;
 
   /** Takes a snapshot (RDB) of the data servers, for a later restart from an older snapshot. */
-  abstract void snapshot();
+  abstract void snapshot() throws InterruptedException;
 
   /** The data servers that hold keys now (masters). */
   abstract List<RedisServer> dataServers();
@@ -140,9 +143,24 @@ abstract class ChaosDeployment implements AutoCloseable {
         "pubsub-kill", Data.KEPT, "CLIENT KILL TYPE pubsub on " + dataServers().size());
   }
 
-  /** Saves an RDB file now. */
-  static void save(RedisServer server) {
-    server.redis().save();
+  /**
+   * Saves an RDB file now; while the server has a child process (a replica's full sync forks one,
+   * e.g. after a node rejoined as a replica), waits for it to end, up to 30 s.
+   */
+  static void save(RedisServer server) throws InterruptedException {
+    long deadline = System.nanoTime() + SAVE_LIMIT.toNanos();
+    while (true) {
+      try {
+        server.redis().save();
+        return;
+      } catch (RedisCommandExecutionException e) {
+        if (!String.valueOf(e.getMessage()).contains("in progress")
+            || System.nanoTime() - deadline > 0) {
+          throw e;
+        }
+      }
+      Thread.sleep(100); // the child has no event to wait on; it ends within seconds
+    }
   }
 
   /** Deletes the server's RDB file, so that its next restart starts empty. */
@@ -199,7 +217,7 @@ abstract class ChaosDeployment implements AutoCloseable {
     }
 
     @Override
-    void snapshot() {
+    void snapshot() throws InterruptedException {
       save(server);
     }
 
@@ -400,8 +418,10 @@ abstract class ChaosDeployment implements AutoCloseable {
     }
 
     @Override
-    void snapshot() {
-      cluster.masters().forEach(ChaosDeployment::save);
+    void snapshot() throws InterruptedException {
+      for (RedisServer master : cluster.masters()) {
+        save(master);
+      }
     }
 
     @Override
