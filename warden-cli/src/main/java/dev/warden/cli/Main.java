@@ -36,10 +36,11 @@ public final class Main {
                    semaphores and latches on a throwaway deployment while faults are
                    injected (restarts, also from an older snapshot; freezes; pub/sub
                    kills; partitions; failovers; a worker stopped past its lease), then
-                   checks from their logs that a resource that rejects stale fencing
-                   tokens never accepted overlapping writes, no permit was created,
-                   every wait kept its bound, every lost lease was reported, and
-                   nothing leaked. Prints the figures; exit status 1 on a violation.
+                   checks from their logs, replayed against a resource that checks
+                   fencing tokens, that no two sections held a lock at once (readers
+                   apart), every lost lease was reported and explained by a fault, no
+                   permit was created, every wait kept its bound, and nothing leaked.
+                   Prints the figures; exit status 1 on a violation.
                      --deployment D single, sentinel, cluster or all (default single)
                      --minutes N    how long each deployment runs (default 2)
                      --seconds S    instead of --minutes, at least 20

@@ -76,6 +76,9 @@ public final class RedisServer implements AutoCloseable {
   // The TLS port, or -1; written once by startWithTls before the server is handed out.
   private volatile int tlsPort = -1;
 
+  // Arguments set at run time that restarts must pass too (keepOnRestart); guarded by this.
+  private List<String> keptArgs = List.of();
+
   // Written under the monitor; volatile so isRunning(), pid-reading and the shutdown hook see it.
   private volatile Process process;
   private volatile boolean closed;
@@ -264,6 +267,11 @@ public final class RedisServer implements AutoCloseable {
     return "rediss://" + HOST + ":" + port;
   }
 
+  /** The TLS port of a server started by {@link #startWithTls}, or -1. */
+  int tlsPort() {
+    return tlsPort;
+  }
+
   /** Returns the address the server listens on: always {@code "127.0.0.1"}. */
   public String host() {
     return HOST;
@@ -301,12 +309,46 @@ public final class RedisServer implements AutoCloseable {
     requireOpen();
     resume();
     stopProcess();
-    Process restarted = launch(directory, log, port, extraArgs);
+    List<String> args = new ArrayList<>(extraArgs);
+    args.addAll(keptArgs);
+    Process restarted = launch(directory, log, port, args);
     if (!awaitReady(restarted, port, log)) {
       throw new IllegalStateException(
           "redis-server cannot restart: another process took port " + port + "; " + tail());
     }
     process = restarted;
+  }
+
+  /**
+   * Sets each {@code name value} pair of {@code settings} now ({@code CONFIG SET}) and on every
+   * later {@link #restart()} (on its command line): for what the testkit sets once the server is
+   * up, such as the address a node announces ({@code replica-announce-port}, {@code
+   * cluster-announce-port}) when the proxy in front of it had to know its port first.
+   *
+   * @throws IllegalArgumentException if the pairs are incomplete
+   */
+  synchronized void keepOnRestart(String... settings) {
+    if (settings.length % 2 != 0) {
+      throw new IllegalArgumentException(
+          "settings must be name-value pairs: " + Arrays.toString(settings));
+    }
+    List<String> kept = new ArrayList<>(keptArgs);
+    for (int i = 0; i < settings.length; i += 2) {
+      redis().configSet(settings[i], settings[i + 1]);
+      kept.add("--" + settings[i]);
+      kept.add(settings[i + 1]);
+    }
+    keptArgs = List.copyOf(kept);
+  }
+
+  /**
+   * Adds {@code args} to the command line of every later {@link #restart()}, for what was set at
+   * run time by a command rather than a setting (e.g. {@code --replicaof} after {@code REPLICAOF}).
+   */
+  synchronized void alsoOnRestart(String... args) {
+    List<String> kept = new ArrayList<>(keptArgs);
+    kept.addAll(Arrays.asList(args));
+    keptArgs = List.copyOf(kept);
   }
 
   /**
