@@ -5,8 +5,10 @@
 -- before the script ends (the key never exists outside it).
 -- KEYS[1]: the probe key, in Warden's namespace (warden:{...}:probe)
 -- ARGV[1]: the channel to publish on (sharing the key's hash tag), ARGV[2]: '1' on a cluster
--- returns: a flat list of pairs, command name then the server's error, for each call that failed;
+-- Returns: a flat list of pairs, command name then the server's error, for each call that failed;
 --   empty when every call was allowed. Errors about arguments (not an integer) mean "allowed".
+-- It publishes an empty message on the probe channel, which no waiter listens to: it is none of
+-- the "Wake messages" in CONCURRENCY.md.
 local key, channel, cluster = KEYS[1], ARGV[1], ARGV[2] == '1'
 local failed = {}
 
