@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Builds every module and runs every test (unit and integration): ./test.sh [extra mvn args]
 # e.g. ./test.sh -pl warden-cli -am    or    ./test.sh -Dtest='*LockIT'   (-Dtest selects unit
-# tests (*Test, Surefire) and integration tests (*IT, Failsafe) alike)
+# tests (*Test, Surefire) and integration tests (*IT, Failsafe) alike; a subset runs on the server
+# -Dwarden.server names, redis by default). The full run is a server matrix: warden-it's suites on
+# Redis 7.0, then its contract, failover, fault and ACL suites on Valkey 8.0 (README "Supported
+# servers"; -Dwarden.matrix.skip=true skips the Valkey leg).
 # Exits with Maven's status.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"

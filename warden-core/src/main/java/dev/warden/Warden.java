@@ -384,10 +384,32 @@ public final class Warden implements AutoCloseable {
      * @throws IllegalArgumentException if a URI is malformed, or the replication timeout is not
      *     below the command timeout
      * @throws WardenException if Redis cannot be reached (for a cluster: none of the seeds), the
-     *     TLS handshake fails, or Redis refuses the user (the message says which)
+     *     TLS handshake fails, Redis refuses the user, or the deployment refuses something Warden
+     *     needs there (see {@link #check()}; the message says which)
      */
     public Warden build() {
       return new Warden(WardenRuntime.start(options));
+    }
+
+    /**
+     * Connects as {@link #build()} would, checks what the deployment allows of what Warden needs
+     * there, disconnects and returns the report ({@code warden doctor} prints it). {@code build()}
+     * runs the same checks after connecting, in one round trip, and throws {@link WardenException}
+     * naming each refused one: scripts ({@code EVALSHA}/{@code EVAL}); {@code TIME} and the wake-up
+     * publish ({@code PUBLISH}, {@code SPUBLISH} on a cluster) from a script; on a cluster {@code
+     * CLUSTER MYID} and {@code CLUSTER INFO} from a script; every command of Warden's scripts under
+     * the user's ACL; the wake-up subscription ({@code SUBSCRIBE}/{@code SSUBSCRIBE}); {@code WAIT}
+     * under a replication policy other than {@link Replication#none()}; and one writable master
+     * ({@code INFO replication}: a KeyDB active replica or a read-only replica is refused).
+     *
+     * @return the report; {@link DeploymentReport#ok()} tells whether {@code build()} would succeed
+     * @throws IllegalStateException if neither a URI nor cluster seeds were set, or both were
+     * @throws IllegalArgumentException if a URI is malformed
+     * @throws WardenException if Redis cannot be reached or does not answer
+     * @since 0.2
+     */
+    public DeploymentReport check() {
+      return WardenRuntime.check(options);
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.warden.internal;
 
+import dev.warden.DeploymentReport;
 import dev.warden.DistributedCountDownLatch;
 import dev.warden.DistributedLock;
 import dev.warden.DistributedReadWriteLock;
@@ -7,6 +8,7 @@ import dev.warden.DistributedSemaphore;
 import dev.warden.LeasedSemaphore;
 import dev.warden.LockInfo;
 import dev.warden.WardenActivity;
+import dev.warden.WardenException;
 import dev.warden.WardenListener;
 import dev.warden.WardenStats;
 import dev.warden.internal.base.Args;
@@ -19,6 +21,7 @@ import dev.warden.internal.lease.LeaseKeeper;
 import dev.warden.internal.lock.Locks;
 import dev.warden.internal.quorum.QuorumLock;
 import dev.warden.internal.redis.Calls;
+import dev.warden.internal.redis.Capabilities;
 import dev.warden.internal.redis.ClientSetup;
 import dev.warden.internal.redis.Deployment;
 import dev.warden.internal.redis.Scripts;
@@ -32,6 +35,7 @@ import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * The composition root of one {@code Warden}: makes the deployment's connections, the timer, the
@@ -77,9 +81,27 @@ public final class WardenRuntime {
    * @throws IllegalStateException if neither a URI nor cluster seeds were set, or both were
    * @throws IllegalArgumentException if a URI is malformed, or the replication timeout is not below
    *     the command timeout
-   * @throws dev.warden.WardenException if Redis cannot be reached
+   * @throws dev.warden.WardenException if Redis cannot be reached, or refuses something Warden
+   *     needs there (the capability check, {@link Capabilities}, names it)
    */
   public static WardenRuntime start(WardenOptions options) {
+    return start(options, /* checkOnly= */ false).runtime;
+  }
+
+  /**
+   * Connects as {@link #start} does, runs the capability check ({@link Capabilities}), closes
+   * everything and returns the report; refusals are in the report.
+   *
+   * @throws dev.warden.WardenException if Redis cannot be reached or does not answer
+   */
+  public static DeploymentReport check(WardenOptions options) {
+    return start(options, /* checkOnly= */ true).report;
+  }
+
+  /** A started runtime, or the report of a check. */
+  private record Started(WardenRuntime runtime, DeploymentReport report) {}
+
+  private static Started start(WardenOptions options, boolean checkOnly) {
     String uri = options.uri();
     List<String> seeds = options.clusterSeeds();
     if (uri != null && !seeds.isEmpty()) {
@@ -103,14 +125,39 @@ public final class WardenRuntime {
         new ClientSetup(
             settings, Clock.SYSTEM, timer, "warden-" + owners.clientId(), options.tls());
     WardenRuntime runtime;
+    Deployment deployment;
     try {
-      runtime = new WardenRuntime(setup, owners, connect.apply(setup), timer);
+      deployment = connect.apply(setup);
     } catch (RuntimeException e) {
       timer.shutdown();
       throw e;
     }
+    try {
+      DeploymentReport report =
+          Capabilities.probe(
+              deployment, settings.replication() != null, settings.commandTimeoutNanos());
+      if (checkOnly) {
+        deployment.close();
+        timer.shutdown();
+        return new Started(null, report);
+      }
+      if (!report.ok()) {
+        throw new WardenException(
+            "cannot use "
+                + report.deployment()
+                + ": it refuses what Warden needs: "
+                + report.refused().stream()
+                    .map(DeploymentReport.Check::toString)
+                    .collect(Collectors.joining("; ")));
+      }
+      runtime = new WardenRuntime(setup, owners, deployment, timer);
+    } catch (RuntimeException e) {
+      deployment.close();
+      timer.shutdown();
+      throw e;
+    }
     options.listeners().forEach(runtime::addListener);
-    return runtime;
+    return new Started(runtime, null);
   }
 
   public DistributedLock lock(String name) {

@@ -72,7 +72,8 @@ import java.util.function.Supplier;
  * directories; the testkit's shutdown hook kills any node still running when the JVM exits. All
  * methods are thread-safe; those that change the cluster are serialized.
  *
- * <p>Requires {@code redis-server} and {@code redis-cli} 7.0 or later on the {@code PATH}.
+ * <p>Requires {@code redis-server} and {@code redis-cli} 7.0 or later on the {@code PATH}, or the
+ * server that {@code -Dwarden.server} names ({@link ServerBinary}) and a CLI beside it.
  *
  * @since 0.2
  */

@@ -72,8 +72,9 @@ import java.util.stream.Collectors;
  * <p><b>Thread-safety.</b> All methods are thread-safe; the faults ({@link #failover()}, {@link
  * #killMaster()}) and {@link #close()} are serialized.
  *
- * <p>Requires {@code redis-server} and {@code redis-sentinel} on the {@code PATH} ({@code apt-get
- * install redis-server redis-sentinel}; {@code scripts/setup.sh} does it).
+ * <p>Requires {@code redis-server} on the {@code PATH} ({@code scripts/setup.sh} installs it), or
+ * the server that {@code -Dwarden.server} names ({@link ServerBinary}); the sentinels run the same
+ * binary with {@code --sentinel}.
  *
  * @since 0.2
  */
@@ -82,7 +83,7 @@ public final class RedisSentinels implements AutoCloseable {
   public static final String DEFAULT_MASTER_NAME = "wm";
 
   private static final String HOST = "127.0.0.1";
-  private static final String EXECUTABLE = "redis-sentinel";
+  private static final String EXECUTABLE = "sentinel";
   private static final int REPLICAS = 2;
   private static final int SENTINELS = 3;
   private static final int START_ATTEMPTS = 5;
@@ -887,11 +888,9 @@ public final class RedisSentinels implements AutoCloseable {
     }
 
     private static Process launch(Path directory, Path conf, Path log) {
-      return Processes.launch(
-          List.of(EXECUTABLE, conf.toString()),
-          directory,
-          log,
-          "`apt-get install redis-sentinel` or scripts/setup.sh");
+      // the server binary in sentinel mode: the same product and version as the data nodes
+      ServerBinary binary = ServerBinary.current();
+      return Processes.launch(binary.sentinelCommand(conf), directory, log, binary.installHint());
     }
 
     /**

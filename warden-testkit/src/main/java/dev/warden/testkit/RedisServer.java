@@ -7,7 +7,6 @@ import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -54,13 +53,13 @@ import java.util.concurrent.TimeUnit;
  * {@code kill}, {@code pause}, {@code resume}, {@code close}) are serialized. {@link #redis()} is a
  * single shared Lettuce connection, itself thread-safe.
  *
- * <p>Requires {@code redis-server} on the {@code PATH} ({@code apt-get install redis-server}).
+ * <p>Requires {@code redis-server} on the {@code PATH} ({@code apt-get install redis-server}), or
+ * the server that {@code -Dwarden.server} names ({@link ServerBinary}: e.g. {@code valkey}).
  *
  * @since 0.2
  */
 public final class RedisServer implements AutoCloseable {
   private static final String HOST = "127.0.0.1";
-  private static final String EXECUTABLE = "redis-server";
   private static final int START_ATTEMPTS = 5;
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(1);
@@ -633,19 +632,12 @@ public final class RedisServer implements AutoCloseable {
   }
 
   private static void requireExecutableOnPath() {
-    String path = System.getenv("PATH");
-    if (path != null) {
-      for (String dir : path.split(File.pathSeparator, -1)) {
-        if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, EXECUTABLE))) {
-          return;
-        }
-      }
-    }
-    throw new IllegalStateException(
-        EXECUTABLE
-            + " is not on the PATH ("
-            + path
-            + "): install Redis, e.g. `apt-get install redis-server` or `brew install redis`");
+    ServerBinary.current(); // throws, saying how to install it, if it is missing
+  }
+
+  /** The server binary that {@link ServerBinary#current()} chose, as a path. */
+  private static String executable() {
+    return ServerBinary.current().server().toString();
   }
 
   // AddressSelection: HOST is the literal 127.0.0.1: no name is resolved
@@ -661,7 +653,7 @@ public final class RedisServer implements AutoCloseable {
 
   private static Process launch(Path directory, Path log, int port, List<String> extraArgs) {
     List<String> command = new ArrayList<>();
-    command.add(EXECUTABLE);
+    command.add(executable());
     command.addAll(
         List.of(
             "--port", Integer.toString(port),
@@ -672,7 +664,7 @@ public final class RedisServer implements AutoCloseable {
             "--daemonize", "no",
             "--dir", directory.toString()));
     command.addAll(extraArgs);
-    return Processes.launch(command, directory, log, "`apt-get install redis-server`");
+    return Processes.launch(command, directory, log, ServerBinary.current().installHint());
   }
 
   /**
@@ -689,7 +681,13 @@ public final class RedisServer implements AutoCloseable {
           return false;
         }
         throw new IllegalStateException(
-            EXECUTABLE + " on port " + port + " exited with " + started.exitValue() + "; " + tail);
+            executable()
+                + " on port "
+                + port
+                + " exited with "
+                + started.exitValue()
+                + "; "
+                + tail);
       }
       try {
         if ("PONG".equals(RedisCli.call(HOST, port, PROBE_TIMEOUT, "PING"))) {
@@ -712,7 +710,7 @@ public final class RedisServer implements AutoCloseable {
         awaitExit(started, EXIT_TIMEOUT);
         Reaper.untrack(started);
         throw new IllegalStateException(
-            EXECUTABLE
+            executable()
                 + " on port "
                 + port
                 + " did not answer PING within "

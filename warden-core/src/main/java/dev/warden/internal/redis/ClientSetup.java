@@ -93,7 +93,36 @@ public final class ClientSetup {
               argument + " is not a valid " + kind + ": " + uri + " (" + e.getMessage() + ")"));
     }
     parsed.setTimeout(commandTimeout());
+    withoutLibraryInfo(parsed);
+    parsed.getSentinels().forEach(ClientSetup::withoutLibraryInfo);
     return TlsSetup.apply(parsed, tls);
+  }
+
+  /**
+   * Keeps Lettuce from sending {@code CLIENT SETINFO lib-name/lib-ver} after the handshake, and
+   * returns {@code uri}. Redis 7.2+ and Valkey 8 have the command, and the smallest ACL rule cannot
+   * allow it: Redis 7.0 refuses {@code +client|setinfo} in a rule (an unknown subcommand), so one
+   * rule could not serve both, and a user without it gets an ACL log entry on every connect
+   * (Lettuce ignores the refusal, the operator sees it). Every connection is already named by
+   * {@code CLIENT SETNAME} ({@code warden-<client id>}), which identifies Warden's connections
+   * better.
+   */
+  public static RedisURI withoutLibraryInfo(RedisURI uri) {
+    uri.setLibraryName("");
+    uri.setLibraryVersion("");
+    return uri;
+  }
+
+  /**
+   * Describes a URI for messages: without credentials, and without the empty library parameters
+   * that {@link #withoutLibraryInfo} leaves in its text.
+   */
+  public static String describe(RedisURI uri) {
+    String text =
+        Redaction.redact(uri.toString())
+            .replaceAll("(libraryName|libraryVersion)=(&|$)", "")
+            .replaceAll("[?&]$", "");
+    return text;
   }
 
   /**

@@ -35,7 +35,7 @@ public final class SingleServer implements Deployment {
   private final ReplicaWaits replicaWaits;
 
   private SingleServer(RedisURI uri, ClientSetup setup) {
-    this.address = Redaction.redact(uri.toString());
+    this.address = ClientSetup.describe(uri);
     this.resources = ClientSetup.resources();
     this.client = RedisClient.create(resources, uri);
     client.setOptions(setup.options(ClientOptions.builder()).build());

@@ -4,7 +4,6 @@ import dev.warden.WardenException;
 import dev.warden.internal.redis.ClientSetup;
 import dev.warden.internal.redis.Deployment;
 import dev.warden.internal.redis.PubSub;
-import dev.warden.internal.redis.Redaction;
 import dev.warden.internal.redis.ReplicaWaits;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisConnectionStateListener;
@@ -91,8 +90,7 @@ public final class ClusterDeployment implements Deployment {
   private String[] owners;
 
   private ClusterDeployment(List<RedisURI> uris, ClientSetup setup) {
-    this.seeds =
-        Redaction.redact(uris.stream().map(RedisURI::toString).collect(Collectors.joining(", ")));
+    this.seeds = uris.stream().map(ClientSetup::describe).collect(Collectors.joining(", "));
     this.resources = ClientSetup.resources();
     this.client = RedisClusterClient.create(resources, uris);
     Duration refresh = Duration.ofMillis(TOPOLOGY_REFRESH_MILLIS);
@@ -166,8 +164,10 @@ public final class ClusterDeployment implements Deployment {
       RedisURI uri = setup.uri("seedUris[" + i + "]", seedUris.get(i), "Redis URI");
       if (uri.getSentinels() != null && !uri.getSentinels().isEmpty()) {
         throw new IllegalArgumentException(
-            Redaction.redact(
-                "seedUris[" + i + "] must name a cluster node, not sentinels: " + uri));
+            "seedUris["
+                + i
+                + "] must name a cluster node, not sentinels: "
+                + ClientSetup.describe(uri));
       }
       uri.setClientName(setup.clientName());
       uris.add(uri);
