@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * What this client knows of one owner's hold on one lock: its token, its count, whether the lease
@@ -42,6 +43,7 @@ public final class Hold {
   private volatile long leaseDeadlineNanos;
   private volatile String lostReason;
   private volatile boolean releaseInDoubt;
+  private volatile String releaseId; // of the release under way, or that failed in doubt
   // what a renewal sends for this hold, encoded once when the lease keeper takes the hold
   private byte[][] renewalKeys;
   private byte[] renewalOwner;
@@ -218,6 +220,26 @@ public final class Hold {
 
   public void releaseInDoubt(boolean inDoubt) {
     this.releaseInDoubt = inDoubt;
+  }
+
+  /**
+   * The id of the owner's release of this hold: the one of a release that failed before its outcome
+   * was known, so that calling the release again is the same release (its replay finds whether it
+   * ended the hold), or a new one. Called by the owner.
+   */
+  public String releaseId(Supplier<String> newId) {
+    String id = releaseId;
+    if (id == null) {
+      id = newId.get();
+      releaseId = id;
+    }
+    return id;
+  }
+
+  /** The owner's release got its answer: the next release is a new one. */
+  public void releaseDone() {
+    releaseId = null;
+    releaseInDoubt = false;
   }
 
   /**
