@@ -42,6 +42,7 @@ public final class Hold {
   private volatile boolean renewed;
   private volatile long leaseDeadlineNanos;
   private volatile String lostReason;
+  private volatile Throwable lostCause;
   private volatile boolean releaseInDoubt;
   private volatile String releaseId; // of the release under way, or that failed in doubt
   // what a renewal sends for this hold, encoded once when the lease keeper takes the hold
@@ -271,9 +272,26 @@ public final class Hold {
     }
   }
 
+  /**
+   * Marks a hold that ended lost after all, whatever its state: its lock was given up for a while
+   * (a condition's await) and could not be taken back. Nothing is reported to listeners or to
+   * {@link #lost()}: the failure is thrown to the owner, and {@code cause} goes with each later
+   * report.
+   */
+  public void lostFor(String reason, Throwable cause) {
+    lostReason = reason;
+    lostCause = cause;
+    state.set(State.LOST);
+  }
+
   /** Why the hold was lost, once it is. */
   public String lostReason() {
     return lostReason;
+  }
+
+  /** The failure that ended the hold, when one did (see {@link #lostFor}); else null. */
+  public Throwable lostCause() {
+    return lostCause;
   }
 
   /** Completes (on the callback executor) when the hold is found lost. */

@@ -377,7 +377,8 @@ final class LockCore {
             + " (fencing token "
             + hold.token()
             + ") was lost before: "
-            + hold.lostReason());
+            + hold.lostReason(),
+        hold.lostCause());
   }
 
   /**
