@@ -547,6 +547,17 @@ class LockScriptsIT {
   }
 
   @Test
+  void aGiveBackAfterAConditionsEnqueueChangesNothing() {
+    acquire("a", "outer", 0, 10_000, false);
+    acquire("a", "abandoned", 1, 10_000, false); // its grant came too late: the client knows 1
+    String[] enqueue = {LOCK, LOCK + ":cond:c:waiters", LOCK + ":cond:c:beats", LOCK + ":cond:c:n"};
+    assertThat(run("cond-enqueue", enqueue, "a", "w1", "5000")).containsExactly(2L);
+    assertThat(giveBack("a", "abandoned", 1)).containsExactly(0L);
+    assertThat(redis.hget(LOCK, "a")).as("the await's one hold, to release").isEqualTo("1");
+    assertThat(release("a", 1)).containsExactly(1L, 0L);
+  }
+
+  @Test
   void aGiveBackThatEndsTheHoldNominatesTheWaitingClientAsAReleaseDoes() {
     acquire("c1:1", "x", 0, 10_000, false);
     refused("c2:1", true);
