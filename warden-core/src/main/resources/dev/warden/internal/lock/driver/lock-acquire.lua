@@ -2,7 +2,8 @@
 -- KEYS[1]  lock hash: owner id -> hold count; '#t' -> fencing token of the current hold;
 --          '#w' -> present when some acquirer waited (its release must publish);
 --          '#a' -> id of the acquisition that set the owner's count last; a release or a
---          give-back that leaves holds clears it (see prelude.lua's raise and lower)
+--          give-back that leaves holds, and cond-enqueue.lua, clear it (see prelude.lua's raise
+--          and lower)
 --          '#c' -> the holder's client, as its owner prefix '<client id>:';
 --          '#o' -> present when an acquirer waited that the holder's client cannot hand the
 --          lock to (another client's, or a multi-lock's): hand-offs then give way to a real
@@ -31,8 +32,10 @@
 -- ARGV[7]  the owner's client, as its owner prefix '<client id>:'
 -- ARGV[8]  '1' when the owner waits if refused (then a refusal by another client's holder marks
 --          '#o' and lists the owner's client in '#q'), '0' when it does not
--- Returns  {1, token, holdCount} when the owner holds the lock afterwards (holdCount: known + 1,
---          or what the first run of this acquisition set);
+-- Returns  {1, token, holdCount} when the owner holds the lock afterwards (holdCount: known + 1
+--          where the owner held it, or what the first run of this acquisition set; 1, with a new
+--          token, when the lock was free, whatever known: a client that knew a hold then sees
+--          that it was lost);
 --          {0, pttl} when another owner holds it (pttl: its remaining lease in ms, -1 if none)
 --          or it is another client's turn (pttl: the ms until the turn ends).
 local lock, fence = KEYS[1], KEYS[2]
