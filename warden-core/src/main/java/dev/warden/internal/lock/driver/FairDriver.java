@@ -121,13 +121,8 @@ public final class FairDriver implements LockDriver {
   }
 
   @Override
-  public CompletableFuture<Release> release(String owner, int heldBefore, String releaseId) {
-    return releaseTo(owner, heldBefore, null, "", releaseId).thenApply(FairDriver::parseRelease);
-  }
-
-  @Override
-  public CompletableFuture<Release> giveBack(String owner, String acquisitionId, int keep) {
-    return releaseTo(owner, keep, null, acquisitionId, "").thenApply(FairDriver::parseRelease);
+  public CompletableFuture<Release> lower(String owner, int count, String undo, String releaseId) {
+    return releaseTo(owner, count, null, undo, releaseId).thenApply(FairDriver::parseRelease);
   }
 
   @Override

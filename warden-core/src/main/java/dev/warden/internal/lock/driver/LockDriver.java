@@ -128,7 +128,9 @@ public interface LockDriver {
    *     records it, so that a retry that finds the hold gone counts as released only when it was
    *     this release that ended it (and not a lease that ran out before)
    */
-  CompletableFuture<Release> release(String owner, int heldBefore, String releaseId);
+  default CompletableFuture<Release> release(String owner, int heldBefore, String releaseId) {
+    return lower(owner, heldBefore, "", releaseId);
+  }
 
   /**
    * Gives back the owner's last hold, handing the lock straight to a parked waiter of this client
@@ -151,7 +153,15 @@ public interface LockDriver {
    * @param keep the most holds the owner keeps: the count the acquisition started from (0 ends the
    *     hold)
    */
-  CompletableFuture<Release> giveBack(String owner, String acquisitionId, int keep);
+  default CompletableFuture<Release> giveBack(String owner, String acquisitionId, int keep) {
+    return lower(owner, keep, acquisitionId, "");
+  }
+
+  /**
+   * The lock type's release script, which serves both {@link #release} ({@code undo} '') and {@link
+   * #giveBack} ({@code undo}: the acquisition id; {@code releaseId} '').
+   */
+  CompletableFuture<Release> lower(String owner, int count, String undo, String releaseId);
 
   /**
    * Whether a thread that finds the lock held by another owner of this client may wait without

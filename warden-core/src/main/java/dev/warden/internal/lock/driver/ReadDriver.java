@@ -66,19 +66,9 @@ public final class ReadDriver implements LockDriver {
         .thenApply(Replies::queuedAttempt);
   }
 
-  @Override
-  public CompletableFuture<Release> release(String owner, int heldBefore, String releaseId) {
-    return release(owner, heldBefore, "", releaseId);
-  }
-
-  @Override
-  public CompletableFuture<Release> giveBack(String owner, String acquisitionId, int keep) {
-    return release(owner, keep, acquisitionId, "");
-  }
-
   /** Releases one hold, or gives back acquisition {@code undo} (rw-read-release.lua). */
-  private CompletableFuture<Release> release(
-      String owner, int count, String undo, String releaseId) {
+  @Override
+  public CompletableFuture<Release> lower(String owner, int count, String undo, String releaseId) {
     return scripts
         .run(
             DriverScripts.RW_READ_RELEASE,

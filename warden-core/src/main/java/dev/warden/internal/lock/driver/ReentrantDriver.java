@@ -92,13 +92,8 @@ public final class ReentrantDriver implements LockDriver {
   }
 
   @Override
-  public CompletableFuture<Release> release(String owner, int heldBefore, String releaseId) {
-    return release(owner, heldBefore, false, "", releaseId);
-  }
-
-  @Override
-  public CompletableFuture<Release> giveBack(String owner, String acquisitionId, int keep) {
-    return release(owner, keep, false, acquisitionId, "");
+  public CompletableFuture<Release> lower(String owner, int count, String undo, String releaseId) {
+    return release(owner, count, false, undo, releaseId);
   }
 
   /**

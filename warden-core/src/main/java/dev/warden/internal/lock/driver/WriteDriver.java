@@ -85,19 +85,9 @@ public final class WriteDriver implements LockDriver {
             });
   }
 
-  @Override
-  public CompletableFuture<Release> release(String owner, int heldBefore, String releaseId) {
-    return release(owner, heldBefore, "", releaseId);
-  }
-
-  @Override
-  public CompletableFuture<Release> giveBack(String owner, String acquisitionId, int keep) {
-    return release(owner, keep, acquisitionId, "");
-  }
-
   /** Releases one hold, or gives back acquisition {@code undo} (rw-write-release.lua). */
-  private CompletableFuture<Release> release(
-      String owner, int count, String undo, String releaseId) {
+  @Override
+  public CompletableFuture<Release> lower(String owner, int count, String undo, String releaseId) {
     return scripts
         .run(
             DriverScripts.RW_WRITE_RELEASE,
