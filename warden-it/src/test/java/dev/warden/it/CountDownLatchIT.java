@@ -8,6 +8,7 @@ import dev.warden.DistributedCountDownLatch;
 import dev.warden.Warden;
 import dev.warden.WardenException;
 import dev.warden.testkit.Blocking;
+import dev.warden.testkit.FaultProxy;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
@@ -71,6 +72,33 @@ class CountDownLatchIT {
     await().atMost(Duration.ofSeconds(10)).until(() -> warden.stats().subscriptions() == 1);
     redis.redis().del("warden:{silent}:latch"); // as if the message were lost
     awaiter.get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  @WardenOptions(recheckIntervalMillis = 60_000)
+  void anAwaiterDoesNotMissAnOpeningWhenTheLatchIsSetAgainBeforeItLooks(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    try (FaultProxy proxy = FaultProxy.start(redis)) {
+      Warden slow = wardens.create(builder -> builder.uri(proxy.uri()));
+      DistributedCountDownLatch latch = wardens.create().countDownLatch("rearmed");
+      assertThat(latch.trySetCount(1)).isTrue();
+      CompletableFuture<Boolean> opened =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return slow.countDownLatch("rearmed").await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                  throw new IllegalStateException(e);
+                }
+              },
+              threads);
+      await().atMost(Duration.ofSeconds(5)).until(() -> slow.stats().parkedWaiters() == 1);
+      proxy.delay(Duration.ofMillis(300)); // the awaiter hears of the opening, and looks, late
+      latch.countDown();
+      assertThat(latch.trySetCount(1)).as("set again before the awaiter looked").isTrue();
+      assertThat(opened.get(15, TimeUnit.SECONDS)).as("the awaiter saw its opening").isTrue();
+      assertThat(latch.getCount()).isEqualTo(1);
+    }
   }
 
   // ---- faults and bad input ----

@@ -69,7 +69,10 @@ public final class Locks {
 
   /** The fair lock of that name. */
   public DistributedLock fairLock(String name) {
-    return new RedisMutex(context, new FairDriver(context.scripts(), name), LockCore.Guard.NONE);
+    return new RedisMutex(
+        context,
+        new FairDriver(context.scripts(), name, context.settings().operationMarkerArgument()),
+        LockCore.Guard.NONE);
   }
 
   /** The read-write lock of that name. */
@@ -125,6 +128,10 @@ public final class Locks {
   }
 
   private ReentrantDriver reentrantDriver(String name) {
-    return new ReentrantDriver(context.scripts(), context.owners(), LockKeys.of(name));
+    return new ReentrantDriver(
+        context.scripts(),
+        context.owners(),
+        LockKeys.of(name),
+        context.settings().operationMarkerArgument());
   }
 }

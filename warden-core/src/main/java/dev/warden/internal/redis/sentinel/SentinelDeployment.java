@@ -197,8 +197,9 @@ public final class SentinelDeployment implements Deployment {
 
   /**
    * Returns the sentinels' configuration epoch of the current master, as a decimal string. A
-   * failover raises it; it changes just before commands start to go to the new master, so a call
-   * that read it just before a switch may still carry the old epoch to the new master.
+   * failover raises it; it changes just before commands start to go to the new master (on an early
+   * move, before the replica is promoted), so a call that read it before a switch and is sent after
+   * it (its thread paused in between) may still carry the old epoch to the new master.
    */
   @Override
   public String fenceEpoch() {

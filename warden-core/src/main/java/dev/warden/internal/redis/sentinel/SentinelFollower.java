@@ -254,7 +254,13 @@ final class SentinelFollower {
       return;
     }
     long oldEpoch = deployment.epoch();
-    MasterLink previous = deployment.swapTo(next, oldEpoch);
+    // The promoted replica's configuration epoch is the failover's: above the old one, and at
+    // least any a sentinel announced. Every command reaches the replica with it from now on, so
+    // none mints a token there with the old epoch: until the promotion the replica refuses
+    // writes, and the promotion cuts its connections (a script cut off is not replayed). Should
+    // the failover be aborted, the old master keeps the raised epoch: a later failover's is higher
+    // still (the sentinels that voted for this one only vote for a higher epoch).
+    MasterLink previous = deployment.swapTo(next, Math.max(oldEpoch + 1, watcher.announcedEpoch()));
     if (previous == null) {
       return;
     }
