@@ -363,6 +363,29 @@ public final class Warden implements AutoCloseable {
     }
 
     /**
+     * Puts every key and channel this {@code Warden} uses under a prefix: {@code
+     * billing:warden:{NAME}:lock} instead of {@code warden:{NAME}:lock}, for every object (locks
+     * and their fences, queues, markers and conditions, semaphores, latches), every release channel
+     * (sharded ones on a cluster too), the replication marker and the capability check's probe. The
+     * hash tag {@code {NAME}} stays as it was, so an object's slot, and which objects share one, do
+     * not change. Two {@code Warden}s with different prefixes never see each other's objects, even
+     * of the same name; the same prefix is the same namespace. An ACL rule can confine a user to
+     * it: {@code ~billing:warden:* &billing:warden:*} (README "Key prefix"). Default: none ({@code
+     * warden:}).
+     *
+     * @param keyPrefix 1 to 64 letters, digits and {@code . _ - /}, in segments joined by single
+     *     colons ({@code billing}, {@code team-a:billing})
+     * @return this builder
+     * @throws IllegalArgumentException if it is null, empty, too long, or holds another character
+     *     (a brace would move the hash tag; a blank or glob character would not fit an ACL pattern)
+     * @since 0.2
+     */
+    public Builder keyPrefix(String keyPrefix) {
+      options.keyPrefix(keyPrefix);
+      return this;
+    }
+
+    /**
      * Sets when an acquisition counts as done (see {@link Replication}). Default {@link
      * Replication#none()}. Its timeout must be below the command timeout.
      *

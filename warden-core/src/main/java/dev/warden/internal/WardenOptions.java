@@ -6,6 +6,7 @@ import dev.warden.Warden;
 import dev.warden.WardenListener;
 import dev.warden.internal.base.Args;
 import dev.warden.internal.base.Settings;
+import dev.warden.internal.redis.Namespace;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,6 +34,7 @@ public final class WardenOptions {
   private final List<WardenListener> listeners = new ArrayList<>();
   private TlsOptions tls; // null: TLS only where a URI says rediss://
   private Replication replication = Replication.none();
+  private Namespace namespace = Namespace.DEFAULT;
 
   /** Sets the address of one server or of Sentinel's master (a Lettuce URI). */
   public void uri(String redisUri) {
@@ -67,6 +69,16 @@ public final class WardenOptions {
 
   public void replication(Replication replication) {
     this.replication = Args.required("replication", replication);
+  }
+
+  /** Puts every key and channel under {@code <keyPrefix>:warden:} ({@link Namespace}). */
+  public void keyPrefix(String keyPrefix) {
+    this.namespace = Namespace.of(keyPrefix);
+  }
+
+  /** Where the keys and channels live. */
+  Namespace namespace() {
+    return namespace;
   }
 
   /** The URI of one server or of Sentinel, or null when cluster seeds (or nothing) were set. */

@@ -24,6 +24,7 @@ import dev.warden.internal.redis.Calls;
 import dev.warden.internal.redis.Capabilities;
 import dev.warden.internal.redis.ClientSetup;
 import dev.warden.internal.redis.Deployment;
+import dev.warden.internal.redis.Namespace;
 import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.redis.SingleServer;
 import dev.warden.internal.redis.cluster.ClusterDeployment;
@@ -55,7 +56,11 @@ public final class WardenRuntime {
   private volatile boolean closed;
 
   private WardenRuntime(
-      ClientSetup setup, Owners owners, Deployment deployment, SystemTimer timer) {
+      ClientSetup setup,
+      Owners owners,
+      Deployment deployment,
+      SystemTimer timer,
+      Namespace namespace) {
     Settings settings = setup.settings();
     Clock clock = setup.clock();
     Executor callbacks = ForkJoinPool.commonPool();
@@ -66,8 +71,9 @@ public final class WardenRuntime {
     this.subscriptions = new Subscriptions(deployment.pubSub(), owners.clientId(), timer, settings);
     this.waiting = new Waiting(settings, clock, timer, subscriptions, events);
     this.keeper = new LeaseKeeper(scripts, timer, clock, callbacks, settings);
-    this.locks = new Locks(settings, clock, owners, scripts, calls, waiting, keeper, callbacks);
-    this.synchronizers = new Synchronizers(settings, scripts, calls, waiting);
+    this.locks =
+        new Locks(settings, clock, owners, scripts, calls, waiting, keeper, callbacks, namespace);
+    this.synchronizers = new Synchronizers(settings, scripts, calls, waiting, namespace);
     // after a reconnect Redis may have lost data (restart, failover): check every hold
     deployment.onReconnect(keeper::renewNow);
   }
@@ -135,7 +141,10 @@ public final class WardenRuntime {
     try {
       DeploymentReport report =
           Capabilities.probe(
-              deployment, settings.replication() != null, settings.commandTimeoutNanos());
+              deployment,
+              settings.replication() != null,
+              settings.commandTimeoutNanos(),
+              options.namespace());
       if (checkOnly) {
         deployment.close();
         timer.shutdown();
@@ -150,7 +159,7 @@ public final class WardenRuntime {
                     .map(DeploymentReport.Check::toString)
                     .collect(Collectors.joining("; ")));
       }
-      runtime = new WardenRuntime(setup, owners, deployment, timer);
+      runtime = new WardenRuntime(setup, owners, deployment, timer, options.namespace());
     } catch (RuntimeException e) {
       deployment.close();
       timer.shutdown();

@@ -12,6 +12,7 @@ import dev.warden.internal.lock.driver.FairDriver;
 import dev.warden.internal.lock.driver.LockKeys;
 import dev.warden.internal.lock.driver.ReentrantDriver;
 import dev.warden.internal.redis.Calls;
+import dev.warden.internal.redis.Namespace;
 import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.wait.Waiting;
 import java.util.List;
@@ -32,6 +33,7 @@ public final class Locks {
   /**
    * @param keeper renews the holds taken without an explicit lease
    * @param callbacks completes the futures users see
+   * @param namespace where the locks' keys and channels live
    */
   public Locks(
       Settings settings,
@@ -41,7 +43,8 @@ public final class Locks {
       Calls calls,
       Waiting waiting,
       LeaseKeeper keeper,
-      Executor callbacks) {
+      Executor callbacks,
+      Namespace namespace) {
     this.context =
         new LockContext(
             settings,
@@ -53,7 +56,8 @@ public final class Locks {
             new Holds(keeper, clock),
             new HandOff.Rows(clock),
             callbacks,
-            partCalls);
+            partCalls,
+            namespace);
   }
 
   private static Thread partCallThread(Runnable task) {
@@ -71,7 +75,11 @@ public final class Locks {
   public DistributedLock fairLock(String name) {
     return new RedisMutex(
         context,
-        new FairDriver(context.scripts(), name, context.settings().operationMarkerArgument()),
+        new FairDriver(
+            context.scripts(),
+            context.namespace(),
+            name,
+            context.settings().operationMarkerArgument()),
         LockCore.Guard.NONE);
   }
 
@@ -131,7 +139,7 @@ public final class Locks {
     return new ReentrantDriver(
         context.scripts(),
         context.owners(),
-        LockKeys.of(name),
+        LockKeys.of(context.namespace(), name),
         context.settings().operationMarkerArgument());
   }
 }
