@@ -32,7 +32,9 @@ import java.time.Duration;
  * lock through two instances is two owners.
  *
  * <p>{@link #close()} stops lease renewal and closes the connections; it does not release held
- * locks, which then expire when their lease runs out.
+ * locks, which then expire when their lease runs out. {@link #close(Duration)} closes gracefully:
+ * it lets holders finish for a grace period, then releases what they still hold, so that another
+ * instance gets the locks at once instead of after a lease.
  *
  * @since 0.2
  */
@@ -250,6 +252,39 @@ public final class Warden implements AutoCloseable {
   }
 
   /**
+   * Closes gracefully, handing the locks over: for a rolling deploy, where another instance should
+   * get them at once rather than after a lease. In order:
+   *
+   * <ol>
+   *   <li>New acquisitions fail with a {@link WardenException} naming the object ("the Warden is
+   *       closing and takes no new acquisitions"), as do those waiting now, at once: they leave
+   *       fair queues and give back what they may have been granted. Re-entries of a lock the
+   *       caller already holds still succeed, so holders can finish their work.
+   *   <li>Holders have up to {@code grace} to release; leases are renewed meanwhile, and releases,
+   *       semaphore releases and count-downs work as usual.
+   *   <li>Every lock still held then is released on its holder's behalf, owner-checked (a hold this
+   *       instance has lost, perhaps taken by another owner since, is never touched), and the
+   *       holder is told: {@link LockHandle#leaseLost()} completes, listeners hear {@link
+   *       WardenListener#leaseLost(ObjectType, String, WardenListener.LossReason)} with {@link
+   *       WardenListener.LossReason#SHUTDOWN}, and its later {@code unlock()} or {@code close()}
+   *       throws {@link LeaseExpiredException} saying so.
+   *   <li>Then as {@link #close()}.
+   * </ol>
+   *
+   * <p>Semaphore permits are not released (a permit has no owner Warden could act for; a leased
+   * permit expires with its lease). Blocks for at most {@code grace} plus the command timeout,
+   * uninterruptibly (an interrupt is kept for the caller). A second call returns at once; {@link
+   * #close()} during the grace ends it there, leaving held locks to expire.
+   *
+   * @param grace how long holders may go on before their locks are released; zero releases at once
+   * @throws IllegalArgumentException if it is null or negative
+   * @since 0.2
+   */
+  public void close(Duration grace) {
+    runtime.close(grace);
+  }
+
+  /**
    * Options for a {@link Warden}; every option has a default except the address.
    *
    * @since 0.2
@@ -359,6 +394,29 @@ public final class Warden implements AutoCloseable {
      */
     public Builder tls(TlsOptions tls) {
       options.tls(tls);
+      return this;
+    }
+
+    /**
+     * Bounds how long the lease keeper renews a hold: a hold taken without an explicit lease is
+     * renewed until {@code maxHoldTime} after it was taken (its first acquisition; re-entries do
+     * not restart it), and no longer. Its last renewal makes its lease end at that limit; then
+     * Redis frees the lock, and the holder is told: {@link LockHandle#leaseLost()} completes,
+     * listeners hear {@link WardenListener#leaseLost(ObjectType, String,
+     * WardenListener.LossReason)} with {@link WardenListener.LossReason#MAX_HOLD_TIME}, and its
+     * {@code unlock()} or {@code close()} throws {@link LeaseExpiredException} naming the limit. So
+     * a holder that is alive but stuck cannot keep a lock for ever. Holds taken with an explicit
+     * lease, and handles whose lease was set by {@code extend}, are not renewed, so the limit does
+     * not apply to them. Default: none (renewed for as long as held).
+     *
+     * @param maxHoldTime how long a hold is renewed at most; at least the watchdog timeout
+     * @return this builder
+     * @throws IllegalArgumentException if it is null or below 30 ms; {@link #build()} throws it if
+     *     it is below the watchdog timeout
+     * @since 0.2
+     */
+    public Builder maxHoldTime(Duration maxHoldTime) {
+      options.maxHoldTime(maxHoldTime);
       return this;
     }
 

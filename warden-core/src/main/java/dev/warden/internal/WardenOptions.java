@@ -35,6 +35,7 @@ public final class WardenOptions {
   private TlsOptions tls; // null: TLS only where a URI says rediss://
   private Replication replication = Replication.none();
   private Namespace namespace = Namespace.DEFAULT;
+  private Duration maxHoldTime; // null: renewed for as long as held
 
   /** Sets the address of one server or of Sentinel's master (a Lettuce URI). */
   public void uri(String redisUri) {
@@ -71,6 +72,11 @@ public final class WardenOptions {
     this.replication = Args.required("replication", replication);
   }
 
+  /** Bounds how long the lease keeper renews a hold; checked against the watchdog at the start. */
+  public void maxHoldTime(Duration maxHoldTime) {
+    this.maxHoldTime = Args.atLeast("maxHoldTime", maxHoldTime, MIN_WATCHDOG_TIMEOUT);
+  }
+
   /** Puts every key and channel under {@code <keyPrefix>:warden:} ({@link Namespace}). */
   public void keyPrefix(String keyPrefix) {
     this.namespace = Namespace.of(keyPrefix);
@@ -102,9 +108,18 @@ public final class WardenOptions {
   /**
    * The settings of these options.
    *
-   * @throws IllegalArgumentException if the replication timeout is not below the command timeout
+   * @throws IllegalArgumentException if the replication timeout is not below the command timeout,
+   *     or the maximum hold time is below the watchdog timeout
    */
   Settings settings() {
-    return new Settings(watchdogTimeout, commandTimeout, recheckInterval, replication);
+    if (maxHoldTime != null && maxHoldTime.compareTo(watchdogTimeout) < 0) {
+      throw new IllegalArgumentException(
+          "maxHoldTime must be at least the watchdogTimeout ("
+              + watchdogTimeout
+              + "), the lease a hold is first taken with: "
+              + maxHoldTime
+              + " (for shorter holds, give the lock an explicit lease)");
+    }
+    return new Settings(watchdogTimeout, commandTimeout, recheckInterval, replication, maxHoldTime);
   }
 }

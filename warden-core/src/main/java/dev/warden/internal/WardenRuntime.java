@@ -24,6 +24,7 @@ import dev.warden.internal.redis.Calls;
 import dev.warden.internal.redis.Capabilities;
 import dev.warden.internal.redis.ClientSetup;
 import dev.warden.internal.redis.Deployment;
+import dev.warden.internal.redis.Failures;
 import dev.warden.internal.redis.Namespace;
 import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.redis.SingleServer;
@@ -32,11 +33,16 @@ import dev.warden.internal.redis.sentinel.SentinelDeployment;
 import dev.warden.internal.sync.Synchronizers;
 import dev.warden.internal.wait.Subscriptions;
 import dev.warden.internal.wait.Waiting;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The composition root of one {@code Warden}: makes the deployment's connections, the timer, the
@@ -45,7 +51,10 @@ import java.util.stream.Collectors;
  * dev.warden.Warden} can reach it; the package is not exported.
  */
 public final class WardenRuntime {
+  private static final Logger log = LoggerFactory.getLogger(WardenRuntime.class);
+
   private final Deployment deployment;
+  private final long commandTimeoutNanos;
   private final SystemTimer timer;
   private final Subscriptions subscriptions;
   private final Waiting waiting;
@@ -54,6 +63,7 @@ public final class WardenRuntime {
   private final Synchronizers synchronizers;
   private final Events events = new Events();
   private volatile boolean closed;
+  private boolean closing; // guarded by this: a graceful close has begun
 
   private WardenRuntime(
       ClientSetup setup,
@@ -66,6 +76,7 @@ public final class WardenRuntime {
     Executor callbacks = ForkJoinPool.commonPool();
     this.deployment = deployment;
     this.timer = timer;
+    this.commandTimeoutNanos = settings.commandTimeoutNanos();
     Scripts scripts = new Scripts(deployment);
     Calls calls = new Calls(settings, clock, () -> closed);
     this.subscriptions = new Subscriptions(deployment.pubSub(), owners.clientId(), timer, settings);
@@ -227,6 +238,70 @@ public final class WardenRuntime {
         subscriptions.parked(),
         deployment.replicaWaits().acknowledged(),
         deployment.replicaWaits().shortfalls());
+  }
+
+  /**
+   * Closes gracefully: new acquisitions fail (re-entries of held locks apart) and waiting ones fail
+   * at once, leaving their queues; holders have up to {@code grace} to release; then every hold
+   * still held is ended on its owner's behalf ({@link Locks#revokeAll}: marked lost, its owner
+   * told, its owner-checked release sent and waited for up to the command timeout); then {@link
+   * #close()}. Blocks the caller for up to the grace plus the command timeout. A second call, or
+   * one after {@link #close()}, returns at once; {@link #close()} during the grace ends it then.
+   */
+  public void close(Duration grace) {
+    long graceNanos = Args.notNegativeMillis("grace", grace) * 1_000_000L;
+    synchronized (this) {
+      if (closed || closing) {
+        return;
+      }
+      closing = true;
+    }
+    try {
+      waiting.drain("the Warden is closing and takes no new acquisitions");
+      if (Boolean.TRUE.equals(awaitQuietly(locks.whenReleased(graceNanos))) || closed) {
+        return;
+      }
+      waiting.close(); // re-entries too, from now
+      Locks.Revoked revoked =
+          locks.revokeAll(
+              "the Warden's graceful close released it: its grace period ("
+                  + grace
+                  + ") ran out while it was held");
+      if (revoked.holds() > 0) {
+        log.warn(
+            "closing: {} holds were still held after the grace period ({}); released them",
+            revoked.holds(),
+            grace);
+        awaitQuietly(revoked.releases());
+      }
+      // releases their owners began before the grace ran out end within a command timeout
+      awaitQuietly(locks.whenReleased(commandTimeoutNanos));
+    } finally {
+      close();
+    }
+  }
+
+  /** Waits for a future bounded elsewhere; logs its failure, keeps an interrupt; null if none. */
+  private static <T> T awaitQuietly(CompletableFuture<T> future) {
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return future.get();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (ExecutionException e) {
+          log.warn(
+              "closing: a release failed; its lock expires with its lease: {}",
+              Failures.unwrap(e).toString());
+          return null;
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /** Stops renewal, fails waiting acquisitions and closes the connections. Idempotent. */

@@ -104,10 +104,10 @@ public final class Events {
     }
   }
 
-  public void leaseLost(ObjectType type, String name) {
+  public void leaseLost(ObjectType type, String name, WardenListener.LossReason reason) {
     for (WardenListener listener : listeners) {
       try {
-        listener.leaseLost(type, name);
+        listener.leaseLost(type, name, reason);
       } catch (RuntimeException e) {
         failed(listener, "leaseLost", e);
       }

@@ -89,6 +89,7 @@ public final class Settings {
   private final long recheckNanos;
   private final String operationMarkerArgument;
   private final Replication replication; // null under Replication.none(): the hot path tests it
+  private final long maxHoldNanos; // 0: renewed for as long as held
 
   /**
    * @param watchdogTimeout the lease of holds renewed by the lease keeper
@@ -107,6 +108,19 @@ public final class Settings {
       Duration commandTimeout,
       Duration recheckInterval,
       Replication replication) {
+    this(watchdogTimeout, commandTimeout, recheckInterval, replication, null);
+  }
+
+  /**
+   * @param maxHoldTime how long the lease keeper renews a hold at most, or null for as long as it
+   *     is held
+   */
+  public Settings(
+      Duration watchdogTimeout,
+      Duration commandTimeout,
+      Duration recheckInterval,
+      Replication replication,
+      Duration maxHoldTime) {
     if (replication.timeout().compareTo(commandTimeout) >= 0) {
       throw new IllegalArgumentException(
           "the replication timeout must be below the command timeout ("
@@ -119,6 +133,15 @@ public final class Settings {
     this.commandTimeoutNanos = commandTimeout.toNanos();
     this.recheckNanos = recheckInterval.toNanos();
     this.operationMarkerArgument = Long.toString(operationMarkerMillis());
+    this.maxHoldNanos = maxHoldTime == null ? 0 : maxHoldTime.toNanos();
+  }
+
+  /**
+   * How long the lease keeper renews a hold at most, from when it was taken, in ns; 0 when it
+   * renews it for as long as it is held.
+   */
+  public long maxHoldNanos() {
+    return maxHoldNanos;
   }
 
   /** The replication policy, or null under {@link Replication#none()}. */

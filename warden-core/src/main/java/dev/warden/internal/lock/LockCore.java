@@ -1,6 +1,7 @@
 package dev.warden.internal.lock;
 
 import dev.warden.LeaseExpiredException;
+import dev.warden.WardenListener;
 import dev.warden.internal.lease.Hold;
 import dev.warden.internal.lease.Lease;
 import dev.warden.internal.lease.Renewal;
@@ -178,7 +179,8 @@ final class LockCore {
               granted.holdCount(),
               lease.millis(),
               deadline,
-              driver.renewal());
+              driver.renewal(),
+              this::revoke);
       context.holds().add(driver.holdKey(), hold, driver.waitsForLocalHolder(), lease.renewed());
       return hold;
     }
@@ -292,6 +294,24 @@ final class LockCore {
     return driver
         .release(hold.owner(), heldBefore, newAcquisitionId())
         .thenAccept(r -> wakeLocal(r.wake()));
+  }
+
+  /**
+   * Ends a hold on its owner's behalf (the Warden closes gracefully and its grace ran out), if it
+   * is plainly held: marks it lost, so that its owner is told ({@code leaseLost()}, listeners, and
+   * its next {@code unlock()} throws {@link LeaseExpiredException} with {@code reason}), stops
+   * renewing it (its record stays for the owner's unlock), and sends one owner-checked release of
+   * every hold the owner has on it, not waited for. A hold being released by its owner is left to
+   * that release; one that is no longer the owner's in Redis is not touched there (the release
+   * checks the owner, so it can never free another's hold).
+   */
+  CompletableFuture<?> revoke(Hold hold, String reason) {
+    if (!hold.markLost(reason, WardenListener.LossReason.SHUTDOWN, context.callbacks())) {
+      return CompletableFuture.completedFuture(null);
+    }
+    context.holds().lost(hold);
+    // a release as of a count of one: the owner keeps none, whatever it counted
+    return driver.release(hold.owner(), 1, newAcquisitionId()).thenAccept(r -> wakeLocal(r.wake()));
   }
 
   /**
