@@ -2,6 +2,8 @@ package dev.warden;
 
 import dev.warden.internal.WardenOptions;
 import dev.warden.internal.WardenRuntime;
+import io.lettuce.core.RedisCredentialsProvider;
+import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 
 /**
@@ -394,6 +396,50 @@ public final class Warden implements AutoCloseable {
      */
     public Builder tls(TlsOptions tls) {
       options.tls(tls);
+      return this;
+    }
+
+    /**
+     * Authenticates every connection to the data nodes (one server, a Sentinel deployment's master
+     * and replicas, every node of a cluster; command, pub/sub and {@code WAIT} connections alike)
+     * with the credentials of {@code credentials}, in place of a password in the URIs: for tokens
+     * that expire, such as AWS ElastiCache and MemoryDB IAM tokens or Azure Entra ID tokens.
+     * Lettuce asks the provider at every connect and reconnect, so a connection cut after its token
+     * expired (ElastiCache cuts IAM connections after 12 hours) comes back with fresh credentials.
+     * A streaming provider ({@code supportsStreaming()} true, as Lettuce's {@code
+     * TokenBasedRedisCredentialsProvider}) also re-authenticates every live connection with {@code
+     * AUTH} as it sends new credentials. The sentinels themselves are reached as their URIs say.
+     * Never logged or shown; a refused credential fails {@code build()} or a later call with a
+     * {@link WardenException} that does not quote it (README "Rotating credentials").
+     *
+     * @param credentials the provider, e.g. {@code RedisCredentialsProvider.from(() ->
+     *     RedisCredentials.just(user, tokens.current()))}
+     * @return this builder
+     * @throws IllegalArgumentException if it is null; {@link #build()} throws it if a URI also
+     *     carries a password
+     * @since 0.2
+     */
+    public Builder credentials(RedisCredentialsProvider credentials) {
+      options.credentials(credentials);
+      return this;
+    }
+
+    /**
+     * Runs this {@code Warden}'s Lettuce clients on the application's client resources (event
+     * loops, timers, event bus) instead of its own, so that it starts no threads of that kind; it
+     * never shuts them down: close them after the {@code Warden}. Their reconnect delay then
+     * applies: Warden's own resources cap it at 1 s (10 ms at first, doubling), so that after Redis
+     * comes back waiters and the lease keeper notice within a second; Lettuce's default grows to 30
+     * s. Give them {@code reconnectDelay(Delay.exponential(Duration.ofMillis(10),
+     * Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))} to keep Warden's behaviour.
+     *
+     * @param clientResources the application's resources
+     * @return this builder
+     * @throws IllegalArgumentException if it is null
+     * @since 0.2
+     */
+    public Builder clientResources(ClientResources clientResources) {
+      options.clientResources(clientResources);
       return this;
     }
 

@@ -7,6 +7,8 @@ import dev.warden.WardenListener;
 import dev.warden.internal.base.Args;
 import dev.warden.internal.base.Settings;
 import dev.warden.internal.redis.Namespace;
+import io.lettuce.core.RedisCredentialsProvider;
+import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +38,8 @@ public final class WardenOptions {
   private Replication replication = Replication.none();
   private Namespace namespace = Namespace.DEFAULT;
   private Duration maxHoldTime; // null: renewed for as long as held
+  private RedisCredentialsProvider credentials; // null: the URIs' own
+  private ClientResources clientResources; // null: Warden's own
 
   /** Sets the address of one server or of Sentinel's master (a Lettuce URI). */
   public void uri(String redisUri) {
@@ -70,6 +74,24 @@ public final class WardenOptions {
 
   public void replication(Replication replication) {
     this.replication = Args.required("replication", replication);
+  }
+
+  /** Authenticates every data-node connection with the provider's credentials. */
+  public void credentials(RedisCredentialsProvider credentials) {
+    this.credentials = Args.required("credentials", credentials);
+  }
+
+  /** Runs every client on the application's resources, which Warden never shuts down. */
+  public void clientResources(ClientResources clientResources) {
+    this.clientResources = Args.required("clientResources", clientResources);
+  }
+
+  RedisCredentialsProvider credentials() {
+    return credentials;
+  }
+
+  ClientResources clientResources() {
+    return clientResources;
   }
 
   /** Bounds how long the lease keeper renews a hold; checked against the watchdog at the start. */

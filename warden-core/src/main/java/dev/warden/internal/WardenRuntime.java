@@ -140,7 +140,13 @@ public final class WardenRuntime {
     SystemTimer timer = new SystemTimer();
     ClientSetup setup =
         new ClientSetup(
-            settings, Clock.SYSTEM, timer, "warden-" + owners.clientId(), options.tls());
+            settings,
+            Clock.SYSTEM,
+            timer,
+            "warden-" + owners.clientId(),
+            options.tls(),
+            options.credentials(),
+            options.clientResources());
     WardenRuntime runtime;
     Deployment deployment;
     try {

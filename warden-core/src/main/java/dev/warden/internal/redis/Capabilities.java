@@ -6,6 +6,7 @@ import dev.warden.DeploymentReport.Status;
 import dev.warden.WardenException;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import java.nio.charset.StandardCharsets;
@@ -57,7 +58,15 @@ public final class Capabilities {
         new Scripts(deployment)
             .run(PROBE, new String[] {probeKey}, probeChannel, cluster ? "1" : "0");
     CompletableFuture<Void> subscription = deployment.pubSub().subscribe(probeChannel);
-    CompletableFuture<String> info = deployment.command(probeKey, c -> c.info("replication"));
+    // sent with a routing key: on a cluster, to the slot's master over its node connection (the
+    // cluster connection's own, for keyless commands, is not re-authenticated by Lettuce when a
+    // streaming credentials provider sends new credentials)
+    CompletableFuture<String> info =
+        deployment.dispatch(
+            probeKey.getBytes(StandardCharsets.UTF_8),
+            CommandType.INFO,
+            new StatusOutput<>(StringCodec.UTF8),
+            new CommandArgs<>(StringCodec.UTF8).add("replication"));
     CompletableFuture<Long> wait =
         needsWait
             ? deployment.dispatch(

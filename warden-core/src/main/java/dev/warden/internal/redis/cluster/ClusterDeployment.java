@@ -35,9 +35,11 @@ import java.util.List;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import reactor.core.Disposable;
 
 /**
@@ -72,6 +74,7 @@ public final class ClusterDeployment implements Deployment {
 
   private final String seeds;
   private final ClientResources resources;
+  private final ClientSetup setup;
   private final RedisClusterClient client;
   private final StatefulRedisClusterConnection<String, String> connection;
   private final RedisAdvancedClusterAsyncCommands<String, String> commands;
@@ -86,12 +89,16 @@ public final class ClusterDeployment implements Deployment {
   private final Set<RedisChannelHandler<?, ?>> connected =
       Collections.newSetFromMap(new WeakHashMap<>());
 
+  /** The ids of every node of this cluster seen so far. */
+  private final Set<String> nodeIds = ConcurrentHashMap.newKeySet();
+
   /** The node id owning each slot, at the last topology seen. Guarded by this. */
   private String[] owners;
 
   private ClusterDeployment(List<RedisURI> uris, ClientSetup setup) {
     this.seeds = uris.stream().map(ClientSetup::describe).collect(Collectors.joining(", "));
-    this.resources = ClientSetup.resources();
+    this.setup = setup;
+    this.resources = setup.resources();
     this.client = RedisClusterClient.create(resources, uris);
     Duration refresh = Duration.ofMillis(TOPOLOGY_REFRESH_MILLIS);
     client.setOptions(
@@ -143,12 +150,17 @@ public final class ClusterDeployment implements Deployment {
     // Lettuce 7.7 publishes the event after reloading its partitions, earlier versions (7.5,
     // which Spring Boot 4.1 brings) before (lettuce#2860): the topology is read from the event,
     // never from the client, or a slot's new master goes unseen on those versions
+    client.getPartitions().forEach(node -> nodeIds.add(node.getNodeId()));
+    // the event bus is the client resources': when they are the application's, its other cluster
+    // clients publish there too; only this cluster's events (sharing a node id) count
     this.topologyEvents =
         resources
             .eventBus()
             .get()
             .filter(ClusterTopologyChangedEvent.class::isInstance)
-            .subscribe(event -> topologyChanged(((ClusterTopologyChangedEvent) event).after()));
+            .map(ClusterTopologyChangedEvent.class::cast)
+            .filter(this::ofThisCluster)
+            .subscribe(event -> topologyChanged(event.after()));
   }
 
   /**
@@ -261,6 +273,25 @@ public final class ClusterDeployment implements Deployment {
     return waitConnection;
   }
 
+  private boolean ofThisCluster(ClusterTopologyChangedEvent event) {
+    return ofCluster(nodeIds, event);
+  }
+
+  /**
+   * Whether a topology event is of the cluster whose nodes {@code nodeIds} holds: one of its nodes,
+   * before or after, is among them (node ids are random and 160 bits long, so another cluster's
+   * never match). Adds the nodes of an event that is.
+   */
+  static boolean ofCluster(Set<String> nodeIds, ClusterTopologyChangedEvent event) {
+    boolean ours =
+        Stream.concat(event.before().stream(), event.after().stream())
+            .anyMatch(node -> nodeIds.contains(node.getNodeId()));
+    if (ours) {
+      event.after().forEach(node -> nodeIds.add(node.getNodeId()));
+    }
+    return ours;
+  }
+
   private void topologyChanged(List<RedisClusterNode> nodes) {
     Partitions partitions = new Partitions();
     partitions.reload(nodes);
@@ -299,7 +330,7 @@ public final class ClusterDeployment implements Deployment {
   }
 
   private void shutdown() {
-    ClientSetup.shutdown(resources, client);
+    setup.shutdown(resources, client);
   }
 
   /**
