@@ -62,7 +62,7 @@ public final class WardenRuntime {
     this.deployment = deployment;
     this.timer = timer;
     Scripts scripts = new Scripts(deployment);
-    Calls calls = new Calls(settings, clock, () -> closed);
+    Calls calls = new Calls(settings, clock, timer, () -> closed);
     this.subscriptions = new Subscriptions(deployment.pubSub(), owners.clientId(), timer, settings);
     this.waiting = new Waiting(settings, clock, timer, subscriptions, events);
     this.keeper = new LeaseKeeper(scripts, timer, clock, callbacks, settings);
