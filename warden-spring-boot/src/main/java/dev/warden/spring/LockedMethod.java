@@ -35,7 +35,7 @@ final class LockedMethod {
     BLOCKING,
     /** Returns a {@code CompletableFuture} or {@code CompletionStage}. */
     STAGE,
-    /** Returns a {@code Mono}. */
+    /** Returns a {@code Mono}, or is a Kotlin {@code suspend} function (Spring AOP sees a Mono). */
     MONO,
     /** Returns a {@code Flux} or a {@code Publisher}. */
     FLUX
@@ -96,9 +96,9 @@ final class LockedMethod {
     Class<?>[] parameters = method.getParameterTypes();
     if (parameters.length > 0
         && parameters[parameters.length - 1].getName().equals("kotlin.coroutines.Continuation")) {
-      throw invalid(
-          "is a Kotlin suspend function, which @WardenLocked does not lock yet; use"
-              + " warden-kotlin's withLock inside it");
+      // Spring AOP (6.1+) hands a suspend function's advice a Mono of its result and awaits the
+      // Mono the advice returns: the lock is held for the coroutine's work like a Mono's
+      return Kind.MONO;
     }
     if (Future.class.isAssignableFrom(returns)
         || CompletionStage.class.isAssignableFrom(returns)

@@ -43,7 +43,10 @@ import java.lang.annotation.Target;
  * lock, calls the method, and releases when its publisher completes, fails or is cancelled ({@code
  * usingWhen}); nothing blocks. Not acquired in time: the future or publisher fails with {@link
  * LockNotAcquiredException}, or (with {@link NotAcquired#SKIP}) completes with {@code null} or
- * empty. A plain {@code Future}, another reactive type and Kotlin {@code suspend} functions are
+ * empty. A Kotlin {@code suspend} function is locked like a {@code Mono} (Spring AOP hands the
+ * advice its result as one, and awaits what the advice returns): the lock is held across its
+ * suspension points until it returns, throws or is cancelled (with kotlinx-coroutines-reactor,
+ * which Spring's coroutine support needs). A plain {@code Future} and other reactive types are
  * rejected at start-up.
  *
  * <p><b>Proxies.</b> The annotation works through Spring's proxy: a call from within the same
