@@ -11,12 +11,14 @@ import dev.warden.LockTimeoutException;
 import dev.warden.Warden;
 import dev.warden.WardenException;
 import dev.warden.testkit.FaultProxy;
+import dev.warden.testkit.ReadmeExamples;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -242,5 +244,45 @@ class AsyncHandleIT {
                 assertThat(redis.redis().exists(KEY)).isZero();
               });
     }
+  }
+
+  /** A store with an asynchronous write, for the README's example. */
+  static final class Store {
+    final List<Long> tokens = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    CompletableFuture<Void> writeAsync(String record, long fencingToken) {
+      tokens.add(fencingToken);
+      return CompletableFuture.completedFuture(null);
+    }
+  }
+
+  @Test
+  void theReadmeExampleRunsAsShown(RedisServer redis, Warden warden) throws Exception {
+    DistributedLock lock = warden.lock("job");
+    Store store = new Store();
+    String record = "r1";
+    // README example async-handle: begin
+    CompletableFuture<Void> written =
+        lock.acquireAsync(Duration.ofSeconds(5)) // LockTimeoutException after 5 s
+            .thenCompose(
+                hold ->
+                    store
+                        .writeAsync(record, hold.fencingToken())
+                        .handle((done, failure) -> failure) // success or failure: release
+                        .thenCompose(
+                            failure ->
+                                hold.closeAsync() // never blocks a thread
+                                    .thenRun(
+                                        () -> {
+                                          if (failure != null) { // the write's own failure
+                                            throw new CompletionException(failure);
+                                          }
+                                        })));
+    // README example async-handle: end
+    get(written);
+    assertThat(store.tokens).hasSize(1);
+    assertThat(redis.redis().exists(KEY)).isZero();
+    ReadmeExamples.assertShown(
+        "async-handle", java.nio.file.Path.of("src/test/java/dev/warden/it/AsyncHandleIT.java"));
   }
 }
