@@ -100,7 +100,7 @@ public final class Hold {
     if (events.on()) {
       id = Events.newHoldId();
       observed = true;
-      events.holdStarted(subject.type(), subject.name(), id);
+      events.holdStarted(subject.type(), subject.name(), id, token);
     }
   }
 
@@ -268,7 +268,7 @@ public final class Hold {
 
   private void reportLost() {
     if (events.on()) {
-      events.leaseLost(subject.type(), subject.name());
+      events.leaseLost(subject.type(), subject.name(), id);
     }
   }
 

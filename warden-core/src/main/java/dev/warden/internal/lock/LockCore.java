@@ -6,10 +6,12 @@ import dev.warden.internal.lease.Lease;
 import dev.warden.internal.lease.Renewal;
 import dev.warden.internal.lock.driver.LockDriver;
 import dev.warden.internal.redis.Calls;
+import dev.warden.internal.redis.Failures;
 import dev.warden.internal.wait.Acquisition;
 import dev.warden.internal.wait.WakeMessage;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -242,15 +244,54 @@ final class LockCore {
               .awaitRetrying(
                   driver.describe(),
                   "unlock",
-                  () ->
-                      heldBefore == 1
-                          ? driver.releaseLast(hold.owner(), releaseId, handOff)
-                          : driver.release(hold.owner(), heldBefore, releaseId),
+                  () -> releaseCall(hold, heldBefore, releaseId),
                   () -> hold.releaseInDoubt(true)); // it may have run
     } catch (RuntimeException e) {
       hold.endRelease(false);
       throw e;
     }
+    released(hold, heldBefore, reply);
+  }
+
+  /**
+   * Gives back one hold as {@link #release} does (the same release id across its runs and across
+   * calls after a failure), without blocking: the first call is sent on the calling thread, retries
+   * from the timer. The future completes on a Redis I/O thread or the timer (dependent stages must
+   * not block), exceptionally with {@link LeaseExpiredException} or a {@code WardenException}.
+   */
+  CompletableFuture<Void> releaseAsync(Hold hold) {
+    if (!hold.beginRelease()) {
+      return CompletableFuture.failedFuture(leaseExpired(hold, "unlock"));
+    }
+    int heldBefore = hold.count();
+    String releaseId = hold.releaseId(this::newAcquisitionId);
+    return context
+        .calls()
+        .retrying(
+            driver.describe(),
+            "unlock",
+            () -> releaseCall(hold, heldBefore, releaseId),
+            () -> hold.releaseInDoubt(true))
+        .handle(
+            (reply, failure) -> {
+              if (failure != null) {
+                hold.endRelease(false);
+                throw new CompletionException(Failures.unwrap(failure));
+              }
+              released(hold, heldBefore, reply);
+              return null;
+            });
+  }
+
+  private CompletableFuture<LockDriver.Release> releaseCall(
+      Hold hold, int heldBefore, String releaseId) {
+    return heldBefore == 1
+        ? driver.releaseLast(hold.owner(), releaseId, handOff)
+        : driver.release(hold.owner(), heldBefore, releaseId);
+  }
+
+  /** What a release's reply means for the hold; throws if the hold was found lost. */
+  private void released(Hold hold, int heldBefore, LockDriver.Release reply) {
     hold.releaseDone();
     if (!reply.held()) {
       hold.lostAtRelease(
@@ -316,6 +357,35 @@ final class LockCore {
       }
       throw e;
     }
+    return leaseSet(hold, leaseMillis, sentAt, kept);
+  }
+
+  /**
+   * Sets the lease of a hold as {@link #setLease} does, without blocking; the future completes on a
+   * Redis I/O thread or the timer (dependent stages must not block).
+   */
+  CompletableFuture<Boolean> setLeaseAsync(Hold hold, long leaseMillis, String operation) {
+    if (hold.state() != Hold.State.HELD) {
+      return CompletableFuture.completedFuture(false);
+    }
+    boolean wasRenewed = hold.renewed();
+    context.holds().stopRenewing(hold);
+    long sentAt = now();
+    return runLeaseAsync(hold, leaseMillis, operation)
+        .handle(
+            (kept, failure) -> {
+              if (failure != null) {
+                if (wasRenewed) {
+                  context.holds().renew(hold); // the outcome is unknown: keep the hold as it was
+                }
+                throw new CompletionException(Failures.unwrap(failure));
+              }
+              return leaseSet(hold, leaseMillis, sentAt, kept);
+            });
+  }
+
+  /** What a lease call's reply means for the hold: false, and the hold lost, if it was gone. */
+  private boolean leaseSet(Hold hold, long leaseMillis, long sentAt, boolean kept) {
     if (!kept) {
       if (hold.markLost("the lock expired, was force-unlocked, or was lost", context.callbacks())) {
         context.holds().lost(hold);
@@ -348,6 +418,36 @@ final class LockCore {
       }
       throw e;
     }
+    releasedAfter(hold, kept);
+  }
+
+  /**
+   * Ends a hold as {@link #releaseAfter} does, without blocking; the future completes on a Redis
+   * I/O thread or the timer, exceptionally with {@link LeaseExpiredException} or a {@code
+   * WardenException}.
+   */
+  CompletableFuture<Void> releaseAfterAsync(Hold hold, long keepMillis) {
+    if (!hold.beginRelease()) {
+      return CompletableFuture.failedFuture(leaseExpired(hold, "unlock"));
+    }
+    boolean wasRenewed = hold.renewed();
+    context.holds().stopRenewing(hold);
+    return runLeaseAsync(hold, keepMillis, "unlock")
+        .handle(
+            (kept, failure) -> {
+              if (failure != null) {
+                hold.endRelease(false);
+                if (wasRenewed) {
+                  context.holds().renew(hold);
+                }
+                throw new CompletionException(Failures.unwrap(failure));
+              }
+              releasedAfter(hold, kept);
+              return null;
+            });
+  }
+
+  private void releasedAfter(Hold hold, boolean kept) {
     if (!kept) {
       hold.lostAtRelease(
           "the lock expired, was force-unlocked, or was lost with Redis data", context.callbacks());
@@ -359,20 +459,25 @@ final class LockCore {
 
   /** Runs the hold's renewal script for it alone with the given lease; true if it was renewed. */
   private boolean runLease(Hold hold, long leaseMillis, String operation) {
+    return context
+        .calls()
+        .awaitRetrying(driver.describe(), operation, () -> leaseCall(hold, leaseMillis), () -> {})
+        .isEmpty();
+  }
+
+  /** {@link #runLease} without blocking. */
+  private CompletableFuture<Boolean> runLeaseAsync(Hold hold, long leaseMillis, String operation) {
+    return context
+        .calls()
+        .retrying(driver.describe(), operation, () -> leaseCall(hold, leaseMillis), () -> {})
+        .thenApply(List::isEmpty);
+  }
+
+  /** The hold's renewal script for it alone; replies with the holds not renewed. */
+  private CompletableFuture<List<Object>> leaseCall(Hold hold, long leaseMillis) {
     Renewal renewal = hold.renewal();
     String[] keys = renewal.keys().toArray(String[]::new);
-    List<Object> notRenewed =
-        context
-            .calls()
-            .awaitRetrying(
-                driver.describe(),
-                operation,
-                () ->
-                    context
-                        .scripts()
-                        .run(renewal.script(), keys, Long.toString(leaseMillis), hold.owner()),
-                () -> {});
-    return notRenewed.isEmpty();
+    return context.scripts().run(renewal.script(), keys, Long.toString(leaseMillis), hold.owner());
   }
 
   /** Wakes this client's waiters at once after its own release, without waiting for the message. */

@@ -15,20 +15,24 @@ import java.util.function.Supplier;
 
 /**
  * Waiting for Redis replies on a caller thread: once, or retried after transient failures for up to
- * the command timeout; and pausing one of Warden's own threads on the timer ({@link #pause}). The
- * only place where Warden blocks a thread to let time pass.
+ * the command timeout; the same retries without blocking ({@link #retrying}, the pauses on the
+ * timer); and pausing one of Warden's own threads on the timer ({@link #pause}). The only place
+ * where Warden blocks a thread to let time pass.
  */
 public final class Calls {
   private final Settings settings;
   private final Clock clock;
+  private final Timer timer;
   private final BooleanSupplier closed;
 
   /**
+   * @param timer where the non-blocking retries wait ({@link #retrying})
    * @param closed whether the client was closed: retries stop then
    */
-  public Calls(Settings settings, Clock clock, BooleanSupplier closed) {
+  public Calls(Settings settings, Clock clock, Timer timer, BooleanSupplier closed) {
     this.settings = settings;
     this.clock = clock;
+    this.timer = timer;
     this.closed = closed;
   }
 
@@ -108,6 +112,81 @@ public final class Calls {
     } finally {
       if (interrupted || Thread.interrupted()) {
         Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
+   * Runs a script call that is safe to run twice, as {@link #awaitRetrying} does, without blocking
+   * any thread: the first call is sent on the calling thread, each retry from the timer after its
+   * back-off. The returned future completes on the thread that delivers the last reply (a Redis I/O
+   * thread) or on the timer, never on the caller's after this returns: dependent stages must not
+   * block or run user code. It fails with what {@link Failures#forCaller} says.
+   */
+  public <T> CompletableFuture<T> retrying(
+      String object, String operation, Supplier<CompletableFuture<T>> call, Runnable inDoubt) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    new Retry<>(object, operation, call, inDoubt, result).send();
+    return result;
+  }
+
+  /** One {@link #retrying} call: its attempts, back-off and outcome. */
+  private final class Retry<T> {
+    private final String object;
+    private final String operation;
+    private final Supplier<CompletableFuture<T>> call;
+    private final Runnable inDoubt;
+    private final CompletableFuture<T> result;
+    private final long start = clock.nanoTime();
+    private long backoffNanos = TimeUnit.MILLISECONDS.toNanos(Settings.CALL_RETRY_FIRST_MILLIS);
+
+    Retry(
+        String object,
+        String operation,
+        Supplier<CompletableFuture<T>> call,
+        Runnable inDoubt,
+        CompletableFuture<T> result) {
+      this.object = object;
+      this.operation = operation;
+      this.call = call;
+      this.inDoubt = inDoubt;
+      this.result = result;
+    }
+
+    // FutureReturnValueIgnored: the callback completes the result; the copy it returns is unused
+    @SuppressWarnings("FutureReturnValueIgnored")
+    void send() {
+      CompletableFuture<T> reply;
+      try {
+        reply = call.get();
+      } catch (RuntimeException e) {
+        reply = CompletableFuture.failedFuture(e);
+      }
+      reply.whenComplete(this::replied);
+    }
+
+    private void replied(T value, Throwable failure) {
+      if (failure == null) {
+        result.complete(value);
+        return;
+      }
+      if (!Failures.isTransient(failure)) {
+        result.completeExceptionally(Failures.forCaller(object, operation, failure));
+        return;
+      }
+      inDoubt.run();
+      long left = settings.commandTimeoutNanos() - (clock.nanoTime() - start);
+      if (closed.getAsBoolean() || left <= 0) {
+        result.completeExceptionally(Failures.forCaller(object, operation, failure));
+        return;
+      }
+      long pause = Math.min(backoffNanos, left);
+      backoffNanos =
+          Math.min(backoffNanos * 2, TimeUnit.MILLISECONDS.toNanos(Settings.CALL_RETRY_MAX_MILLIS));
+      try {
+        timer.schedule(this::send, pause);
+      } catch (RejectedExecutionException closing) {
+        result.completeExceptionally(Failures.forCaller(object, operation, failure));
       }
     }
   }
