@@ -24,6 +24,8 @@ import java.util.List;
  * }</pre>
  *
  * <p>Made for Warden's own build; any project may use it the same way.
+ *
+ * @since 0.2
  */
 public final class ReadmeExamples {
   private ReadmeExamples() {}
