@@ -113,7 +113,8 @@ final class Contended implements Workload {
     metrics.put("acquisitions_per_s", measurement.perSecond(acquisitions));
     metrics.putAll(measurement.latencies("wait"));
     metrics.put(
-        "longest_gap_us", acquisitions == 0 ? Double.NaN : (double) tally.histogram("gap").max());
+        "longest_gap_us",
+        acquisitions == 0 ? Double.NaN : (double) tally.histogram("gap").getMaxValue());
     metrics.putAll(measurement.costsPer(acquisitions));
     long counter = tally.inRun("counter");
     long acquired = tally.inRun("acquisitions");

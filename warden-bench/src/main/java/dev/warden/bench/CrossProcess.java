@@ -153,7 +153,8 @@ final class CrossProcess implements Workload {
     long overlaps = tally.inRun("overlaps");
     metrics.put("overlaps", (double) overlaps);
     metrics.put(
-        "longest_gap_us", acquisitions == 0 ? Double.NaN : (double) tally.histogram("gap").max());
+        "longest_gap_us",
+        acquisitions == 0 ? Double.NaN : (double) tally.histogram("gap").getMaxValue());
     double least = Double.NaN;
     double most = Double.NaN;
     if (acquisitions > 0) {

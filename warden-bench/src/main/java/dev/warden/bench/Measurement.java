@@ -3,6 +3,7 @@ package dev.warden.bench;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.HdrHistogram.Histogram;
 
 /**
  * What the runner measured around one trial's window: the workers' tally, the window's length, and
@@ -64,10 +65,10 @@ record Measurement(
   Map<String, Double> latencies(String kind) {
     Histogram histogram = tally.histogram(kind);
     Map<String, Double> latencies = new LinkedHashMap<>();
-    boolean any = histogram.count() > 0;
-    latencies.put(kind + "_p50_us", any ? histogram.percentile(50) : Double.NaN);
-    latencies.put(kind + "_p99_us", any ? histogram.percentile(99) : Double.NaN);
-    latencies.put(kind + "_max_us", any ? histogram.max() : Double.NaN);
+    boolean any = histogram.getTotalCount() > 0;
+    latencies.put(kind + "_p50_us", any ? histogram.getValueAtPercentile(50) : Double.NaN);
+    latencies.put(kind + "_p99_us", any ? histogram.getValueAtPercentile(99) : Double.NaN);
+    latencies.put(kind + "_max_us", any ? histogram.getMaxValue() : Double.NaN);
     return latencies;
   }
 }
