@@ -36,17 +36,6 @@ public final class Main {
   /** How long each library runs before a full run's first measurement. */
   private static final Duration JVM_WARM_UP = Duration.ofSeconds(5);
 
-  private static final List<Workload> WORKLOADS =
-      List.of(
-          new W1Uncontended(),
-          Contended.reentrant(),
-          Contended.fair(),
-          new W4ReadWrite(),
-          new W5LeaseKeeper(),
-          new W6HandOff(),
-          CrossProcess.reentrant(),
-          CrossProcess.fair());
-
   private final Settings settings;
   private final PrintStream out;
 
@@ -115,7 +104,7 @@ public final class Main {
           uri,
           server != null ? " (throwaway redis-server)" : "");
       Map<Workload, List<Point>> plan = new LinkedHashMap<>();
-      for (Workload workload : WORKLOADS) {
+      for (Workload workload : Workloads.ALL) {
         if (settings.runs(workload.id())) {
           plan.put(workload, workload.points(settings));
         }
@@ -215,7 +204,9 @@ public final class Main {
     written.add(
         writeFile(
             dir.resolve("targets.svg"),
-            SvgChart.ratios("Warden / Redisson against the targets of issue #5", ratios)));
+            SvgChart.ratios(
+                "Warden / Redisson against the targets (issues 5, 21 and the cross-process issue)",
+                ratios)));
     written.add(writeFile(dir.resolve("summary.md"), Report.markdown(results, verdicts, charts)));
     written.add(writeFile(dir.resolve("results.json"), Json.write(results.toJson(verdicts))));
     return written;

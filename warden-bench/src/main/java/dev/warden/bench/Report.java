@@ -34,7 +34,7 @@ final class Report {
     lines.add("");
     lines.add(ceilingLine(results.ceiling()));
     lines.add("");
-    lines.add("Targets (issue #5)");
+    lines.add("Targets (issues 5 and 21)");
     lines.addAll(targetTable(verdicts).text("  "));
     lines.add("  " + tally(verdicts));
     List<String> notes = notes(results);
@@ -154,7 +154,10 @@ final class Report {
         + Format.compact(ceiling.rate(1))
         + " pairs/s from 1 client, "
         + Format.compact(ceiling.rate(16))
-        + " pairs/s from 16: what Redis can do at most for a lock()+unlock() of two script calls.";
+        + " from 16, "
+        + Format.compact(ceiling.rate(64))
+        + " from 64: what Redis can do at most for a lock()+unlock() of two script calls"
+        + " (W1's ceiling: the best of 16 and 64).";
   }
 
   private static String tally(List<Targets.Verdict> verdicts) {

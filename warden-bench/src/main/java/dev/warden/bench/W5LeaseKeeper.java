@@ -37,6 +37,9 @@ final class W5LeaseKeeper implements Workload {
   static final int QUICK_CHURN_CYCLES = 2;
   private static final Duration SETUP_LIMIT = Duration.ofMinutes(5);
 
+  /** W5's "no growth after churn": work after churn within this factor of the fresh run. */
+  static final double CHURN_TOLERANCE = 1.10;
+
   @Override
   public String id() {
     return "W5";
@@ -158,6 +161,41 @@ final class W5LeaseKeeper implements Workload {
               + " locks held under the watchdog had lost their lease by the time they were released");
     }
     return metrics;
+  }
+
+  @Override
+  public void judge(Targets.Of targets) {
+    for (String locks : List.of("N=1,000", "N=10,000")) {
+      targets.limit(locks, COMMANDS_PER_RENEWAL, "<= 2", v -> v <= 2.0);
+      targets.limit(locks, RENEWALS_PER_THIRD, "exactly 1", v -> v == 1.0);
+    }
+    Map<String, Double> growths = new LinkedHashMap<>();
+    for (String locks : List.of("N=1,000", "N=10,000")) {
+      Optional<Results.PointResult> fresh = targets.point(locks);
+      Optional<Results.PointResult> churned = targets.point(locks + " churned");
+      if (fresh.isPresent() && churned.isPresent()) {
+        growths.put(locks, churned.get().warden("cmds_per_s") / fresh.get().warden("cmds_per_s"));
+      }
+    }
+    String at = Targets.worstKey(growths, true);
+    double growth = at == null ? Double.NaN : growths.get(at);
+    String detail =
+        at == null
+            ? "n/a"
+            : Format.compact(targets.point(at + " churned").get().warden("cmds_per_s"))
+                + "/s vs "
+                + Format.compact(targets.point(at).get().warden("cmds_per_s"))
+                + "/s at "
+                + at;
+    targets.addRatio(
+        "no growth after churn: cmds/s churned vs fresh (worst N)",
+        "<= " + Format.ratio(CHURN_TOLERANCE),
+        detail,
+        "",
+        growth,
+        CHURN_TOLERANCE,
+        false);
+    targets.ratio("N=10,000", CLIENT_CPU, 0.5);
   }
 
   @Override
