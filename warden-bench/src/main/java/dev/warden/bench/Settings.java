@@ -100,9 +100,9 @@ record Settings(Optional<String> uri, Set<String> only, boolean quick, int secon
         case "--only" -> {
           for (String id : value(name, arg, equals, rest).split(",", -1)) {
             String workload = id.strip().toUpperCase(Locale.ROOT);
-            if (!workload.matches("W[1-7]|W7F")) {
+            if (Workloads.ALL.stream().noneMatch(w -> w.id().equals(workload))) {
               throw new IllegalArgumentException(
-                  "--only takes workloads W1 to W7 and W7F: " + id.strip());
+                  "--only takes workloads W1 to W10 and W7F: " + id.strip());
             }
             only.add(workload);
           }

@@ -43,6 +43,7 @@ final class WorkerJvms implements Trial {
   private int jitQuiet;
   private long cpuAtOpen = -1;
   private long cpuAtClose = -1;
+  private Deliveries deliveries; // or null; set before the window opens, by the runner's thread
 
   private WorkerJvms(Path dir, List<JvmProcess> workers) {
     this.dir = dir;
@@ -102,6 +103,15 @@ final class WorkerJvms implements Trial {
     }
   }
 
+  /**
+   * Has this trial count the pub/sub deliveries to its clients in its window ({@code publishes},
+   * {@code deliveries} in its tally); the trial closes the counter when it finishes.
+   */
+  WorkerJvms counting(Deliveries counter) {
+    this.deliveries = counter;
+    return this;
+  }
+
   private static String failure(Exception e) {
     String message = e.getMessage() == null ? e.toString() : e.getMessage();
     // The worker's FAILED line says why; JvmProcess quotes it with the rest of its output.
@@ -123,6 +133,9 @@ final class WorkerJvms implements Trial {
   public void openWindow() {
     window.open();
     cpuAtOpen = workersCpuNanos();
+    if (deliveries != null) {
+      deliveries.open();
+    }
   }
 
   @Override
@@ -130,6 +143,9 @@ final class WorkerJvms implements Trial {
     if (window.isOpen()) {
       cpuAtClose = workersCpuNanos();
       window.close();
+      if (deliveries != null) {
+        deliveries.closeWindow();
+      }
     }
   }
 
@@ -154,6 +170,9 @@ final class WorkerJvms implements Trial {
         tally.set("worker_cpu_unknown", 1);
       } else {
         tally.set("worker_cpu_ns", cpuAtClose - cpuAtOpen);
+      }
+      if (deliveries != null) {
+        deliveries.addTo(tally);
       }
       return tally;
     } catch (IllegalStateException e) {
@@ -181,10 +200,13 @@ final class WorkerJvms implements Trial {
     return sum;
   }
 
-  /** Kills workers still alive and deletes the trial's directory. */
+  /** Kills workers still alive, closes the delivery counter and deletes the trial's directory. */
   private void close() {
     stopping = true;
     workers.forEach(JvmProcess::close);
+    if (deliveries != null) {
+      deliveries.close();
+    }
     try (Stream<Path> files = Files.walk(dir)) {
       for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(file);

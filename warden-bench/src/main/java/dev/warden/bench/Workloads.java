@@ -13,7 +13,8 @@ final class Workloads {
           new W5LeaseKeeper(),
           new W6HandOff(),
           CrossProcess.reentrant(),
-          CrossProcess.fair());
+          CrossProcess.fair(),
+          CrossProcess.manyInstances());
 
   private Workloads() {}
 }
