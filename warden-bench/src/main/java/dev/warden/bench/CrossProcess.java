@@ -151,6 +151,11 @@ final class CrossProcess implements Workload {
     return points;
   }
 
+  /** Returns the starter of a point of {@code shape}'s worker JVMs on the reentrant lock. */
+  static Point.Launcher launcher(Shape shape, Settings settings) {
+    return new Launch(false, shape, maxWarmUp(settings), false);
+  }
+
   /** Starts one point's worker JVMs. */
   private record Launch(boolean fair, Shape shape, Duration maxWarmUp, boolean countDeliveries)
       implements Point.Launcher {

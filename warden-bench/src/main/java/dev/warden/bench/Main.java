@@ -1,7 +1,6 @@
 package dev.warden.bench;
 
 import dev.warden.Warden;
-import dev.warden.testkit.RedisServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -84,25 +83,18 @@ public final class Main {
   // SystemConsoleNull: only whether to redraw progress; isTerminal() is JDK 22+
   @SuppressWarnings("SystemConsoleNull")
   private int execute() throws InterruptedException, IOException {
-    RedisServer server = null;
-    String uri;
-    if (settings.uri().isPresent()) {
-      uri = settings.uri().get();
-    } else {
-      server = RedisServer.start();
-      uri = server.uri();
-    }
-    try (RedisStats stats = RedisStats.connect(uri)) {
-      Results results = new Results(about(uri, server != null, stats));
+    try (Servers servers = Servers.start(settings)) {
+      String uri = servers.single().uri();
+      Results results = new Results(about(servers));
       out.printf(
-          "Warden %s (commit %s, warden-core %s) vs Redisson %s on Redis %s at %s%s%n",
+          "Warden %s (commit %s, warden-core %s) vs Redisson %s on Redis %s at %s (%s)%n",
           results.about().get("warden_version"),
           results.about().get("git_commit"),
           results.about().get("warden_core_sha256"),
           results.about().get("redisson_version"),
           results.about().get("redis_version"),
           uri,
-          server != null ? " (throwaway redis-server)" : "");
+          servers.single().description());
       Map<Workload, List<Point>> plan = new LinkedHashMap<>();
       for (Workload workload : Workloads.ALL) {
         if (settings.runs(workload.id())) {
@@ -131,8 +123,7 @@ public final class Main {
       try (Progress progress = new Progress(out, System.console() != null, runs)) {
         Runner runner =
             new Runner(
-                uri,
-                stats,
+                servers,
                 progress,
                 runId,
                 settings.quick() ? Duration.ZERO : Runner.JIT_QUIET_LIMIT);
@@ -143,8 +134,10 @@ public final class Main {
           runner.run(entry.getKey(), entry.getValue(), results);
         }
       }
-      out.println("Ceiling: redis-benchmark EVALSHA of a lock-shaped script, 1 and 16 clients ...");
-      results.ceiling(Ceiling.measure(uri, stats, settings.quick()));
+      out.println(
+          "Ceiling: redis-benchmark EVALSHA of a whole pair's commands, 1, 16 and 64 clients ...");
+      results.ceiling(Ceiling.measure(uri, servers.singleStats(), settings.quick()));
+      results.about().put("cluster", servers.clusterDescription());
       results.about().put("load_average_at_end", loadAverage());
       List<Targets.Verdict> verdicts = Targets.evaluate(results);
       Report.text(results, verdicts).forEach(out::println);
@@ -157,10 +150,6 @@ public final class Main {
                   .reduce((a, b) -> a + ", " + b)
                   .orElse("nothing"));
       return wardenFailed(results) ? 1 : 0;
-    } finally {
-      if (server != null) {
-        server.close();
-      }
     }
   }
 
@@ -216,7 +205,7 @@ public final class Main {
     return Files.writeString(file, content, StandardCharsets.UTF_8);
   }
 
-  private Map<String, Object> about(String uri, boolean throwaway, RedisStats stats) {
+  private Map<String, Object> about(Servers servers) {
     Map<String, Object> about = new LinkedHashMap<>();
     about.put("started_at", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
     about.put(
@@ -235,8 +224,8 @@ public final class Main {
     about.put("git_commit", gitCommit());
     about.put("warden_core_sha256", codeDigest(Warden.class));
     about.put("redisson_version", mavenVersion("org.redisson", "redisson"));
-    about.put("redis_version", stats.serverVersion());
-    about.put("redis", throwaway ? "throwaway redis-server (testkit)" : uri);
+    about.put("redis_version", servers.singleStats().serverVersion());
+    about.put("redis", servers.single().description());
     about.put("java_version", System.getProperty("java.version"));
     about.put("cores", Runtime.getRuntime().availableProcessors());
     // Other work on the machine skews absolute numbers (ratios much less): worth recording.

@@ -44,8 +44,8 @@ record Measurement(
   /**
    * Returns the operations counted and the cost metrics per operation: Redis commands (run by
    * scripts or not, the script calls themselves not included), script calls, round trips (socket
-   * reads Redis processed), client and Redis CPU in microseconds; NaN for all when no operation
-   * completed.
+   * reads Redis processed), client and Redis CPU in microseconds (Redis: one server, or a cluster's
+   * masters; and every node's, replicas included); NaN for all when no operation completed.
    */
   Map<String, Double> costsPer(double operations) {
     Map<String, Double> costs = new LinkedHashMap<>();
@@ -55,6 +55,7 @@ record Measurement(
     costs.put("round_trips_per_op", redis.roundTrips() / operations);
     costs.put("client_cpu_us_per_op", clientCpuNanos / 1e3 / operations);
     costs.put("redis_cpu_us_per_op", redis.cpuSeconds() * 1e6 / operations);
+    costs.put("redis_all_cpu_us_per_op", redis.allCpuSeconds() * 1e6 / operations);
     if (operations == 0) {
       costs.replaceAll((key, value) -> key.equals("ops") ? value : Double.NaN);
     }

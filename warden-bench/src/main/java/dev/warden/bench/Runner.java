@@ -33,8 +33,7 @@ final class Runner {
    */
   static final Duration JIT_QUIET_LIMIT = Duration.ofSeconds(10);
 
-  private final String uri;
-  private final RedisStats stats;
+  private final Servers servers;
   private final Progress progress;
   private final String runId;
   private final Duration jitQuietLimit;
@@ -48,9 +47,8 @@ final class Runner {
    * @param jitQuietLimit the longest a trial waits after its warm-up for this JVM's JIT to go quiet
    *     ({@link #JIT_QUIET_LIMIT}; zero in a quick run)
    */
-  Runner(String uri, RedisStats stats, Progress progress, String runId, Duration jitQuietLimit) {
-    this.uri = uri;
-    this.stats = stats;
+  Runner(Servers servers, Progress progress, String runId, Duration jitQuietLimit) {
+    this.servers = servers;
     this.progress = progress;
     this.runId = runId;
     this.jitQuietLimit = jitQuietLimit;
@@ -113,7 +111,8 @@ final class Runner {
       String prefix =
           String.join(":", "warden-bench", runId, "jvm-warm-up", point.slug(), library.key());
       String outcome = "done";
-      try (Contender contender = library.connect(uri, point.watchdogTimeout())) {
+      try (Contender contender =
+          library.connect(servers.of(point).uri(), point.watchdogTimeout())) {
         Trial trial = point.starter().start(contender, prefix);
         try {
           progress.phase("warm-up", each.toSeconds());
@@ -167,18 +166,24 @@ final class Runner {
             point.slug(),
             library.key() + ++trials);
     System.gc(); // the previous trial's garbage is not this one's to collect
+    Servers.Target target;
+    try {
+      target = servers.of(point);
+    } catch (BenchException e) {
+      return Outcome.not(Sample.failed(e.getMessage()));
+    }
     if (point.starter() instanceof Point.Launcher launcher) {
       progress.phase("starting processes", 0);
-      return measure(point, () -> launcher.launch(library, uri, prefix));
+      return measure(point, target.stats(), () -> launcher.launch(library, target.uri(), prefix));
     }
     Contender contender;
     try {
-      contender = library.connect(uri, point.watchdogTimeout());
+      contender = library.connect(target.uri(), point.watchdogTimeout());
     } catch (RuntimeException e) {
       return Outcome.not(Sample.failed("cannot connect: " + e));
     }
     try (contender) {
-      return measure(point, () -> point.starter().start(contender, prefix));
+      return measure(point, target.stats(), () -> point.starter().start(contender, prefix));
     } catch (RuntimeException e) { // closing the client failed
       return Outcome.not(Sample.failed(e.toString()));
     }
@@ -204,7 +209,7 @@ final class Runner {
     }
   }
 
-  private Outcome measure(Point point, TrialStart start) throws InterruptedException {
+  private Outcome measure(Point point, Stats stats, TrialStart start) throws InterruptedException {
     try {
       Trial trial;
       try {

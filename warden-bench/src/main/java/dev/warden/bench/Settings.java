@@ -14,12 +14,20 @@ import java.util.Set;
  * windows are, where the results go. Immutable.
  *
  * @param uri the Redis to use; empty to start a throwaway {@code redis-server}
+ * @param clusterUri seed URIs of the Redis Cluster W10 uses, comma-separated; empty to start a
+ *     throwaway one
  * @param only the workload ids to run (upper case), in the order given; empty for all
  * @param quick whether this is a smoke run: one short round per library, fewer churn cycles
  * @param seconds the measured time of each point and library, split over {@link #rounds()}
  * @param out the directory for results.json, summary.md and the charts
  */
-record Settings(Optional<String> uri, Set<String> only, boolean quick, int seconds, Path out) {
+record Settings(
+    Optional<String> uri,
+    Optional<String> clusterUri,
+    Set<String> only,
+    boolean quick,
+    int seconds,
+    Path out) {
   static final int MAX_SECONDS = 600;
 
   static final String USAGE =
@@ -30,6 +38,9 @@ record Settings(Optional<String> uri, Set<String> only, boolean quick, int secon
       results.json, summary.md and one SVG chart per workload.
 
         --uri URI      Redis to use (default: start a throwaway redis-server)
+        --cluster-uri URI,URI
+                       seeds of the Redis Cluster W10 uses (default: start a throwaway
+                       3 masters + 3 replicas)
         --only W1,W3   run only these workloads (W1..W7, W7F; W7 and W7F run P worker
                        JVMs x T threads on one lock: --only W7,W7F)
         --quick        a smoke run: one 1 s window per point and library, fewer churn
@@ -80,6 +91,7 @@ record Settings(Optional<String> uri, Set<String> only, boolean quick, int secon
    */
   static Optional<Settings> parse(List<String> args, Path defaultOut) {
     Optional<String> uri = Optional.empty();
+    Optional<String> clusterUri = Optional.empty();
     Set<String> only = new LinkedHashSet<>();
     boolean quick = false;
     Integer seconds = null;
@@ -95,6 +107,7 @@ record Settings(Optional<String> uri, Set<String> only, boolean quick, int secon
         }
         case "--quick" -> quick = true;
         case "--uri" -> uri = Optional.of(value(name, arg, equals, rest));
+        case "--cluster-uri" -> clusterUri = Optional.of(value(name, arg, equals, rest));
         case "--out" -> out = Path.of(value(name, arg, equals, rest));
         case "--seconds" -> seconds = wholeNumber(name, value(name, arg, equals, rest));
         case "--only" -> {
@@ -111,7 +124,8 @@ record Settings(Optional<String> uri, Set<String> only, boolean quick, int secon
       }
     }
     return Optional.of(
-        new Settings(uri, only, quick, seconds != null ? seconds : quick ? 1 : 10, out));
+        new Settings(
+            uri, clusterUri, only, quick, seconds != null ? seconds : quick ? 1 : 10, out));
   }
 
   private static String value(String name, String arg, int equals, List<String> rest) {

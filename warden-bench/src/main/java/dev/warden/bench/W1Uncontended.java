@@ -40,7 +40,7 @@ final class W1Uncontended implements Workload {
   // LockNotBeforeTry: the measured pair: unlock() follows lock() at once, and a failure ends the
   // trial
   @SuppressWarnings("LockNotBeforeTry")
-  private static Trial start(Contender contender, String prefix, int threads) {
+  static Trial start(Contender contender, String prefix, int threads) {
     List<Lock> locks = new ArrayList<>();
     for (int i = 0; i < threads; i++) {
       locks.add(contender.lock(prefix + ":" + i));

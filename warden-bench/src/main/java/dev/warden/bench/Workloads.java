@@ -14,7 +14,8 @@ final class Workloads {
           new W6HandOff(),
           CrossProcess.reentrant(),
           CrossProcess.fair(),
-          CrossProcess.manyInstances());
+          CrossProcess.manyInstances(),
+          new W10Cluster());
 
   private Workloads() {}
 }
