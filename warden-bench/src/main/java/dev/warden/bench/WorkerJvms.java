@@ -44,6 +44,8 @@ final class WorkerJvms implements Trial {
   private long cpuAtOpen = -1;
   private long cpuAtClose = -1;
   private Deliveries deliveries; // or null; set before the window opens, by the runner's thread
+  private final List<SectionLog> extraLogs = new ArrayList<>(); // sections of other clients
+  private List<SectionLog> logs = List.of(); // every process's sections, once finished
 
   private WorkerJvms(Path dir, List<JvmProcess> workers) {
     this.dir = dir;
@@ -65,6 +67,23 @@ final class WorkerJvms implements Trial {
       String lockName,
       long quietMillis,
       Duration maxWarmUp) {
+    return launch(library, fair, uri, processes, threads, lockName, quietMillis, maxWarmUp, false);
+  }
+
+  /**
+   * Starts workers like the other {@code launch}; with {@code once}, each of their threads takes
+   * the lock once, after waiting in the queue (W8; see {@link W7Worker}).
+   */
+  static WorkerJvms launch(
+      Library library,
+      boolean fair,
+      String uri,
+      int processes,
+      int threads,
+      String lockName,
+      long quietMillis,
+      Duration maxWarmUp,
+      boolean once) {
     Path dir;
     try {
       dir = Files.createTempDirectory("warden-bench-w7-");
@@ -77,7 +96,7 @@ final class WorkerJvms implements Trial {
       for (int process = 0; process < processes; process++) {
         W7Worker.Args args =
             new W7Worker.Args(
-                library, fair, uri, threads, lockName, dir, process, quietMillis, maxWarmUp);
+                library, fair, uri, threads, lockName, dir, process, quietMillis, maxWarmUp, once);
         started.add(JvmProcess.start(W7Worker.class, args.args().toArray(String[]::new)));
       }
       for (JvmProcess worker : started) {
@@ -110,6 +129,24 @@ final class WorkerJvms implements Trial {
   WorkerJvms counting(Deliveries counter) {
     this.deliveries = counter;
     return this;
+  }
+
+  /** Returns the worker processes, in order: for a trial that waits for lines of their own. */
+  List<JvmProcess> processes() {
+    return workers;
+  }
+
+  /**
+   * Adds the sections of a client outside the workers (W8's holder) to the timeline that {@link
+   * #finish} checks; its process number follows the workers'.
+   */
+  void addSections(SectionLog log) {
+    extraLogs.add(log);
+  }
+
+  /** Returns every process's sections, the added ones last: empty until {@link #finish}. */
+  List<SectionLog> logs() {
+    return logs;
   }
 
   private static String failure(Exception e) {
@@ -163,6 +200,8 @@ final class WorkerJvms implements Trial {
       if (exited.getCount() == 0) {
         throw new BenchException("a worker process exited before it was told to stop");
       }
+      logs.addAll(extraLogs);
+      this.logs = List.copyOf(logs);
       Tally tally = Timeline.of(logs, window).tally();
       tally.set("workers", workers.size());
       tally.set("workers_jit_quiet", jitQuiet);

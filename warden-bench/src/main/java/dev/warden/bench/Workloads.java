@@ -14,6 +14,7 @@ final class Workloads {
           new W6HandOff(),
           CrossProcess.reentrant(),
           CrossProcess.fair(),
+          new W8DeepQueue(),
           CrossProcess.manyInstances(),
           new W10Cluster());
 
