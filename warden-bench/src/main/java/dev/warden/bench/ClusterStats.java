@@ -1,5 +1,6 @@
 package dev.warden.bench;
 
+import dev.warden.testkit.RedisServer;
 import io.lettuce.core.RedisURI;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,6 +54,21 @@ final class ClusterStats implements Stats {
       throw new IllegalStateException("the cluster of " + seedUri + " has no master");
     }
     return new ClusterStats(masters, replicas);
+  }
+
+  /** Connects to the nodes of a throwaway cluster directly, whatever address they announce. */
+  static ClusterStats of(List<RedisServer> masters, List<RedisServer> replicas) {
+    List<RedisStats> masterStats = new ArrayList<>();
+    List<RedisStats> replicaStats = new ArrayList<>();
+    try {
+      masters.forEach(node -> masterStats.add(RedisStats.connect(node.uri())));
+      replicas.forEach(node -> replicaStats.add(RedisStats.connect(node.uri())));
+    } catch (RuntimeException e) {
+      masterStats.forEach(RedisStats::close);
+      replicaStats.forEach(RedisStats::close);
+      throw e;
+    }
+    return new ClusterStats(masterStats, replicaStats);
   }
 
   /** Returns the first master's statistics connection, e.g. for its server version. */

@@ -32,6 +32,12 @@ import java.util.Properties;
  * could not run or Warden failed a correctness check or a run, 2 for a bad command line.
  */
 public final class Main {
+  /** Tells the measuring JVM that a parent started in a namespace what its path is. */
+  static final String NETWORK_PROPERTY = "warden.bench.network";
+
+  /** Tells that JVM the round trip, in nanoseconds. */
+  static final String ROUND_TRIP_PROPERTY = "warden.bench.roundTripNanos";
+
   /** How long each library runs before a full run's first measurement. */
   private static final Duration JVM_WARM_UP = Duration.ofSeconds(5);
 
@@ -80,10 +86,87 @@ public final class Main {
     return new Main(parsed.get(), out).execute();
   }
 
+  private int execute() throws InterruptedException, IOException {
+    String inherited = System.getProperty(NETWORK_PROPERTY);
+    if (inherited != null) { // the measuring JVM in a namespace: the parent made the path
+      Duration roundTrip = Duration.ofNanos(Long.getLong(ROUND_TRIP_PROPERTY, 0));
+      return measure(Network.inherited(inherited, roundTrip));
+    }
+    if (settings.roundTrip().isEmpty()) {
+      return measure(Network.DIRECT);
+    }
+    Network network = openNetwork(settings.roundTrip().get());
+    out.println("Round trip: " + network.description());
+    if (network instanceof Namespace namespace) {
+      return measureInside(namespace);
+    }
+    try (network) {
+      return measure(network);
+    }
+  }
+
+  /**
+   * Returns the path with the round trip: a namespace unless {@code --network proxy} or it cannot
+   * be had, then the proxies (unless {@code --network netns}, which then fails).
+   */
+  private Network openNetwork(Duration roundTrip) {
+    String why = "";
+    if (!settings.network().equals("proxy")) {
+      try {
+        return Namespace.create(roundTrip);
+      } catch (IllegalStateException e) {
+        if (settings.network().equals("netns")) {
+          throw new BenchException("--network netns: " + e.getMessage(), e);
+        }
+        why = e.getMessage();
+      }
+    }
+    return new DelayProxies(roundTrip, why);
+  }
+
+  /**
+   * Starts the servers here, listening on the namespace's pair too, and runs the measuring JVM
+   * inside the namespace on them; returns its exit status. The namespace goes when it ends.
+   */
+  private int measureInside(Namespace namespace) throws InterruptedException, IOException {
+    try (namespace;
+        Servers servers = Servers.start(settings, namespace)) {
+      String cluster = null;
+      if (settings.runs("W10")) {
+        try {
+          cluster = String.join(",", Library.clusterSeeds(servers.cluster().uri()));
+        } catch (BenchException e) {
+          out.println("W10 will fail: " + e.getMessage());
+        }
+      }
+      String java =
+          ProcessHandle.current()
+              .info()
+              .command()
+              .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      List<String> command =
+          new ArrayList<>(
+              List.of(
+                  java,
+                  "-D" + NETWORK_PROPERTY + "=" + namespace.description(),
+                  "-D" + ROUND_TRIP_PROPERTY + "=" + namespace.roundTrip().toNanos(),
+                  "-cp",
+                  System.getProperty("java.class.path"),
+                  Main.class.getName()));
+      command.addAll(settings.childArgs(servers.single().uri(), cluster));
+      Process child = new ProcessBuilder(namespace.exec(command)).inheritIO().start();
+      try {
+        return child.waitFor();
+      } finally {
+        child.destroy();
+      }
+    }
+  }
+
   // SystemConsoleNull: only whether to redraw progress; isTerminal() is JDK 22+
   @SuppressWarnings("SystemConsoleNull")
-  private int execute() throws InterruptedException, IOException {
-    try (Servers servers = Servers.start(settings)) {
+  private int measure(Network network) throws InterruptedException, IOException {
+    try (Servers servers = Servers.start(settings, network)) {
       String uri = servers.single().uri();
       Results results = new Results(about(servers));
       out.printf(
@@ -226,6 +309,8 @@ public final class Main {
     about.put("redisson_version", mavenVersion("org.redisson", "redisson"));
     about.put("redis_version", servers.singleStats().serverVersion());
     about.put("redis", servers.single().description());
+    about.put("network", servers.network().description());
+    about.put("round_trip_ms", servers.network().roundTrip().toNanos() / 1e6);
     about.put("java_version", System.getProperty("java.version"));
     about.put("cores", Runtime.getRuntime().availableProcessors());
     // Other work on the machine skews absolute numbers (ratios much less): worth recording.

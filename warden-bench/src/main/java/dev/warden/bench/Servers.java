@@ -9,8 +9,9 @@ import java.util.List;
  * The Redis deployments a run measures on: one server, always (a throwaway {@code redis-server}
  * unless {@code --uri} names one), and a Redis Cluster for W10 (a throwaway 3+3 {@link
  * RedisCluster} started the first time a point asks for it, unless {@code --cluster-uri} names
- * one). Each comes as a {@link Target}: the URI the clients connect to and the statistics of its
- * work. Closing stops what was started. Used by the runner's thread only.
+ * one). Each comes as a {@link Target}: the URI the clients connect to, on the run's {@link
+ * Network} path (a round trip added or not), and the statistics of its work, read directly. Closing
+ * stops what was started. Used by the runner's thread only.
  */
 final class Servers implements AutoCloseable {
 
@@ -24,33 +25,37 @@ final class Servers implements AutoCloseable {
   record Target(String uri, Stats stats, String description) {}
 
   private final Settings settings;
+  private final Network network;
   private final List<AutoCloseable> started = new ArrayList<>();
   private final Target single;
   private final RedisStats singleStats;
   private Target cluster;
   private RuntimeException clusterFailure;
 
-  private Servers(Settings settings, Target single, RedisStats singleStats) {
+  private Servers(Settings settings, Network network, Target single, RedisStats singleStats) {
     this.settings = settings;
+    this.network = network;
     this.single = single;
     this.singleStats = singleStats;
   }
 
-  /** Starts (or connects to) the one server. */
-  static Servers start(Settings settings) {
+  /** Starts (or connects to) the one server; its clients take {@code network}'s path. */
+  static Servers start(Settings settings, Network network) {
     RedisServer server = null;
-    String uri;
+    String statsUri;
     if (settings.uri().isPresent()) {
-      uri = settings.uri().get();
+      statsUri = settings.uri().get();
     } else {
       server = RedisServer.start();
-      uri = server.uri();
+      statsUri = server.uri();
     }
     try {
-      RedisStats stats = RedisStats.connect(uri);
+      String uri = server == null ? statsUri : network.clientUri(server);
+      RedisStats stats = RedisStats.connect(statsUri);
       Servers servers =
           new Servers(
               settings,
+              network,
               new Target(uri, stats, server != null ? "throwaway redis-server (testkit)" : uri),
               stats);
       if (server != null) {
@@ -64,6 +69,11 @@ final class Servers implements AutoCloseable {
       }
       throw e;
     }
+  }
+
+  /** Returns the path between the clients and the servers. */
+  Network network() {
+    return network;
   }
 
   /** Returns the one server. */
@@ -96,19 +106,21 @@ final class Servers implements AutoCloseable {
     try {
       List<String> seeds;
       String description;
+      ClusterStats stats;
       if (settings.clusterUri().isPresent()) {
         seeds = List.of(settings.clusterUri().get().split(",", -1));
         description = "Redis Cluster at " + settings.clusterUri().get();
+        stats = ClusterStats.connect(seeds.get(0));
       } else {
-        RedisCluster started = RedisCluster.start();
+        RedisCluster started = network.startCluster();
         this.started.add(started);
-        seeds = new ArrayList<>();
-        for (RedisServer master : started.masters()) {
-          seeds.add(master.uri());
-        }
+        List<RedisServer> masters = started.masters();
+        List<RedisServer> replicas = new ArrayList<>(started.nodes());
+        replicas.removeAll(masters);
+        seeds = network.clientSeeds(started);
         description = "throwaway Redis Cluster (testkit)";
+        stats = ClusterStats.of(masters, replicas);
       }
-      ClusterStats stats = ClusterStats.connect(seeds.get(0));
       this.started.add(stats);
       cluster = new Target(Library.clusterUri(seeds), stats, description + ", " + stats.shape());
       return cluster;
