@@ -14,9 +14,21 @@ import org.HdrHistogram.Histogram;
  * @param seconds the window's length
  * @param redis what Redis did in the window, the benchmark's own INFO calls taken out
  * @param clientCpuNanos CPU time this JVM used in the window (only one library runs at a time)
+ * @param machineBusyPct how busy the whole machine was in the window, in percent; NaN if unknown
  */
 record Measurement(
-    Point point, Tally tally, double seconds, RedisStats.Delta redis, long clientCpuNanos) {
+    Point point,
+    Tally tally,
+    double seconds,
+    RedisStats.Delta redis,
+    long clientCpuNanos,
+    double machineBusyPct) {
+
+  /** Returns a measurement whose machine share is unknown. */
+  Measurement(
+      Point point, Tally tally, double seconds, RedisStats.Delta redis, long clientCpuNanos) {
+    this(point, tally, seconds, redis, clientCpuNanos, Double.NaN);
+  }
 
   /**
    * Returns the measurements of several rounds of one point as one: tallies merged, windows, Redis
@@ -27,13 +39,15 @@ record Measurement(
     double seconds = 0;
     RedisStats.Delta redis = RedisStats.Delta.NONE;
     long cpu = 0;
+    double busySeconds = 0;
     for (Measurement round : rounds) {
       tally.add(round.tally);
       seconds += round.seconds;
       redis = redis.plus(round.redis);
       cpu += round.clientCpuNanos;
+      busySeconds += round.machineBusyPct * round.seconds;
     }
-    return new Measurement(rounds.get(0).point, tally, seconds, redis, cpu);
+    return new Measurement(rounds.get(0).point, tally, seconds, redis, cpu, busySeconds / seconds);
   }
 
   /** Returns events per second of the window. */

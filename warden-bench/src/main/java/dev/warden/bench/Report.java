@@ -30,6 +30,8 @@ final class Report {
       lines.add("");
       lines.add(workload.workload().id() + " " + workload.workload().title());
       lines.addAll(metricsTable(workload).text("  "));
+      lines.add("  where the time went (" + BOUND_RULE + ")");
+      lines.addAll(boundTable(workload).text("  "));
     }
     lines.add("");
     lines.add(ceilingLine(results.ceiling()));
@@ -74,7 +76,9 @@ final class Report {
             + about.get("load_average_at_end")
             + " at the end); "
             + about.get("mode")
-            + ". Ratio = Warden / Redisson.");
+            + ". Ratio = Warden / Redisson. Network: "
+            + about.get("network")
+            + ".");
     List<String> problems = problems(results);
     if (!problems.isEmpty()) {
       lines.add("");
@@ -95,6 +99,10 @@ final class Report {
       lines.add("## " + workload.workload().id() + " " + workload.workload().title());
       lines.add("");
       lines.addAll(metricsTable(workload).markdown());
+      lines.add("");
+      lines.add("Where the time went (" + BOUND_RULE + "):");
+      lines.add("");
+      lines.addAll(boundTable(workload).markdown());
       String chart = workload.workload().id() + ".svg";
       if (charts.contains(chart)) {
         lines.add("");
@@ -109,6 +117,52 @@ final class Report {
       notes.forEach(note -> lines.add("- " + note));
     }
     return String.join("\n", lines) + "\n";
+  }
+
+  /** How {@link Bound} decides, in a line. */
+  static final String BOUND_RULE =
+      "Redis-bound: Redis used >= "
+          + Math.round(Bound.REDIS_BOUND_PCT)
+          + " % of a core; CPU-bound: the machine >= "
+          + Math.round(Bound.CPU_BOUND_PCT)
+          + " % busy; else latency-bound";
+
+  /**
+   * Returns per point and library whether the point was Redis-, CPU- or latency-bound, and the
+   * figures that say so.
+   */
+  static Table boundTable(WorkloadResult workload) {
+    Table table =
+        new Table(
+            3,
+            "point",
+            "library",
+            "bound",
+            "machine busy",
+            "clients+Redis CPU of cores",
+            "Redis CPU of a core",
+            "CPU/op",
+            "wall/op/thread");
+    for (PointResult point : workload.points()) {
+      String label = point.point().label();
+      for (Library library : Library.values()) {
+        Sample sample = point.sample(library);
+        if (!sample.measured()) {
+          continue;
+        }
+        table.row(
+            label,
+            library.displayName(),
+            Bound.name(sample.get("bound")),
+            Metric.Unit.PERCENT.format(sample.get("machine_busy_pct")),
+            Metric.Unit.PERCENT.format(sample.get("clients_redis_busy_pct")),
+            Metric.Unit.PERCENT.format(sample.get("redis_busy_pct")),
+            Format.micros(sample.get("cpu_us_per_op")),
+            Format.micros(sample.get("wall_us_per_op_per_thread")));
+        label = "";
+      }
+    }
+    return table;
   }
 
   /** Returns a workload's headline metrics per point: Warden, Redisson, ratio. */

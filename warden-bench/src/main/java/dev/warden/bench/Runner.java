@@ -6,6 +6,7 @@ import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -131,7 +132,8 @@ final class Runner {
   private static Sample sample(Workload workload, List<Measurement> rounds) {
     Measurement combined = Measurement.combine(rounds);
     List<String> problems = new ArrayList<>();
-    Map<String, Double> metrics = workload.metrics(combined, problems);
+    Map<String, Double> metrics = new LinkedHashMap<>(workload.metrics(combined, problems));
+    metrics.putAll(Bound.of(combined, metrics, Runtime.getRuntime().availableProcessors()));
     return Sample.measured(metrics, combined.redis().byCommand(), problems);
   }
 
@@ -221,6 +223,8 @@ final class Runner {
       RedisStats.Snapshot after;
       long cpuBefore;
       long cpuAfter;
+      long[] machineBefore;
+      long[] machineAfter;
       long started;
       long ended;
       Tally tally;
@@ -229,6 +233,7 @@ final class Runner {
         trial.await(point.warmUp());
         awaitQuietJit(trial);
         before = stats.snapshot(/* opening= */ true);
+        machineBefore = Bound.machineTicks();
         cpuBefore = os.getProcessCpuTime();
         started = System.nanoTime();
         trial.openWindow();
@@ -237,6 +242,7 @@ final class Runner {
         trial.closeWindow();
         ended = System.nanoTime();
         cpuAfter = os.getProcessCpuTime();
+        machineAfter = Bound.machineTicks();
         after = stats.snapshot(/* opening= */ false);
         progress.phase("stopping", 0);
       } finally {
@@ -244,7 +250,12 @@ final class Runner {
       }
       return Outcome.of(
           new Measurement(
-              point, tally, (ended - started) / 1e9, after.minus(before), cpuAfter - cpuBefore));
+              point,
+              tally,
+              (ended - started) / 1e9,
+              after.minus(before),
+              cpuAfter - cpuBefore,
+              Bound.busyPct(machineBefore, machineAfter)));
     } catch (BenchException e) {
       if (e.getCause() instanceof UnsupportedOperationException unsupported) {
         return Outcome.not(Sample.unavailable(unsupported.getMessage()));
