@@ -18,8 +18,11 @@ import java.util.Map;
  *   <li><b>Redis-bound</b> when Redis used at least {@value #REDIS_BOUND_PCT} % of a core (a
  *       cluster: its masters together): Redis's one thread is the limit; a client that asks it for
  *       less gains on any machine.
- *   <li><b>CPU-bound</b> when the machine was at least {@value #CPU_BOUND_PCT} % busy: the cores
- *       are the limit; with more of them, the client that uses less CPU per operation gains less.
+ *   <li><b>CPU-bound</b> when the clients and Redis used at least {@value #CPU_BOUND_PCT} % of the
+ *       cores: the cores are the limit; with more of them, the client that uses less CPU per
+ *       operation gains less.
+ *   <li><b>starved</b> when the machine was at least {@value #CPU_BOUND_PCT} % busy but mostly with
+ *       other work (a shared machine): the figures are not the workload's own limit.
  *   <li><b>latency-bound</b> otherwise: threads spent their time waiting (for Redis's replies, a
  *       round trip, a hand-off); what counts is round trips per operation and their length.
  * </ul>
@@ -32,7 +35,9 @@ final class Bound {
   private Bound() {}
 
   /** The classification as the report writes it, by its code in the metrics. */
-  static final List<String> NAMES = List.of("latency-bound", "CPU-bound", "Redis-bound");
+  static final List<String> NAMES =
+      List.of(
+          "latency-bound", "CPU-bound", "Redis-bound", "starved (machine busy with other work)");
 
   /**
    * Returns the machine's busy and total CPU time so far in clock ticks, from {@code /proc/stat}'s
@@ -85,7 +90,7 @@ final class Bound {
    * Returns the point's time metrics: {@code machine_busy_pct}, {@code clients_redis_busy_pct} (the
    * clients' and Redis's CPU time over the window and the cores), {@code redis_busy_pct} (of one
    * core), {@code cpu_us_per_op} and {@code wall_us_per_op_per_thread} where the point has
-   * operations and threads, and {@code bound} (0 latency, 1 CPU, 2 Redis).
+   * operations and threads, and {@code bound} (0 latency, 1 CPU, 2 Redis, 3 starved).
    */
   static Map<String, Double> of(Measurement measurement, Map<String, Double> metrics, int cores) {
     double seconds = measurement.seconds();
@@ -107,8 +112,17 @@ final class Bound {
         time.put("wall_us_per_op_per_thread", threads * seconds * 1e6 / ops);
       }
     }
-    double busy = Double.isNaN(machine) ? both : machine;
-    time.put("bound", redis >= REDIS_BOUND_PCT ? 2.0 : busy >= CPU_BOUND_PCT ? 1.0 : 0.0);
+    double bound;
+    if (redis >= REDIS_BOUND_PCT) {
+      bound = 2;
+    } else if (both >= CPU_BOUND_PCT) {
+      bound = 1;
+    } else if (machine >= CPU_BOUND_PCT) {
+      bound = 3;
+    } else {
+      bound = 0;
+    }
+    time.put("bound", bound);
     return time;
   }
 

@@ -62,7 +62,12 @@ enum Library {
                 : Warden.builder().cluster(seeds.toArray(String[]::new));
         watchdogTimeout.ifPresent(builder::watchdogTimeout);
         Warden warden = builder.build();
-        yield new Contender(warden::lock, warden::fairLock, warden::readWriteLock, warden::close);
+        yield new Contender(
+            warden::lock,
+            warden::fairLock,
+            warden::readWriteLock,
+            warden::close,
+            watchdog -> connect(uri, watchdog));
       }
       case REDISSON -> {
         Config config = new Config();
@@ -78,7 +83,8 @@ enum Library {
             redisson::getFairLock,
             redisson::getReadWriteLock,
             // No quiet period: the next point starts fresh clients at once.
-            () -> redisson.shutdown(0, 5, TimeUnit.SECONDS));
+            () -> redisson.shutdown(0, 5, TimeUnit.SECONDS),
+            watchdog -> connect(uri, watchdog));
       }
     };
   }

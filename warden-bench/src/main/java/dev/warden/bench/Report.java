@@ -123,9 +123,10 @@ final class Report {
   static final String BOUND_RULE =
       "Redis-bound: Redis used >= "
           + Math.round(Bound.REDIS_BOUND_PCT)
-          + " % of a core; CPU-bound: the machine >= "
+          + " % of a core; CPU-bound: clients and Redis >= "
           + Math.round(Bound.CPU_BOUND_PCT)
-          + " % busy; else latency-bound";
+          + " % of the cores; starved: the machine that busy with other work;"
+          + " else latency-bound";
 
   /**
    * Returns per point and library whether the point was Redis-, CPU- or latency-bound, and the

@@ -19,17 +19,20 @@ class BoundTest {
   }
 
   @Test
-  void aBusyRedisThreadIsRedisBoundBeforeABusyMachineIsCpuBound() {
+  void aBusyRedisThreadIsRedisBoundBeforeBusyClientsAreCpuBound() {
     Map<String, Double> redisBound =
         Bound.of(measurement(0.85, 0.5, 90, 1_000), Map.of("ops", 1_000.0), 2);
     Map<String, Double> cpuBound =
-        Bound.of(measurement(0.5, 1.2, 90, 1_000), Map.of("ops", 1_000.0), 2);
+        Bound.of(measurement(0.5, 1.3, 95, 1_000), Map.of("ops", 1_000.0), 2);
+    Map<String, Double> starved =
+        Bound.of(measurement(0.1, 0.1, 99, 1_000), Map.of("ops", 1_000.0), 2);
     Map<String, Double> latencyBound =
         Bound.of(measurement(0.1, 0.1, 20, 1_000), Map.of("ops", 1_000.0), 2);
 
     assertThat(Bound.name(redisBound.get("bound"))).isEqualTo("Redis-bound");
     assertThat(Bound.name(cpuBound.get("bound"))).isEqualTo("CPU-bound");
     assertThat(Bound.name(latencyBound.get("bound"))).isEqualTo("latency-bound");
+    assertThat(Bound.name(starved.get("bound"))).startsWith("starved");
     // 4 threads x 1 s / 1,000 ops; (0.1 + 0.1) s of CPU / 1,000 ops
     assertThat(latencyBound.get("wall_us_per_op_per_thread")).isEqualTo(4_000.0);
     assertThat(latencyBound.get("cpu_us_per_op")).isEqualTo(200.0, within());
