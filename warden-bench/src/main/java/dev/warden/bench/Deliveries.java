@@ -61,6 +61,11 @@ final class Deliveries implements AutoCloseable {
     }
   }
 
+  /** Returns the messages counted so far in the open window. */
+  long messages() {
+    return messages.values().stream().mapToLong(LongAdder::sum).sum();
+  }
+
   /** Starts counting. */
   void open() {
     open = true;
