@@ -51,11 +51,11 @@ record Settings(
         --cluster-uri URI,URI
                        seeds of the Redis Cluster W10 uses (default: start a throwaway
                        3 masters + 3 replicas)
-        --only W1,W3   run only these workloads (W1..W7, W7F; W7 and W7F run P worker
-                       JVMs x T threads on one lock: --only W7,W7F)
+        --only W1,W3   run only these workloads (W1..W10, W7F; W7, W7F, W8, W9 and
+                       W10's W7 point run worker JVMs: e.g. --only W8,W9,W10)
         --quick        a smoke run: one 1 s window per point and library, fewer churn
-                       cycles (about 2 minutes, and about 5 more for W7 and W7F, whose
-                       worker JVMs start and warm up for every run)
+                       cycles, shorter JIT warm-ups (about 5 minutes for everything;
+                       the worker JVMs start and warm up for every run)
         --seconds N    measured seconds per point and library, 1-%d (default 10, in two
                        rounds of 5 s run Warden, Redisson, Redisson, Warden; --quick: 1)
         --out DIR      where results go (default bench-results/)
