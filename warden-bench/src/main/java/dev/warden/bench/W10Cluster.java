@@ -41,7 +41,7 @@ final class W10Cluster implements Workload {
   @Override
   public List<Point> points(Settings settings) {
     List<Point> points = new ArrayList<>();
-    for (int threads : THREADS) {
+    for (int threads : settings.quick() ? List.of(16) : THREADS) {
       Map<String, Object> parameters = new LinkedHashMap<>();
       parameters.put("cluster", true);
       parameters.put("kind", "W1");
