@@ -265,8 +265,6 @@ public final class W7Worker {
    * W8's queue: every thread calls lock() once on the held lock, takes it in its turn, records its
    * section and releases it; see the class comment for what is printed.
    */
-  // NonAtomicVolatileUpdate: deliberately not atomic: overlapping holders lose increments
-  @SuppressWarnings("NonAtomicVolatileUpdate")
   private int queue() throws InterruptedException, IOException {
     int count = settings.threads();
     CountDownLatch asking = new CountDownLatch(count);
@@ -282,18 +280,9 @@ public final class W7Worker {
               () -> {
                 try {
                   asking.countDown();
-                  long called = System.nanoTime();
-                  long acquired;
-                  long released;
-                  lock.lock();
-                  try {
-                    acquired = System.nanoTime();
-                    guarded.counter = guarded.counter + 1;
-                    released = System.nanoTime();
-                  } finally {
-                    lock.unlock();
-                  }
-                  sections.set(index, new long[] {called, acquired, released});
+                  long[] section = new long[3];
+                  criticalSection(lock, guarded, section, 0);
+                  sections.set(index, section);
                   drained.countDown();
                 } catch (Throwable e) { // every failure must reach the main thread
                   failure.compareAndSet(null, e);
@@ -330,6 +319,29 @@ public final class W7Worker {
         .write(settings.dir().resolve("process-" + settings.process() + ".log"));
     System.out.println("DONE " + done.size());
     return 0;
+  }
+
+  /**
+   * Takes the lock, increments the counter inside, releases it, and writes when lock() was called,
+   * when it returned and when unlock() was called to {@code into[at..at+2]}.
+   */
+  // NonAtomicVolatileUpdate: deliberately not atomic: overlapping holders lose increments
+  @SuppressWarnings("NonAtomicVolatileUpdate")
+  private static void criticalSection(Lock lock, Guarded guarded, long[] into, int at) {
+    long called = System.nanoTime();
+    long acquired;
+    long released;
+    lock.lock();
+    try {
+      acquired = System.nanoTime();
+      guarded.counter = guarded.counter + 1;
+      released = System.nanoTime();
+    } finally {
+      lock.unlock();
+    }
+    into[at] = called;
+    into[at + 1] = acquired;
+    into[at + 2] = released;
   }
 
   /** Returns once {@code file} exists or {@code giveUp} is true. */
@@ -378,31 +390,20 @@ public final class W7Worker {
       threads.forEach(Thread::start);
     }
 
-    // NonAtomicVolatileUpdate: deliberately not atomic: overlapping holders lose increments
-    @SuppressWarnings("NonAtomicVolatileUpdate")
     private void turn(int index, Lock lock, boolean record) {
       long[] log = logs[index];
       int size = 0;
+      long[] scratch = new long[3];
       while (running) {
-        long called = System.nanoTime();
-        long acquired;
-        long released;
-        lock.lock();
-        try {
-          acquired = System.nanoTime();
-          guarded.counter = guarded.counter + 1;
-          released = System.nanoTime();
-        } finally {
-          lock.unlock();
+        if (!record) {
+          criticalSection(lock, guarded, scratch, 0);
+          continue;
         }
-        if (record) {
-          if (size == log.length) {
-            log = Arrays.copyOf(log, log.length * 2);
-          }
-          log[size++] = called;
-          log[size++] = acquired;
-          log[size++] = released;
+        if (size == log.length) {
+          log = Arrays.copyOf(log, log.length * 2);
         }
+        criticalSection(lock, guarded, log, size);
+        size += 3;
       }
       logs[index] = log; // both published to stop() by the thread's end (join)
       sizes[index] = size;
