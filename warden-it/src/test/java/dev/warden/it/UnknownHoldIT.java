@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.warden.DistributedLock;
 import dev.warden.LeaseExpiredException;
 import dev.warden.Warden;
+import dev.warden.WardenException;
 import dev.warden.testkit.FaultProxy;
 import dev.warden.testkit.RedisServer;
 import java.time.Duration;
@@ -204,6 +205,37 @@ class UnknownHoldIT {
       unlock.get(10, TimeUnit.SECONDS);
       assertThat(thread.submit(() -> lock.tryLock()).get()).isTrue();
       thread.submit(lock::unlock).get();
+    }
+  }
+
+  /**
+   * An acquisition that ends while its attempt is still on its way gives that attempt back, and the
+   * give-back must follow the attempt into Redis. After the server's script cache was emptied (a
+   * restart, a failover, SCRIPT FLUSH), the attempt's EVALSHA is answered NOSCRIPT and sent again
+   * as EVAL: a second send, after the give-back (whose script, lock-release, was loaded again by a
+   * release). Here a slow network (400 ms each way) makes tryLock() end by its verdict (wait 0 plus
+   * 500 ms) before that answer comes back.
+   */
+  @Test
+  void anAttemptSentAgainAfterNoscriptBehindItsGiveBackLeavesNoHoldBehind() throws Exception {
+    try (RedisServer redis = RedisServer.start();
+        FaultProxy proxy = FaultProxy.start(redis);
+        Warden mine = throughProxy(proxy)) {
+      String key = "warden:{noscript}:lock";
+      DistributedLock lock = mine.lock("noscript");
+      thread.submit(() -> lock.lock()).get();
+      redis.redis().scriptFlush(); // the script cache is empty, as after a restart
+      thread.submit(lock::unlock).get(); // lock-release is loaded again; lock-acquire is not
+
+      proxy.delay(Duration.ofMillis(400));
+      Future<Boolean> attempt = thread.submit(() -> lock.tryLock());
+      assertThatThrownBy(() -> attempt.get(10, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(WardenException.class);
+      // the attempt, sent again as EVAL, reaches Redis after the give-back and takes the lock
+      await().atMost(Duration.ofSeconds(5)).until(() -> redis.redis().exists(key) == 1);
+      proxy.heal();
+      // the late grant is given back, well before its 3-minute lease ends
+      await().atMost(Duration.ofSeconds(5)).until(() -> redis.redis().exists(key) == 0);
     }
   }
 
