@@ -209,6 +209,60 @@ class UnknownHoldIT {
   }
 
   /**
+   * An unlock() of the last hold that fails (Redis unreachable past the command timeout) and never
+   * ran must not leave a hold that outlives its lease: the caller's finally has run, and its thread
+   * goes on with other work, here taking and releasing the same lock every 300 ms, as a polling job
+   * does. Each of those lock() calls must not re-enter the hold the failed unlock left, which would
+   * keep it held (and renewed) for as long as the thread goes on.
+   */
+  @Test
+  void aLastUnlockThatFailedDoesNotKeepTheLockHeldWhileItsThreadGoesOn() throws Exception {
+    try (RedisServer redis = RedisServer.start();
+        FaultProxy proxy = FaultProxy.start(redis);
+        Warden mine =
+            Warden.builder()
+                .uri(proxy.uri())
+                .watchdogTimeout(Duration.ofSeconds(3))
+                .commandTimeout(Duration.ofSeconds(1))
+                .build();
+        Warden other = Warden.connect(redis.uri())) {
+      DistributedLock lock = mine.lock("failed-unlock");
+      warmUp(lock);
+      thread.submit(() -> lock.lock()).get();
+      proxy.refuse(); // the connection drops and cannot come back: the release never runs
+      proxy.cut();
+      Future<?> unlock = thread.submit(lock::unlock);
+      assertThatThrownBy(() -> unlock.get(10, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(WardenException.class);
+      proxy.heal();
+
+      AtomicInteger turns = new AtomicInteger();
+      ScheduledFuture<?> polling =
+          thread.scheduleAtFixedRate(
+              () -> {
+                lock.lock();
+                lock.unlock();
+                turns.incrementAndGet();
+              },
+              0,
+              300,
+              TimeUnit.MILLISECONDS);
+      await().atMost(Duration.ofSeconds(10)).until(() -> turns.get() >= 2);
+      DistributedLock rival = other.lock("failed-unlock");
+      boolean got = rival.tryLock(OTHERS_WAIT_SECONDS, TimeUnit.SECONDS);
+      try {
+        assertThat(got).as("another client gets the lock while the thread keeps locking").isTrue();
+      } finally {
+        if (got) {
+          rival.unlock();
+        }
+      }
+      assertThat(polling.isDone()).as("the thread's locking never failed").isFalse();
+      polling.cancel(false);
+    }
+  }
+
+  /**
    * An acquisition that ends while its attempt is still on its way gives that attempt back, and the
    * give-back must follow the attempt into Redis. After the server's script cache was emptied (a
    * restart, a failover, SCRIPT FLUSH), the attempt's EVALSHA is answered NOSCRIPT and sent again

@@ -136,8 +136,10 @@ final class LockCore {
    */
   Hold holdBeforeAcquiring(String owner) {
     Hold hold = hold(owner);
-    if (hold != null && hold.explicitLeaseRanOut(now())) {
-      // an explicit lease that ran out as asked (e.g. a lock used as a throttle): it ended
+    if (hold != null && (hold.explicitLeaseRanOut(now()) || givenUp(hold))) {
+      // an explicit lease that ran out as asked (e.g. a lock used as a throttle), or a hold whose
+      // owner gave it up with a last release that failed: it ended for this client. What Redis
+      // may still have of it becomes the new acquisition's own (count 1, a new token)
       forget(hold);
       hold = null;
     }
@@ -146,6 +148,14 @@ final class LockCore {
     }
     guard.check(owner);
     return hold;
+  }
+
+  /**
+   * Whether the owner gave the hold up: its last release failed and may not have run. Only calling
+   * unlock() again (the same release) still uses it; an acquisition does not re-enter it.
+   */
+  private static boolean givenUp(Hold hold) {
+    return hold.releaseInDoubt() && hold.count() == 1 && hold.state() == Hold.State.HELD;
   }
 
   /**
@@ -248,6 +258,13 @@ final class LockCore {
                           : driver.release(hold.owner(), heldBefore, releaseId),
                   () -> hold.releaseInDoubt(true)); // it may have run
     } catch (RuntimeException e) {
+      if (heldBefore == 1 && hold.releaseInDoubt()) {
+        // The owner gave up its last hold, and the release may not have run: nothing renews the
+        // hold any more, so it ends within its lease unless calling unlock() again (the same
+        // release) ends it first; and the owner's next acquisition starts afresh (givenUp)
+        // instead of re-entering it, which would keep it held while the owner goes on locking.
+        context.holds().stopRenewing(hold);
+      }
       hold.endRelease(false);
       throw e;
     }
