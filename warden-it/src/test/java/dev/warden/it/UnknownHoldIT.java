@@ -263,6 +263,51 @@ class UnknownHoldIT {
   }
 
   /**
+   * A read hold that has ended for its client (its last unlock() failed, or its explicit lease ran
+   * out) is no read hold the write lock must refuse as an upgrade: the thread gets the write lock.
+   */
+  @Test
+  void aReadHoldThatEndedForItsClientDoesNotRefuseItsThreadTheWriteLock() throws Exception {
+    try (RedisServer redis = RedisServer.start();
+        FaultProxy proxy = FaultProxy.start(redis);
+        Warden mine =
+            Warden.builder()
+                .uri(proxy.uri())
+                .watchdogTimeout(Duration.ofSeconds(3))
+                .commandTimeout(Duration.ofSeconds(1))
+                .build()) {
+      DistributedLock read = mine.readWriteLock("ended-read").readLock();
+      DistributedLock write = mine.readWriteLock("ended-read").writeLock();
+      warmUp(read);
+      thread.submit(() -> read.lock()).get();
+      proxy.refuse();
+      proxy.cut();
+      Future<?> unlock = thread.submit(read::unlock);
+      assertThatThrownBy(() -> unlock.get(10, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(WardenException.class);
+      proxy.heal();
+      writeOnce(write);
+
+      // an explicit lease that ran out as asked
+      thread.submit(() -> read.lock(200, TimeUnit.MILLISECONDS)).get();
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> !thread.submit(read::isHeldByCurrentThread).get());
+      writeOnce(write);
+    }
+  }
+
+  private void writeOnce(DistributedLock write) throws Exception {
+    thread
+        .submit(
+            () -> {
+              write.lock();
+              write.unlock();
+            })
+        .get(10, TimeUnit.SECONDS);
+  }
+
+  /**
    * An acquisition that ends while its attempt is still on its way gives that attempt back, and the
    * give-back must follow the attempt into Redis. After the server's script cache was emptied (a
    * restart, a failover, SCRIPT FLUSH), the attempt's EVALSHA is answered NOSCRIPT and sent again

@@ -151,6 +151,16 @@ final class LockCore {
   }
 
   /**
+   * The owner's hold on this lock as its next acquisition sees it: null when it has none, or when
+   * the one recorded has ended for this client (an explicit lease that ran out, or given up by a
+   * last release that failed); the record itself stays (see {@link #holdBeforeAcquiring}).
+   */
+  Hold liveHold(String owner) {
+    Hold hold = hold(owner);
+    return hold == null || hold.explicitLeaseRanOut(now()) || givenUp(hold) ? null : hold;
+  }
+
+  /**
    * Whether the owner gave the hold up: its last release failed and may not have run. Only calling
    * unlock() again (the same release) still uses it; an acquisition does not re-enter it.
    */
