@@ -159,7 +159,46 @@ class UnknownHoldIT {
       assertThatThrownBy(() -> reentry.get(10, TimeUnit.SECONDS))
           .isInstanceOf(ExecutionException.class)
           .hasCauseInstanceOf(LeaseExpiredException.class);
-      assertThat(redis.redis().exists(key)).as("the replayed re-entry was given back").isZero();
+      // the replayed re-entry is given back (sent as the exception is thrown, not waited for)
+      await().atMost(Duration.ofSeconds(5)).until(() -> redis.redis().exists(key) == 0);
+    }
+  }
+
+  /**
+   * A re-entry into a hold Redis lost takes the free lock afresh; the client gives that back and
+   * reports the lost lease. When Redis freezes right after the re-entry's answer, that give-back
+   * must not keep tryLock(wait) past its wait plus 500 ms.
+   */
+  @Test
+  void aReentryIntoALostHoldReportsItWithinItsWaitWhenRedisFreezesAfterIt() throws Exception {
+    try (RedisServer redis = RedisServer.start();
+        FaultProxy proxy = FaultProxy.start(redis);
+        Warden mine = throughProxy(proxy)) {
+      String key = "warden:{frozen}:lock";
+      DistributedLock lock = mine.lock("frozen");
+      warmUp(lock);
+      thread.submit(() -> lock.lock()).get();
+      redis.redis().del(key); // lost (as with data a failover lost) before the watchdog looks
+      proxy.delay(Duration.ofMillis(500));
+      long start = System.nanoTime();
+      Future<Boolean> reentry = thread.submit(() -> lock.tryLock(3, TimeUnit.SECONDS));
+      // the re-entry took the free lock; its answer is on its way: Redis freezes now
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .pollInterval(Duration.ofMillis(5))
+          .until(() -> redis.redis().exists(key) == 1);
+      redis.pause(Duration.ofSeconds(10));
+      try {
+        assertThatThrownBy(() -> reentry.get(20, TimeUnit.SECONDS))
+            .hasCauseInstanceOf(LeaseExpiredException.class);
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+            .as("within the wait (3 s) plus 500 ms, and a second of slack for a busy machine")
+            .isLessThan(Duration.ofMillis(4_500));
+      } finally {
+        redis.resume();
+      }
+      // once Redis answers again, the give-back ends the hold the re-entry took
+      await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().exists(key) == 0);
     }
   }
 

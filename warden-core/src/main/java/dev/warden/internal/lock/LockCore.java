@@ -5,12 +5,14 @@ import dev.warden.internal.lease.Hold;
 import dev.warden.internal.lease.Lease;
 import dev.warden.internal.lease.Renewal;
 import dev.warden.internal.lock.driver.LockDriver;
-import dev.warden.internal.redis.Calls;
+import dev.warden.internal.redis.Failures;
 import dev.warden.internal.wait.Acquisition;
 import dev.warden.internal.wait.WakeMessage;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The algorithm every lock type shares, over its {@link LockDriver} (the role of Curator's {@code
@@ -24,6 +26,8 @@ import java.util.concurrent.TimeUnit;
  * or release of the owner has set the count. Redis stays the authority on who holds.
  */
 final class LockCore {
+  private static final Logger log = LoggerFactory.getLogger(LockCore.class);
+
   /** A check made before every thread-bound acquisition, e.g. no write lock while reading. */
   interface Guard {
     Guard NONE = owner -> {};
@@ -175,11 +179,11 @@ final class LockCore {
   Hold adopt(Hold before, String owner, Granted granted, Lease lease) {
     if (before != null && granted.token() != before.token()) {
       // the hold this re-entry went into (or took afresh) is not the one this client knows:
-      // that one is lost, and the owner keeps nothing
-      Calls.awaitUninterruptibly(
-          driver.giveBack(owner, granted.acquisitionId(), 0),
-          driver.describe(),
-          "release a re-entry into a lost hold");
+      // that one is lost, and the owner keeps nothing. The give-back names this acquisition, so
+      // it is sent and not waited for (a frozen Redis must not keep the caller past its wait; its
+      // lease ends a hold Redis never gets to give back), and the owner's next call, sent behind
+      // it, finds it done
+      giveBackQuietly(owner, granted.acquisitionId(), "a re-entry into a lost hold");
       if (before.markLost("the lock was taken afresh by a reentrant call", context.callbacks())) {
         context.holds().lost(before);
       }
@@ -219,6 +223,23 @@ final class LockCore {
       context.holds().givenBack(driver.holdKey(), owner); // a re-entry's owner still holds it
     }
     return giveBackInDoubt(owner, granted.acquisitionId(), granted.holdCount() - 1);
+  }
+
+  /** Sends the give-back of an acquisition, not waiting for it; a failure is logged. */
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void giveBackQuietly(String owner, String acquisitionId, String what) {
+    giveBackInDoubt(owner, acquisitionId, 0)
+        .whenComplete(
+            (released, failure) -> {
+              if (failure != null) {
+                log.warn(
+                    "{}: could not give back {}; it expires with its lease: {}",
+                    driver.describe(),
+                    what,
+                    Failures.unwrap(failure).toString());
+              }
+            });
   }
 
   /**
