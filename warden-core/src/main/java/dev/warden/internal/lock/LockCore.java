@@ -111,6 +111,7 @@ final class LockCore {
   /** Acquires for the calling thread once, without a replication policy; null when not in time. */
   Hold acquireOnceForThread(Lease lease, long waitNanos, boolean interruptible, boolean reported)
       throws InterruptedException {
+    long budgetEnd = budgetEnd(waitNanos);
     String owner = context.owners().currentThread();
     Hold hold = holdBeforeAcquiring(owner);
     int heldBefore = hold == null ? 0 : hold.count();
@@ -121,7 +122,15 @@ final class LockCore {
                 waitNanos)
             .start()
             .await(interruptible);
-    return granted == null ? null : adopt(hold, owner, granted, lease);
+    return granted == null ? null : adopt(hold, owner, granted, lease, budgetEnd);
+  }
+
+  /**
+   * When a timed acquisition starting now must be over: its wait plus the verdict margin every
+   * timed acquisition has; -1 for one that waits without limit ({@code waitNanos} negative).
+   */
+  long budgetEnd(long waitNanos) {
+    return waitNanos < 0 ? -1 : now() + waitNanos + context.settings().verdictMarginNanos();
   }
 
   /** Starts acquiring for an owner; {@code waitNanos} negative waits forever. */
@@ -173,17 +182,29 @@ final class LockCore {
   }
 
   /**
-   * Records a grant as the owner's hold. If the grant's token shows that the owner's earlier hold
-   * was lost (this call took the lock afresh), gives the grant back and throws.
+   * Records a grant as the owner's hold, as {@link #adopt(Hold, String, Granted, Lease, long)}
+   * without a budget (a give-back is waited for up to the command timeout).
    */
   Hold adopt(Hold before, String owner, Granted granted, Lease lease) {
+    return adopt(before, owner, granted, lease, -1);
+  }
+
+  /**
+   * Records a grant as the owner's hold. If the grant's token shows that the owner's earlier hold
+   * was lost (this call took the lock afresh), gives the grant back and throws; the give-back is
+   * waited for until {@code budgetEnd} at most ({@link #budgetEnd}; -1: up to the command timeout).
+   */
+  Hold adopt(Hold before, String owner, Granted granted, Lease lease, long budgetEnd) {
     if (before != null && granted.token() != before.token()) {
       // the hold this re-entry went into (or took afresh) is not the one this client knows:
-      // that one is lost, and the owner keeps nothing. The give-back names this acquisition, so
-      // it is sent and not waited for (a frozen Redis must not keep the caller past its wait; its
-      // lease ends a hold Redis never gets to give back), and the owner's next call, sent behind
-      // it, finds it done
-      giveBackQuietly(owner, granted.acquisitionId(), "a re-entry into a lost hold");
+      // that one is lost, and the owner keeps nothing. The give-back names this acquisition: it
+      // is waited for within the caller's budget only (a frozen Redis must not keep a timed
+      // caller past its wait; its lease ends a hold Redis never gets to give back), and its
+      // failure does not change the verdict
+      awaitGiveBack(
+          giveBackInDoubt(owner, granted.acquisitionId(), 0),
+          budgetEnd,
+          "a re-entry into a lost hold");
       if (before.markLost("the lock was taken afresh by a reentrant call", context.callbacks())) {
         context.holds().lost(before);
       }
@@ -225,21 +246,21 @@ final class LockCore {
     return giveBackInDoubt(owner, granted.acquisitionId(), granted.holdCount() - 1);
   }
 
-  /** Sends the give-back of an acquisition, not waiting for it; a failure is logged. */
-  // FutureReturnValueIgnored: the whenComplete callback handles the outcome
-  @SuppressWarnings("FutureReturnValueIgnored")
-  private void giveBackQuietly(String owner, String acquisitionId, String what) {
-    giveBackInDoubt(owner, acquisitionId, 0)
-        .whenComplete(
-            (released, failure) -> {
-              if (failure != null) {
-                log.warn(
-                    "{}: could not give back {}; it expires with its lease: {}",
-                    driver.describe(),
-                    what,
-                    Failures.unwrap(failure).toString());
-              }
-            });
+  /**
+   * Waits for a give-back sent, until {@code budgetEnd} at most (-1: until it answers, which the
+   * command timeout bounds); one that failed, or did not answer in time, is logged, and its lease
+   * ends what it could not.
+   */
+  private void awaitGiveBack(CompletableFuture<?> sent, long budgetEnd, String what) {
+    long left = budgetEnd < 0 ? Long.MAX_VALUE : budgetEnd - now();
+    Throwable failure = context.calls().awaitAtMost(sent, left);
+    if (failure != null) {
+      log.warn(
+          "{}: could not give back {}; it expires with its lease: {}",
+          driver.describe(),
+          what,
+          Failures.unwrap(failure).toString());
+    }
   }
 
   /**
