@@ -347,6 +347,46 @@ class UnknownHoldIT {
   }
 
   /**
+   * A multi-lock that cannot have every part in time gives back the parts it took without waiting,
+   * and its thread goes on at once. That give-back must never end a hold the same thread takes
+   * next: here its EVALSHA is answered NOSCRIPT (lock-release not loaded on this server yet, while
+   * lock-acquire is) and runs as EVAL a round trip later, after the thread's next lock() of that
+   * part (40 ms of latency each way make the order certain).
+   */
+  @Test
+  void aMultiLocksGiveBackRunningLateDoesNotEndTheHoldItsThreadTookNext() throws Exception {
+    try (RedisServer redis = RedisServer.start();
+        FaultProxy proxy = FaultProxy.start(redis);
+        Warden mine = throughProxy(proxy);
+        Warden other = Warden.connect(redis.uri())) {
+      DistributedLock a = mine.lock("late-a");
+      DistributedLock both = mine.multiLock(a, mine.lock("late-b"));
+      DistributedLock otherB = other.lock("late-b");
+      assertThat(otherB.tryLock()).isTrue(); // the multi-lock cannot have both
+      redis.redis().scriptFlush(); // as after a restart: nothing loaded
+      thread.submit(() -> mine.lock("late-c").lock()).get(); // lock-acquire is loaded again
+
+      proxy.delay(Duration.ofMillis(40));
+      thread
+          .submit(
+              () -> {
+                assertThat(both.tryLock(200, TimeUnit.MILLISECONDS)).isFalse();
+                a.lock(); // at once: behind the give-back of the part it took, on the wire
+                return null;
+              })
+          .get(10, TimeUnit.SECONDS);
+      proxy.heal();
+      assertThat(thread.submit(a::isHeldByCurrentThread).get()).isTrue();
+      assertThat(other.lock("late-a").tryLock(1, TimeUnit.SECONDS))
+          .as("another client while the thread holds the part")
+          .isFalse();
+      assertThat(thread.submit(a::isHeldByCurrentThread).get()).isTrue();
+      thread.submit(a::unlock).get();
+      otherB.unlock();
+    }
+  }
+
+  /**
    * An acquisition that ends while its attempt is still on its way gives that attempt back, and the
    * give-back must follow the attempt into Redis. After the server's script cache was emptied (a
    * restart, a failover, SCRIPT FLUSH), the attempt's EVALSHA is answered NOSCRIPT and sent again

@@ -224,10 +224,12 @@ final class LockCore {
               lease.millis(),
               deadline,
               driver.renewal());
+      hold.acquisition(granted.acquisitionId());
       context.holds().add(driver.holdKey(), hold, driver.waitsForLocalHolder(), lease.renewed());
       return hold;
     }
     before.count(granted.holdCount());
+    before.acquisition(granted.acquisitionId());
     before.extendLeaseDeadline(deadline);
     if (lease.renewed()) {
       context.holds().renew(before);
@@ -329,6 +331,7 @@ final class LockCore {
     int remaining = heldBefore - 1; // what the script left: the client's count
     if (remaining > 0) {
       hold.count(remaining);
+      hold.acquisition(null); // the script cleared '#a'
       hold.endRelease(false);
       return;
     }
@@ -340,27 +343,34 @@ final class LockCore {
   /**
    * Undoes the acquisition that last raised a hold's count, without waiting (a multi-lock's part
    * when a later part could not be had, a grant its replicas did not acknowledge): the local record
-   * changes at once, and the owner-checked release is sent before the caller returns, so Redis runs
-   * it before anything the caller does next on this connection; one Redis never runs ends with the
-   * lease. Returns the release's outcome.
+   * changes at once, and the give-back of that acquisition, by its id, is sent before the caller
+   * returns; one Redis never runs ends with the lease. By its id, not as a plain release: Redis may
+   * run it after what the caller does next (sent again as EVAL after NOSCRIPT, it follows the
+   * caller's next acquisition of the lock, whose hold a release would end), and then it changes
+   * nothing. Returns the give-back's outcome.
    */
   CompletableFuture<?> giveBackAsync(Hold hold) {
     int heldBefore = hold.count();
+    String undone = hold.acquisition();
     if (!hold.beginRelease()) {
       leaseExpired(hold, "give back"); // known lost meanwhile: nothing of it is left in Redis
       return CompletableFuture.completedFuture(null);
     }
     if (heldBefore > 1) {
       hold.count(heldBefore - 1);
+      hold.acquisition(null);
     } else {
       forget(hold);
     }
     hold.endRelease(heldBefore == 1);
-    // a plain release (the count this client knew, less one) with its own release id: nothing of
-    // this owner can reach Redis between the acquisition it undoes and this call
-    return driver
-        .release(hold.owner(), heldBefore, newAcquisitionId())
-        .thenAccept(r -> wakeLocal(r.wake()));
+    if (undone == null) {
+      // a release changed the count after the acquisition (not what the callers do): a plain
+      // release of the count this client knew, less one
+      return driver
+          .release(hold.owner(), heldBefore, newAcquisitionId())
+          .thenAccept(r -> wakeLocal(r.wake()));
+    }
+    return giveBackInDoubt(hold.owner(), undone, heldBefore - 1);
   }
 
   /**
