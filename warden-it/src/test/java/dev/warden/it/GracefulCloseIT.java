@@ -74,7 +74,10 @@ class GracefulCloseIT {
                         new WardenListener() {
                           @Override
                           public void leaseLost(
-                              ObjectType type, String name, WardenListener.LossReason reason) {
+                              ObjectType type,
+                              String name,
+                              long holdId,
+                              WardenListener.LossReason reason) {
                             heard.add(reason);
                           }
                         }));

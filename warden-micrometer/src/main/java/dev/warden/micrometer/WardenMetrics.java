@@ -241,7 +241,7 @@ public final class WardenMetrics implements MeterBinder, AutoCloseable {
     }
 
     @Override
-    public void leaseLost(ObjectType type, String name, LossReason reason) {
+    public void leaseLost(ObjectType type, String name, long holdId, LossReason reason) {
       lost.computeIfAbsent(
               new LostKey(key(type, name, null), reason),
               k ->

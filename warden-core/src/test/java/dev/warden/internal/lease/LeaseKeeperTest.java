@@ -385,7 +385,8 @@ class LeaseKeeperTest {
     events.add(
         new WardenListener() {
           @Override
-          public void leaseLost(ObjectType type, String name, WardenListener.LossReason reason) {
+          public void leaseLost(
+              ObjectType type, String name, long holdId, WardenListener.LossReason reason) {
             heard.add(reason);
           }
         });
