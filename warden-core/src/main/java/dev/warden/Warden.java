@@ -282,9 +282,9 @@ public final class Warden implements AutoCloseable {
    *   <li>Every lock still held then is released on its holder's behalf, owner-checked (a hold this
    *       instance has lost, perhaps taken by another owner since, is never touched), and the
    *       holder is told: {@link LockHandle#leaseLost()} completes, listeners hear {@link
-   *       WardenListener#leaseLost(ObjectType, String, WardenListener.LossReason)} with {@link
-   *       WardenListener.LossReason#SHUTDOWN}, and its later {@code unlock()} or {@code close()}
-   *       throws {@link LeaseExpiredException} saying so.
+   *       WardenListener#leaseLost(ObjectType, String, long, WardenListener.LossReason)} with
+   *       {@link WardenListener.LossReason#SHUTDOWN}, and its later {@code unlock()} or {@code
+   *       close()} throws {@link LeaseExpiredException} saying so.
    *   <li>Then as {@link #close()}.
    * </ol>
    *
@@ -463,7 +463,7 @@ public final class Warden implements AutoCloseable {
      * renewed until {@code maxHoldTime} after it was taken (its first acquisition; re-entries do
      * not restart it), and no longer. Its last renewal makes its lease end at that limit; then
      * Redis frees the lock, and the holder is told: {@link LockHandle#leaseLost()} completes,
-     * listeners hear {@link WardenListener#leaseLost(ObjectType, String,
+     * listeners hear {@link WardenListener#leaseLost(ObjectType, String, long,
      * WardenListener.LossReason)} with {@link WardenListener.LossReason#MAX_HOLD_TIME}, and its
      * {@code unlock()} or {@code close()} throws {@link LeaseExpiredException} naming the limit. So
      * a holder that is alive but stuck cannot keep a lock for ever. Holds taken with an explicit

@@ -265,7 +265,8 @@ public final class WardenRuntime {
 
   /**
    * Closes gracefully: new acquisitions fail (re-entries of held locks apart) and waiting ones fail
-   * at once, leaving their queues; holders have up to {@code grace} to release; then every hold
+   * at once, leaving their queues; leaderships end as their {@code close()} ends them (the revoked
+   * callback, then the lock released); holders have up to {@code grace} to release; then every hold
    * still held is ended on its owner's behalf ({@link Locks#revokeAll}: marked lost, its owner
    * told, its owner-checked release sent and waited for up to the command timeout); then {@link
    * #close()}. Blocks the caller for up to the grace plus the command timeout. A second call, or
@@ -281,6 +282,7 @@ public final class WardenRuntime {
     }
     try {
       waiting.drain("the Warden is closing and takes no new acquisitions");
+      leaderships.forEach(LockLeadership::wardenClosing); // leaders step down and hand over
       if (Boolean.TRUE.equals(awaitQuietly(locks.whenReleased(graceNanos))) || closed) {
         return;
       }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.warden.DistributedLock;
+import dev.warden.Leadership;
 import dev.warden.LeaseExpiredException;
 import dev.warden.LockHandle;
 import dev.warden.ObjectType;
@@ -123,6 +124,30 @@ class GracefulCloseIT {
         .isInstanceOf(LeaseExpiredException.class)
         .hasMessageContaining("graceful close released it");
     assertThat(other.lock("stuck").isHeldByCurrentThread()).isTrue();
+  }
+
+  @Test
+  void aLeaderStepsDownAndAnotherInstanceLeadsAtOnce(WardenFactory wardens) throws Exception {
+    Warden closing = wardens.create(builder -> builder.watchdogTimeout(LEASE));
+    Warden other = wardens.create(builder -> builder.watchdogTimeout(LEASE));
+    CountDownLatch elected = new CountDownLatch(1);
+    CompletableFuture<Leadership.Reason> revoked = new CompletableFuture<>();
+    closing
+        .leadership("scheduler")
+        .onElected(term -> elected.countDown())
+        .onRevoked((term, reason) -> revoked.complete(reason))
+        .start();
+    assertThat(elected.await(10, TimeUnit.SECONDS)).isTrue();
+    CompletableFuture<Long> next = new CompletableFuture<>();
+    other.leadership("scheduler").onElected(next::complete).start();
+
+    long closeStarted = System.nanoTime();
+    closing.close(LEASE);
+    assertThat(revoked.get(5, TimeUnit.SECONDS)).isEqualTo(Leadership.Reason.STOPPED);
+    assertThat(next.get(5, TimeUnit.SECONDS)).as("the next term").isPositive();
+    assertThat(Duration.ofNanos(System.nanoTime() - closeStarted))
+        .as("handed over, neither after the grace nor after a lease")
+        .isLessThan(Duration.ofSeconds(5));
   }
 
   @Test

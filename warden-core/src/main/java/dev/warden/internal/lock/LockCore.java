@@ -1,7 +1,6 @@
 package dev.warden.internal.lock;
 
 import dev.warden.LeaseExpiredException;
-import dev.warden.WardenListener;
 import dev.warden.internal.lease.Hold;
 import dev.warden.internal.lease.Lease;
 import dev.warden.internal.lease.Renewal;
@@ -226,7 +225,7 @@ final class LockCore {
               lease.millis(),
               deadline,
               driver.renewal(),
-              this::revoke);
+              (lost, reason) -> Revocation.revoke(this, lost, reason));
       hold.acquisition(granted.acquisitionId());
       context.holds().add(driver.holdKey(), hold, driver.waitsForLocalHolder(), lease.renewed());
       return hold;
@@ -421,24 +420,6 @@ final class LockCore {
   }
 
   /**
-   * Ends a hold on its owner's behalf (the Warden closes gracefully and its grace ran out), if it
-   * is plainly held: marks it lost, so that its owner is told ({@code leaseLost()}, listeners, and
-   * its next {@code unlock()} throws {@link LeaseExpiredException} with {@code reason}), stops
-   * renewing it (its record stays for the owner's unlock), and sends one owner-checked release of
-   * every hold the owner has on it, not waited for. A hold being released by its owner is left to
-   * that release; one that is no longer the owner's in Redis is not touched there (the release
-   * checks the owner, so it can never free another's hold).
-   */
-  CompletableFuture<?> revoke(Hold hold, String reason) {
-    if (!hold.markLost(reason, WardenListener.LossReason.SHUTDOWN, context.callbacks())) {
-      return CompletableFuture.completedFuture(null);
-    }
-    context.holds().lost(hold);
-    // a release as of a count of one: the owner keeps none, whatever it counted
-    return driver.release(hold.owner(), 1, newAcquisitionId()).thenAccept(r -> wakeLocal(r.wake()));
-  }
-
-  /**
    * Sets the lease of a hold to {@code leaseMillis} from now, if Redis still has it as this
    * owner's; the lease keeper stops renewing it first. One script call (the lock type's renewal
    * script, for this hold alone), retried on transient failures: setting a lease again is harmless.
@@ -584,7 +565,7 @@ final class LockCore {
   }
 
   /** Wakes this client's waiters at once after its own release, without waiting for the message. */
-  private void wakeLocal(WakeMessage wake) {
+  void wakeLocal(WakeMessage wake) {
     context.waiting().subscriptions().releasedLocally(driver.channel(), wake);
   }
 

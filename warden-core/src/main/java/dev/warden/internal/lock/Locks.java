@@ -142,9 +142,9 @@ public final class Locks {
   }
 
   /**
-   * Ends every hold still held on its owner's behalf ({@link LockCore#revoke}): each is marked lost
-   * for {@code reason}, its owner told, and its owner-checked release sent. Returns the number of
-   * holds ended this way and a future of all their releases, which fails if one failed.
+   * Ends every hold still held on its owner's behalf ({@link Revocation#revoke}): each is marked
+   * lost for {@code reason}, its owner told, and its owner-checked release sent. Returns the number
+   * of holds ended this way and a future of all their releases, which fails if one failed.
    */
   public Revoked revokeAll(String reason) {
     List<CompletableFuture<?>> releases = new ArrayList<>();
