@@ -482,6 +482,30 @@ public final class Warden implements AutoCloseable {
     }
 
     /**
+     * Lets semaphores and count-down latches that nobody uses expire, so that objects made per job
+     * or per tenant do not stay in Redis for ever (by default they never expire). Every operation
+     * on one keeps it alive for {@code idleExpiry} more: a semaphore's {@code acquire}, {@code
+     * tryAcquire}, {@code release}, {@code trySetPermits}, {@code addPermits}, {@code
+     * drainPermits}, and each look of a waiting acquirer; a latch's {@code trySetCount}, {@code
+     * countDown} and each look of an awaiter. Reads ({@code availablePermits}, {@code getCount}) do
+     * not. Once expired, a semaphore is as if never set ({@code availablePermits()} is 0, {@code
+     * trySetPermits} sets it again), and a latch reads as open ({@code getCount()} is 0, {@code
+     * await} returns at once). A semaphore does not know who took its permits: choose an expiry
+     * longer than any permit is held without another operation on the semaphore, or permits given
+     * back after the expiry are counted into a fresh semaphore. Leased semaphores are not affected.
+     *
+     * @param idleExpiry how long a semaphore or latch lives after its last operation; at least 1 s
+     *     and four recheck intervals (checked by {@link #build()})
+     * @return this builder
+     * @throws IllegalArgumentException if it is null or below 1 s
+     * @since 0.2
+     */
+    public Builder synchronizerIdleExpiry(Duration idleExpiry) {
+      options.synchronizerIdleExpiry(idleExpiry);
+      return this;
+    }
+
+    /**
      * Puts every key and channel this {@code Warden} uses under a prefix: {@code
      * billing:warden:{NAME}:lock} instead of {@code warden:{NAME}:lock}, for every object (locks
      * and their fences, queues, markers and conditions, semaphores, latches), every release channel

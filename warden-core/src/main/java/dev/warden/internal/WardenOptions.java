@@ -25,6 +25,8 @@ public final class WardenOptions {
   /** The shortest watchdog lease accepted (renewed every third of it). */
   private static final Duration MIN_WATCHDOG_TIMEOUT = Duration.ofMillis(30);
 
+  private static final Duration MIN_SYNC_IDLE_EXPIRY = Duration.ofSeconds(1);
+
   /** The shortest command timeout and recheck interval. */
   private static final Duration MIN_INTERVAL = Duration.ofMillis(1);
 
@@ -38,6 +40,7 @@ public final class WardenOptions {
   private Replication replication = Replication.none();
   private Namespace namespace = Namespace.DEFAULT;
   private Duration maxHoldTime; // null: renewed for as long as held
+  private Duration syncIdleExpiry; // null: semaphores and latches never expire
   private RedisCredentialsProvider credentials; // null: the URIs' own
   private ClientResources clientResources; // null: Warden's own
 
@@ -99,6 +102,11 @@ public final class WardenOptions {
     this.maxHoldTime = Args.atLeast("maxHoldTime", maxHoldTime, MIN_WATCHDOG_TIMEOUT);
   }
 
+  /** Lets idle semaphores and latches expire; checked against the recheck interval at the start. */
+  public void synchronizerIdleExpiry(Duration idleExpiry) {
+    this.syncIdleExpiry = Args.atLeast("idleExpiry", idleExpiry, MIN_SYNC_IDLE_EXPIRY);
+  }
+
   /** Puts every key and channel under {@code <keyPrefix>:warden:} ({@link Namespace}). */
   public void keyPrefix(String keyPrefix) {
     this.namespace = Namespace.of(keyPrefix);
@@ -142,6 +150,14 @@ public final class WardenOptions {
               + maxHoldTime
               + " (for shorter holds, give the lock an explicit lease)");
     }
-    return new Settings(watchdogTimeout, commandTimeout, recheckInterval, replication, maxHoldTime);
+    if (syncIdleExpiry != null && syncIdleExpiry.compareTo(recheckInterval.multipliedBy(4)) < 0) {
+      throw new IllegalArgumentException(
+          "idleExpiry must be at least four recheck intervals ("
+              + recheckInterval.multipliedBy(4)
+              + "), so that a waiter's looks keep its semaphore or latch alive: "
+              + syncIdleExpiry);
+    }
+    return new Settings(
+        watchdogTimeout, commandTimeout, recheckInterval, replication, maxHoldTime, syncIdleExpiry);
   }
 }

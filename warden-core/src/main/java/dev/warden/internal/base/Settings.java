@@ -90,6 +90,7 @@ public final class Settings {
   private final String operationMarkerArgument;
   private final Replication replication; // null under Replication.none(): the hot path tests it
   private final long maxHoldNanos; // 0: renewed for as long as held
+  private final String syncIdleArgument; // "0": semaphores and latches never expire
 
   /**
    * @param watchdogTimeout the lease of holds renewed by the lease keeper
@@ -121,6 +122,20 @@ public final class Settings {
       Duration recheckInterval,
       Replication replication,
       Duration maxHoldTime) {
+    this(watchdogTimeout, commandTimeout, recheckInterval, replication, maxHoldTime, null);
+  }
+
+  /**
+   * @param syncIdleExpiry how long a semaphore or latch lives after its last operation, or null for
+   *     ever
+   */
+  public Settings(
+      Duration watchdogTimeout,
+      Duration commandTimeout,
+      Duration recheckInterval,
+      Replication replication,
+      Duration maxHoldTime,
+      Duration syncIdleExpiry) {
     if (replication.timeout().compareTo(commandTimeout) >= 0) {
       throw new IllegalArgumentException(
           "the replication timeout must be below the command timeout ("
@@ -134,6 +149,15 @@ public final class Settings {
     this.recheckNanos = recheckInterval.toNanos();
     this.operationMarkerArgument = Long.toString(operationMarkerMillis());
     this.maxHoldNanos = maxHoldTime == null ? 0 : maxHoldTime.toNanos();
+    this.syncIdleArgument = syncIdleExpiry == null ? "0" : Long.toString(syncIdleExpiry.toMillis());
+  }
+
+  /**
+   * How long a semaphore or latch lives after its last operation, in ms, as a script argument; "0"
+   * when they never expire.
+   */
+  public String syncIdleArgument() {
+    return syncIdleArgument;
   }
 
   /**
