@@ -108,6 +108,9 @@ public final class WardenAutoConfiguration {
     if (properties.getMaxHoldTime() != null) {
       builder.maxHoldTime(properties.getMaxHoldTime());
     }
+    if (properties.getSynchronizerIdleExpiry() != null) {
+      builder.synchronizerIdleExpiry(properties.getSynchronizerIdleExpiry());
+    }
     if (properties.isShareClientResources()) {
       clientResources.ifUnique(builder::clientResources);
     }

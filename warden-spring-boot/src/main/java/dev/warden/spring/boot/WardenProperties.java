@@ -52,6 +52,12 @@ public class WardenProperties {
   private Duration maxHoldTime;
 
   /**
+   * How long a semaphore or count-down latch lives after its last operation (a waiter's looks keep
+   * it alive). Empty: for ever.
+   */
+  private Duration synchronizerIdleExpiry;
+
+  /**
    * Whether the Warden runs on the application's Lettuce ClientResources bean when there is one
    * (spring-boot-data-redis makes one); its reconnect delay then applies.
    */
@@ -211,6 +217,26 @@ public class WardenProperties {
    */
   public void setMaxHoldTime(Duration maxHoldTime) {
     this.maxHoldTime = maxHoldTime;
+  }
+
+  /**
+   * Returns the synchronizers' idle expiry.
+   *
+   * @return the expiry, or null for none
+   * @since 0.2
+   */
+  public Duration getSynchronizerIdleExpiry() {
+    return synchronizerIdleExpiry;
+  }
+
+  /**
+   * Sets the synchronizers' idle expiry.
+   *
+   * @param synchronizerIdleExpiry the expiry, or null for none
+   * @since 0.2
+   */
+  public void setSynchronizerIdleExpiry(Duration synchronizerIdleExpiry) {
+    this.synchronizerIdleExpiry = synchronizerIdleExpiry;
   }
 
   /**

@@ -63,9 +63,12 @@ class WardenOperationsAutoConfigurationIT {
   }
 
   @Test
-  void theKeyPrefixPropertyPutsEveryKeyUnderIt(RedisServer redis) {
+  void theKeyPrefixAndIdleExpiryPropertiesApply(RedisServer redis) {
     runner
-        .withPropertyValues("warden.uri=" + redis.uri(), "warden.key-prefix=billing")
+        .withPropertyValues(
+            "warden.uri=" + redis.uri(),
+            "warden.key-prefix=billing",
+            "warden.synchronizer-idle-expiry=5s")
         .run(
             context -> {
               LockHandle held =
@@ -73,6 +76,10 @@ class WardenOperationsAutoConfigurationIT {
               assertThat(redis.redis().exists("billing:warden:{invoices}:lock")).isEqualTo(1);
               assertThat(redis.redis().exists("warden:{invoices}:lock")).isZero();
               held.close();
+              assertThat(context.getBean(Warden.class).semaphore("slots").trySetPermits(1))
+                  .isTrue();
+              assertThat(redis.redis().pttl("billing:warden:{slots}:semaphore"))
+                  .isBetween(1L, 5000L);
             });
   }
 
