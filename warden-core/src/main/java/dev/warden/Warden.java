@@ -482,17 +482,20 @@ public final class Warden implements AutoCloseable {
     }
 
     /**
-     * Lets semaphores and count-down latches that nobody uses expire, so that objects made per job
-     * or per tenant do not stay in Redis for ever (by default they never expire). Every operation
-     * on one keeps it alive for {@code idleExpiry} more: a semaphore's {@code acquire}, {@code
-     * tryAcquire}, {@code release}, {@code trySetPermits}, {@code addPermits}, {@code
-     * drainPermits}, and each look of a waiting acquirer; a latch's {@code trySetCount}, {@code
-     * countDown} and each look of an awaiter. Reads ({@code availablePermits}, {@code getCount}) do
-     * not. Once expired, a semaphore is as if never set ({@code availablePermits()} is 0, {@code
-     * trySetPermits} sets it again), and a latch reads as open ({@code getCount()} is 0, {@code
-     * await} returns at once). A semaphore does not know who took its permits: choose an expiry
-     * longer than any permit is held without another operation on the semaphore, or permits given
-     * back after the expiry are counted into a fresh semaphore. Leased semaphores are not affected.
+     * Lets semaphores, leased semaphores and count-down latches that nobody uses expire, so that
+     * objects made per job or per tenant do not stay in Redis for ever (by default they never
+     * expire). Every operation on one keeps it alive for {@code idleExpiry} more: a semaphore's
+     * {@code acquire}, {@code tryAcquire}, {@code release}, {@code trySetPermits}, {@code
+     * addPermits}, {@code drainPermits}, and each look of a waiting acquirer; a latch's {@code
+     * trySetCount}, {@code countDown} and each look of an awaiter; a leased semaphore's {@code
+     * acquire}, {@code release}, {@code updateLeaseTime}, {@code trySetPermits} and {@code
+     * addPermits}. Reads ({@code availablePermits}, {@code getCount}) do not. Once expired, a
+     * semaphore is as if never set ({@code availablePermits()} is 0, {@code trySetPermits} sets it
+     * again), and a latch reads as open ({@code getCount()} is 0, {@code await} returns at once). A
+     * semaphore does not know who took its permits: choose an expiry longer than any permit is held
+     * without another operation on the semaphore, or permits given back after the expiry are
+     * counted into a fresh semaphore. A leased semaphore lives at least until its last lease ends
+     * plus {@code idleExpiry}, so no leased permit is lost with it.
      *
      * @param idleExpiry how long a semaphore or latch lives after its last operation; at least 1 s
      *     and four recheck intervals (checked by {@link #build()})

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.warden.DistributedCountDownLatch;
 import dev.warden.DistributedSemaphore;
+import dev.warden.LeasedSemaphore;
 import dev.warden.Warden;
 import dev.warden.testkit.ReadmeExamples;
 import dev.warden.testkit.RedisServer;
@@ -120,10 +121,39 @@ class SyncIdleExpiryIT {
   }
 
   @Test
+  void aLeasedSemaphoreLivesUntilItsLastLeaseEndsPlusTheExpiry(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    Duration idle = Duration.ofSeconds(3); // longer: this test's steps must each fit in it
+    Warden warden = wardens.create(builder -> builder.synchronizerIdleExpiry(idle));
+    LeasedSemaphore exports = warden.leasedSemaphore("exports");
+    assertThat(exports.trySetPermits(2)).isTrue();
+    assertThat(redis.redis().pttl("warden:{exports}:leased-semaphore")).isBetween(1L, 3000L);
+    String permit = exports.tryAcquire(1, 10, TimeUnit.SECONDS);
+    assertThat(permit).isNotNull();
+    assertThat(redis.redis().pttl("warden:{exports}:leased-semaphore"))
+        .as("the lease's end plus the expiry")
+        .isBetween(10_000L, 13_000L);
+    assertThat(redis.redis().pttl("warden:{exports}:leased-semaphore:leases"))
+        .isBetween(10_000L, 13_000L);
+    assertThat(exports.updateLeaseTime(permit, 20, TimeUnit.SECONDS)).isTrue();
+    assertThat(redis.redis().pttl("warden:{exports}:leased-semaphore")).isBetween(20_000L, 23_000L);
+    exports.release(permit);
+    assertThat(redis.redis().pttl("warden:{exports}:leased-semaphore")).isBetween(1L, 3000L);
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> redis.redis().exists("warden:{exports}:leased-semaphore") == 0);
+    assertThat(exports.availablePermits()).isZero();
+    assertThat(exports.trySetPermits(1)).as("set again, as a new semaphore").isTrue();
+  }
+
+  @Test
   void withoutTheOptionNothingExpires(RedisServer redis, WardenFactory wardens) {
     Warden warden = wardens.create();
     assertThat(warden.semaphore("kept").trySetPermits(1)).isTrue();
     assertThat(warden.countDownLatch("kept").trySetCount(1)).isTrue();
+    assertThat(warden.leasedSemaphore("kept").trySetPermits(1)).isTrue();
+    assertThat(redis.redis().pttl("warden:{kept}:leased-semaphore")).isEqualTo(-1);
     assertThat(redis.redis().pttl("warden:{kept}:semaphore")).isEqualTo(-1);
     assertThat(redis.redis().pttl("warden:{kept}:latch")).isEqualTo(-1);
   }
