@@ -142,6 +142,14 @@ abstract class ChaosDeployment implements AutoCloseable {
    */
   abstract boolean settle() throws InterruptedException;
 
+  /**
+   * Waits until the deployment is back in the shape its faults start from (on Sentinel: every data
+   * node but the master is a replica again), up to a limit; returns whether it is.
+   */
+  boolean awaitReady() throws InterruptedException {
+    return true;
+  }
+
   /** Ends partitions and freezes. */
   abstract void heal();
 
@@ -399,13 +407,30 @@ abstract class ChaosDeployment implements AutoCloseable {
 
     /**
      * Settled: every sentinel names one master and sees it up with no failover under way, that
-     * master answers {@code ROLE} as master and every other data node as a replica (a failed-over
-     * master is demoted only when a sentinel converts it, about 10 s on).
+     * master answers {@code ROLE} as master, and every other data node is a replica or has no
+     * Warden client left. A failed-over master stays a writable master until a sentinel converts
+     * it, some 10 s on; but Warden follows the sentinels: it moves each instance to the master they
+     * name and closes the old link once the commands pending on it are done, and opens links only
+     * to what they name. So once no Warden link is left on it, no write of Warden's reaches it and
+     * none can be lost with it.
      */
     @Override
     boolean settle() throws InterruptedException {
+      return await(/* converted= */ false);
+    }
+
+    /**
+     * Ready: settled, and a failed-over master converted into a replica, which the faults assume (a
+     * failover must promote one of the replicas, not a stale master).
+     */
+    @Override
+    boolean awaitReady() throws InterruptedException {
+      return await(/* converted= */ true);
+    }
+
+    private boolean await(boolean converted) throws InterruptedException {
       long deadline = System.nanoTime() + SETTLE_LIMIT.toNanos();
-      while (!settled()) {
+      while (!settled(converted)) {
         if (System.nanoTime() - deadline > 0) {
           return false;
         }
@@ -414,7 +439,7 @@ abstract class ChaosDeployment implements AutoCloseable {
       return true;
     }
 
-    private boolean settled() {
+    private boolean settled(boolean converted) {
       try {
         Set<String> masters = new HashSet<>();
         for (Map<String, String> view : sentinelViews()) {
@@ -427,10 +452,13 @@ abstract class ChaosDeployment implements AutoCloseable {
           return false;
         }
         RedisServer master = sentinels.master();
+        if (!hasRole(master, "master")) {
+          return false;
+        }
         for (RedisServer server : sentinels.servers()) {
-          List<Object> role = server.redis().role();
-          String expected = server == master ? "master" : "slave";
-          if (role.isEmpty() || !expected.equals(String.valueOf(role.get(0)))) {
+          if (server != master
+              && !hasRole(server, "slave")
+              && (converted || hasWardenClients(server))) {
             return false;
           }
         }
@@ -438,6 +466,16 @@ abstract class ChaosDeployment implements AutoCloseable {
       } catch (RuntimeException inTransition) { // a node restarting, sentinels disagreeing
         return false;
       }
+    }
+
+    private static boolean hasRole(RedisServer server, String role) {
+      List<Object> reply = server.redis().role();
+      return !reply.isEmpty() && role.equals(String.valueOf(reply.get(0)));
+    }
+
+    /** Whether a connection of a Warden instance (named {@code warden-<id>...}) is open on it. */
+    private static boolean hasWardenClients(RedisServer server) {
+      return server.redis().clientList().lines().anyMatch(line -> line.contains(" name=warden-"));
     }
 
     /** The sentinels' config epoch of the master: it rises with every failover. */

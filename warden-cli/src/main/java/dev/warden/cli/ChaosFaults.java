@@ -18,8 +18,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>After a fault that lost data it waits until the deployment has settled ({@link
  * ChaosDeployment#settle}: no stale master left, no failover under way) and then announces the
- * plain semaphore's next epoch ({@link ChaosEpochs}); the next pause starts then, so on Sentinel,
- * which demotes a failed-over master some 10 s on, faults come further apart.
+ * plain semaphore's next epoch ({@link ChaosEpochs}); the next pause starts then. Before each fault
+ * it waits until the deployment is back in the shape faults start from ({@link
+ * ChaosDeployment#awaitReady}), so on Sentinel, which converts a failed-over master into a replica
+ * some 10 s on, faults come further apart.
  *
  * <p>Thread-safe: {@link #stop}, {@link #failures} and {@link #quietEpoch} may be called from any
  * thread.
@@ -110,6 +112,12 @@ final class ChaosFaults {
           return;
         }
         Thread.sleep(pause); // the time between faults is the schedule itself
+        if (!deployment.awaitReady()) {
+          err.println("warden chaos: the deployment is not back in shape; injecting anyway");
+        }
+        if (System.nanoTime() - end > 0) {
+          return;
+        }
         boolean wasQuiet = quietEpoch() >= 0;
         setQuiet(false); // until the fault is known to have kept the data
         long start = System.nanoTime();
