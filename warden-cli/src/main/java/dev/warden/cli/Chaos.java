@@ -469,10 +469,11 @@ final class Chaos {
         String.format(
             Locale.ROOT,
             "  plain semaphore       judged at exactly its %d permits for %.0f %% of the run (%d"
-                + " epochs: a new semaphore after each fault that lost data)",
+                + " epoch%s: a new semaphore after each fault that lost data)",
             ChaosWorker.SEMAPHORE_PERMITS,
             100 * semaphore.shareJudged(),
-            semaphore.epochs()));
+            semaphore.epochs(),
+            semaphore.epochs() == 1 ? "" : "s"));
     lines.add(
         "  Redis errors seen     " + Text.grouped(report.errors()) + " (expected under faults)");
     lines.add("  violations            " + problems.size());

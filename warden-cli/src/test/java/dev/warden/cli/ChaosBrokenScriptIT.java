@@ -87,8 +87,15 @@ class ChaosBrokenScriptIT {
         .containsPattern(
             "the plain semaphore chaos-sem-[0-9]+ has [0-9]+ permits after the run, above its 3,"
                 + " with no fault that lost data since it was new")
+        .contains(
+            "  logs in "
+                + logs.resolve("single").toAbsolutePath()
+                + "; every violation in violations.txt")
         .contains("VERDICT: FAIL");
     assertThat(status).isEqualTo(1);
+    assertThat(logs.resolve("single").resolve("violations.txt"))
+        .content(UTF_8)
+        .contains("two holders without a fault: chaos-lock held by writer");
   }
 
   /** Writes {@code script} to {@code scripts}, with {@code breakage} in front of the real one. */
