@@ -1,0 +1,324 @@
+package dev.warden.it.model;
+
+import dev.warden.it.model.Step.Op;
+import dev.warden.it.model.Views.Hold;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * One run of a sequence against the real scripts: the objects of a family, the clients' views of
+ * them ({@link Clients}), the interpretation of each step, and the invariants checked after it
+ * ({@link Invariants}).
+ */
+final class Model {
+  /** The objects a sequence works on. */
+  enum Family {
+    /** Two reentrant locks, a multi-lock of both, a condition of the first. */
+    REENTRANT,
+    /** A fair lock and a condition of it. */
+    FAIR,
+    /** A read-write lock's two sides. */
+    READ_WRITE,
+    /** A semaphore, a leased semaphore, a count-down latch. */
+    PERMITS
+  }
+
+  static final int CLIENTS = 3;
+  static final int THREADS = 2;
+
+  final Wire wire;
+  final Family family;
+  final List<LockSide> sides = new ArrayList<>();
+  final Clients clients;
+  private GroupProtocol group;
+  ConditionProtocol condition;
+  LockSide conditionLock;
+  Permits permits;
+  private Map<String, Wire.Saved> snapshot;
+
+  Model(Wire wire, Family family) {
+    this.wire = wire;
+    this.family = family;
+    switch (family) {
+      case REENTRANT -> {
+        ReentrantProtocol l1 = new ReentrantProtocol(wire, "L1");
+        ReentrantProtocol l2 = new ReentrantProtocol(wire, "L2");
+        sides.add(l1);
+        sides.add(l2);
+        clients = new Clients(Views.of(sides));
+        group = new GroupProtocol(wire, clients, List.of(l1, l2));
+        condition = new ConditionProtocol(wire, clients, l1, l1.key());
+        conditionLock = l1;
+      }
+      case FAIR -> {
+        FairProtocol fair = new FairProtocol(wire, "F");
+        sides.add(fair);
+        clients = new Clients(Views.of(sides));
+        condition = new ConditionProtocol(wire, clients, fair, "warden:{F}:fair");
+        conditionLock = fair;
+      }
+      case READ_WRITE -> {
+        ReadWriteProtocol rw = new ReadWriteProtocol(wire, "R");
+        sides.add(rw.write);
+        sides.add(rw.read);
+        clients = new Clients(Views.of(sides));
+      }
+      default -> {
+        clients = new Clients(Views.of(sides));
+        permits = new Permits(wire);
+      }
+    }
+  }
+
+  /** Draws the next step of a sequence of this family. */
+  Step generate(Random random) {
+    int client = 1 + random.nextInt(CLIENTS);
+    int thread = 1 + random.nextInt(THREADS);
+    int variant = random.nextInt(60);
+    if (family == Family.PERMITS) {
+      return Permits.generate(random, client, thread, variant);
+    }
+    int target = random.nextInt(sides.size());
+    int roll = random.nextInt(100);
+    Op op;
+    if (roll < 24) {
+      op = Op.ACQUIRE;
+    } else if (roll < 46) {
+      op = Op.RELEASE;
+    } else if (roll < 54) {
+      op = Op.RETRY;
+    } else if (roll < 58) {
+      op = Op.GIVE_UP;
+    } else if (roll < 62) {
+      op = Op.RENEW;
+    } else if (roll < 65) {
+      op = Op.EXPIRE;
+    } else if (roll < 69) {
+      op = Op.SNAPSHOT;
+    } else if (roll < 73) {
+      op = Op.REWIND;
+    } else if (roll < 80 && group != null) {
+      op = random.nextBoolean() ? Op.MULTI_TRY : Op.MULTI_UNLOCK;
+    } else if (roll < 86 && condition != null) {
+      op = Op.AWAIT;
+    } else if (roll < 92 && condition != null) {
+      op = Op.SIGNAL;
+    } else if (condition != null) {
+      op = Op.WAKE;
+    } else {
+      op = random.nextBoolean() ? Op.ACQUIRE : Op.RELEASE;
+    }
+    return new Step(op, target, client, thread, variant);
+  }
+
+  /** Whether the owner's thread is blocked: parked on an acquisition, or inside await. */
+  private boolean busy(String owner) {
+    for (Views v : clients.views.values()) {
+      if (v.parked.containsKey(owner)) {
+        return true;
+      }
+    }
+    return condition != null && condition.awaiting.containsKey(owner);
+  }
+
+  /**
+   * Applies a step; returns what it did, in words, or null when it did not apply (and changed
+   * nothing). A violation found inside the step names the step.
+   */
+  String apply(Step s) {
+    try {
+      return family == Family.PERMITS ? permits.apply(s) : applyToLocks(s);
+    } catch (Violation violation) {
+      throw violation.during(intent(s));
+    }
+  }
+
+  /** A step in words before it is applied (for one that broke an invariant midway). */
+  private String intent(Step s) {
+    String on =
+        family == Family.PERMITS
+            ? "target " + s.target()
+            : sides.get(s.target() % sides.size()).describe();
+    return s.owner()
+        + " "
+        + s.op()
+        + " "
+        + on
+        + " (acquire: "
+        + (s.willWait() ? "lock()" : "tryLock()")
+        + fault(s.acquireFault())
+        + "; release: "
+        + (s.handsOff() ? "hand-off " + s.handOffFault() + ", else " : "")
+        + s.releaseFault()
+        + ")";
+  }
+
+  private String applyToLocks(Step s) {
+    String owner = s.owner();
+    LockSide side = sides.get(s.target() % sides.size());
+    Views v = clients.views(side);
+    String on = side.describe();
+    switch (s.op()) {
+      case ACQUIRE -> {
+        if (busy(owner) || guardRefuses(side, owner)) {
+          return null;
+        }
+        clients.acquire(side, owner, s.willWait(), s.acquireFault());
+        return owner + (s.willWait() ? " lock() " : " tryLock() ") + on + fault(s.acquireFault());
+      }
+      case RETRY -> {
+        if (!v.parked.containsKey(owner)) {
+          return null;
+        }
+        Clients.Fault fault =
+            s.acquireFault() == Clients.Fault.LOST_PARK
+                ? Clients.Fault.LOST_PARK
+                : s.acquireFault() == Clients.Fault.LOST_RETRY
+                    ? Clients.Fault.LOST_RETRY
+                    : Clients.Fault.NONE;
+        clients.retry(side, owner, fault);
+        return owner + " (parked) tries " + on + " again" + fault(fault);
+      }
+      case GIVE_UP -> {
+        if (!v.parked.containsKey(owner)) {
+          return null;
+        }
+        clients.giveUp(side, owner);
+        return owner + " (parked) gives up on " + on;
+      }
+      case RELEASE -> {
+        Hold hold = v.hold(owner);
+        if (busy(owner) || hold == null) {
+          return null;
+        }
+        List<String> waiters = v.localWaiters(owner);
+        if (hold.count == 1 && side.handsOff() && s.handsOff() && !waiters.isEmpty()) {
+          String waiter = waiters.get(s.variant() % waiters.size());
+          clients.handOff(side, owner, waiter, s.handOffFault());
+          return owner + " unlock() " + on + ", handed to " + waiter + " " + s.handOffFault();
+        }
+        clients.release(side, owner, s.releaseFault());
+        return owner + " unlock() " + on + fault(s.releaseFault());
+      }
+      case RENEW -> {
+        clients.renew(side, s.clientPrefix());
+        return s.clientPrefix() + " lease keeper renews its holds of " + on;
+      }
+      case EXPIRE -> {
+        return expire(side, owner);
+      }
+      case SNAPSHOT -> {
+        snapshot = wire.snapshot();
+        return "SAVE (snapshot)";
+      }
+      case REWIND -> {
+        if (snapshot == null) {
+          return null;
+        }
+        rewind();
+        return "restart from the snapshot (writes since are lost)";
+      }
+      case MULTI_TRY -> {
+        if (busy(owner)) {
+          return null;
+        }
+        group.tryLock(owner, s.acquireFault());
+        return owner + " multi-lock(L1, L2).tryLock()" + fault(s.acquireFault());
+      }
+      case MULTI_UNLOCK -> {
+        if (busy(owner) || !holdsAll(owner)) {
+          return null;
+        }
+        group.unlock(owner);
+        return owner + " multi-lock(L1, L2).unlock()";
+      }
+      case AWAIT -> {
+        if (busy(owner) || clients.views(conditionLock).hold(owner) == null) {
+          return null;
+        }
+        condition.await(owner);
+        return owner + " condition.await() on " + conditionLock.describe();
+      }
+      case SIGNAL -> {
+        if (busy(owner) || clients.views(conditionLock).hold(owner) == null) {
+          return null;
+        }
+        condition.signal(owner, s.variant() % 2 == 0);
+        return owner + (s.variant() % 2 == 0 ? " signalAll()" : " signal()");
+      }
+      case WAKE -> {
+        if (!condition.awaiting.containsKey(owner)) {
+          return null;
+        }
+        boolean giveUp = s.variant() % 3 == 0;
+        condition.wake(owner, giveUp);
+        return owner + (giveUp ? " await times out" : " await checks for its signal");
+      }
+      default -> {
+        return null;
+      }
+    }
+  }
+
+  private static String fault(Clients.Fault fault) {
+    return fault == Clients.Fault.NONE ? "" : " [" + fault + "]";
+  }
+
+  /** The write lock's guard: no write lock while the thread holds read holds (no Redis call). */
+  private boolean guardRefuses(LockSide side, String owner) {
+    if (family != Family.READ_WRITE || side != sides.get(0)) {
+      return false;
+    }
+    return clients.views(sides.get(1)).hold(owner) != null
+        && clients.views(side).hold(owner) == null;
+  }
+
+  private boolean holdsAll(String owner) {
+    return sides.stream().allMatch(side -> clients.views(side).hold(owner) != null);
+  }
+
+  private String expire(LockSide side, String owner) {
+    Views v = clients.views(side);
+    if (side.exclusive()) {
+      if (v.holds.isEmpty() && side.holds().isEmpty()) {
+        return null;
+      }
+      side.expire(owner);
+      v.holds.values().forEach(hold -> hold.disturbed = true);
+      return "the lease of " + side.describe() + " runs out";
+    }
+    if (!side.holds().containsKey(owner)) {
+      return null;
+    }
+    side.expire(owner);
+    if (v.hold(owner) != null) {
+      v.hold(owner).disturbed = true;
+    }
+    return "the lease of " + owner + "'s " + side.describe() + " runs out";
+  }
+
+  /** Restores the snapshot: every known hold may have changed; holds nobody knows are revived. */
+  private void rewind() {
+    wire.restore(snapshot);
+    for (Views v : clients.views.values()) {
+      v.holds.values().forEach(hold -> hold.disturbed = true);
+      v.revived.clear();
+      for (String owner : v.side.holds().keySet()) {
+        if (v.hold(owner) == null) {
+          v.revived.put(owner, v.side.expiresAt(owner));
+        }
+      }
+    }
+  }
+
+  void check() {
+    if (family == Family.PERMITS) {
+      permits.check();
+    } else {
+      Invariants.check(this);
+    }
+    Invariants.ttl(wire);
+  }
+}

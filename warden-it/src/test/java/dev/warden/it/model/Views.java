@@ -1,0 +1,116 @@
+package dev.warden.it.model;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the clients know of one lock side, as the real clients keep it: each owner's hold (its
+ * count, token, and the count its user took, which only differ after a bug), the acquisitions
+ * parked on it, and what the faults explain: holds a fault touched (disturbed: the client may not
+ * know yet) and holds a rewind brought back that no client knows (revived, with when they end).
+ */
+final class Views {
+  /** One owner's hold, as its client knows it. */
+  static final class Hold {
+    int count;
+    long token;
+    int user;
+    boolean disturbed;
+
+    Hold(int count, long token) {
+      this.count = count;
+      this.token = token;
+      this.user = count;
+    }
+
+    @Override
+    public String toString() {
+      return "count "
+          + count
+          + " (user "
+          + user
+          + "), token "
+          + token
+          + (disturbed ? ", disturbed" : "");
+    }
+  }
+
+  /** An acquisition waiting for its next attempt: its id and the count known before it. */
+  static final class Parked {
+    final String acquisitionId;
+    final int heldBefore;
+
+    /** The owner's hold when the acquisition began, as LockCore captures it (null for none). */
+    Hold before;
+
+    boolean inDoubt;
+
+    /**
+     * The highest token seen before a run of this acquisition that the client never heard from (a
+     * lost reply, a transfer in doubt): a later attempt finds that run's grant, and its token,
+     * which only has to rise above this. Null when there was none.
+     */
+    Long tokenFloor;
+
+    /** For a condition's reacquisition: the holds still to take after this one, and the user's. */
+    int reacquireAfter;
+
+    int restoreUser;
+
+    Parked(String acquisitionId, int heldBefore) {
+      this.acquisitionId = acquisitionId;
+      this.heldBefore = heldBefore;
+    }
+  }
+
+  final LockSide side;
+  final Map<String, Hold> holds = new LinkedHashMap<>();
+  final Map<String, Parked> parked = new LinkedHashMap<>();
+  final Map<String, Long> revived = new HashMap<>();
+
+  Views(LockSide side) {
+    this.side = side;
+  }
+
+  Hold hold(String owner) {
+    return holds.get(owner);
+  }
+
+  int known(String owner) {
+    Hold hold = holds.get(owner);
+    return hold == null ? 0 : hold.count;
+  }
+
+  /** Parked waiters of the owner's client other than the owner, that take hand-offs. */
+  List<String> localWaiters(String owner) {
+    String client = ReentrantProtocol.client(owner);
+    List<String> waiters = new ArrayList<>();
+    parked.forEach(
+        (waiter, p) -> {
+          if (!waiter.equals(owner) && waiter.startsWith(client) && p.heldBefore == 0) {
+            waiters.add(waiter);
+          }
+        });
+    return waiters;
+  }
+
+  boolean othersWait(String owner) {
+    String client = ReentrantProtocol.client(owner);
+    return parked.keySet().stream().anyMatch(w -> !w.equals(owner) && w.startsWith(client));
+  }
+
+  @Override
+  public String toString() {
+    return side.describe() + ": holds " + holds + ", parked " + parked.keySet();
+  }
+
+  /** Fresh views for a side, as a {@link HashMap} key by identity. */
+  static Map<LockSide, Views> of(List<LockSide> sides) {
+    Map<LockSide, Views> views = new LinkedHashMap<>();
+    sides.forEach(side -> views.put(side, new Views(side)));
+    return views;
+  }
+}
