@@ -328,11 +328,9 @@ final class Clients {
   void forget(LockSide side, String owner) {
     Views v = views(side);
     Hold hold = v.holds.remove(owner);
-    if (hold != null && hold.disturbed) {
-      long ends = side.expiresAt(owner);
-      if (ends >= 0) {
-        v.revived.put(owner, ends);
-      }
+    if (hold != null && hold.disturbed && hold.faultEnds >= 0 && side.expiresAt(owner) >= 0) {
+      // what the fault left in Redis is explained until its end; anything taken since is not
+      v.revived.put(owner, hold.faultEnds);
     }
   }
 }

@@ -76,12 +76,25 @@ final class Explorer {
     Outcome outcome = run(sequence);
     steps += outcome.applied().size();
     Violation violation = outcome.violation();
-    if (violation == null || findings.containsKey(violation.kind())) {
+    if (violation == null) {
+      return;
+    }
+    // one finding per invariant and kind of step that broke it (e.g. a hand-off, a lost reply)
+    Step last = outcome.applied().get(outcome.applied().size() - 1);
+    String signature =
+        violation.kind()
+            + " at "
+            + last.op()
+            + " "
+            + last.acquireFault()
+            + " "
+            + last.handOffFault();
+    if (findings.containsKey(signature)) {
       return;
     }
     Outcome minimal = shrink(outcome, violation.kind());
     findings.put(
-        violation.kind(), new Finding(seed, minimal.violation(), minimal.words(), minimal.calls()));
+        signature, new Finding(seed, minimal.violation(), minimal.words(), minimal.calls()));
   }
 
   /** Runs a sequence on an empty database; stops at the first broken invariant. */

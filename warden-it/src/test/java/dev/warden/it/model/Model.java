@@ -286,7 +286,7 @@ final class Model {
         return null;
       }
       side.expire(owner);
-      v.holds.values().forEach(hold -> hold.disturbed = true);
+      v.holds.values().forEach(Model::disturb);
       return "the lease of " + side.describe() + " runs out";
     }
     if (!side.holds().containsKey(owner)) {
@@ -294,16 +294,26 @@ final class Model {
     }
     side.expire(owner);
     if (v.hold(owner) != null) {
-      v.hold(owner).disturbed = true;
+      disturb(v.hold(owner));
     }
     return "the lease of " + owner + "'s " + side.describe() + " runs out";
+  }
+
+  /** A hold whose lease a fault ended: its client does not know yet. */
+  private static void disturb(Hold hold) {
+    hold.disturbed = true;
+    hold.faultEnds = -1;
   }
 
   /** Restores the snapshot: every known hold may have changed; holds nobody knows are revived. */
   private void rewind() {
     wire.restore(snapshot);
     for (Views v : clients.views.values()) {
-      v.holds.values().forEach(hold -> hold.disturbed = true);
+      v.holds.forEach(
+          (owner, hold) -> {
+            hold.disturbed = true;
+            hold.faultEnds = v.side.expiresAt(owner);
+          });
       v.revived.clear();
       for (String owner : v.side.holds().keySet()) {
         if (v.hold(owner) == null) {

@@ -20,6 +20,9 @@ final class Views {
     int user;
     boolean disturbed;
 
+    /** When the fault that disturbed it left its hold in Redis to end (server ms), -1 if gone. */
+    long faultEnds = -1;
+
     Hold(int count, long token) {
       this.count = count;
       this.token = token;
