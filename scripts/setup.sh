@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Makes sure the tools Warden builds and tests with are installed: java (>= 17, with javac), mvn
-# redis-server, redis-sentinel and redis-cli. Installs what is missing with apt-get (one `apt-get update` at most), using
-# sudo when not root. Idempotent; never starts a server.
+# Makes sure the tools Warden builds and tests with are installed: java (>= 17, with javac), mvn,
+# redis-server, redis-sentinel and redis-cli (Redis 7.0, the suite's first server), and
+# valkey-server, valkey-sentinel and valkey-cli (Valkey 8.0, the second server of the matrix: see
+# README "Supported servers"). On Debian bookworm Valkey comes from bookworm-backports: the suite is
+# added to apt's sources (a deb822 file beside the others, with the mirror and key of the existing
+# bookworm entry) when no source names it yet. Installs what is missing with apt-get (one `apt-get
+# update` at most), using sudo when not root. Idempotent; never starts a server.
 #
 # Usage: scripts/setup.sh [-q|--quiet]    (--quiet: print only what it installs, and errors)
 set -euo pipefail
@@ -54,18 +58,32 @@ elif [[ ! " ${missing_packages[*]} " == *" redis-server "* ]]; then
   missing_packages+=(redis-tools) # the testkit's readiness probe; redis-server brings it
 fi
 
-if ((${#missing_packages[@]} == 0)); then
+# Valkey: the matrix's second server (`-Dwarden.server=valkey`, the Failsafe execution valkey-matrix)
+missing_valkey=()
+for tool in valkey-server valkey-sentinel valkey-cli; do
+  if command -v "$tool" >/dev/null 2>&1; then
+    found "$tool: found at $(command -v "$tool")"
+  else
+    case "$tool" in
+      valkey-cli) missing_valkey+=(valkey-tools) ;;
+      *) missing_valkey+=("$tool") ;;
+    esac
+  fi
+done
+
+if ((${#missing_packages[@]} == 0 && ${#missing_valkey[@]} == 0)); then
   exit 0
 fi
 
+all_missing=("${missing_packages[@]}" "${missing_valkey[@]}")
 command -v apt-get >/dev/null 2>&1 ||
-  die "missing ${missing_packages[*]} and no apt-get to install them; install them by hand"
+  die "missing ${all_missing[*]} and no apt-get to install them; install them by hand"
 if [[ "$(id -u)" -eq 0 ]]; then
   as_root=()
 elif command -v sudo >/dev/null 2>&1; then
   as_root=(sudo)
 else
-  die "missing ${missing_packages[*]}; not root and no sudo to install them"
+  die "missing ${all_missing[*]}; not root and no sudo to install them"
 fi
 
 log="$(mktemp "${TMPDIR:-/tmp}/warden-setup.XXXXXX")"
@@ -77,14 +95,72 @@ run_logged() {
   fi
 }
 
-say "apt-get update (to install ${missing_packages[*]})"
+# The Debian codename (bookworm, trixie, ...), or nothing off Debian.
+codename="$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")"
+valkey_suite=()
+sources=(/etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources)
+
+# Prints "URI<TAB>Signed-By" of the first source entry for the suite "$1": deb822 stanzas
+# (Types/URIs/Suites/Signed-By) and one-line entries ("deb [signed-by=...] URI suite ...").
+source_of_suite() {
+  local suite="$1" file
+  for file in "${sources[@]}"; do
+    [[ -f "$file" ]] || continue
+    if [[ "$file" == *.sources ]]; then
+      awk -v suite="$suite" '
+        function flush() { if (has && uri != "") { print uri "\t" key; found = 1; exit } has = 0; uri = ""; key = "" }
+        /^[[:space:]]*$/ { flush(); next }
+        /^[[:space:]]*#/ { next }
+        tolower($1) == "uris:" { uri = $2 }
+        tolower($1) == "signed-by:" { key = $2 }
+        tolower($1) == "suites:" { for (i = 2; i <= NF; i++) if ($i == suite) has = 1 }
+        END { if (!found) flush() }' "$file"
+    else
+      awk -v suite="$suite" '
+        $1 == "deb" {
+          key = ""; i = 2
+          if ($2 ~ /^\[/) { while (i <= NF) { if ($i ~ /signed-by=/) { key = $i; sub(/.*signed-by=/, "", key); sub(/\]$/, "", key) } if ($i ~ /\]$/) { i++; break } i++ } }
+          if ($(i + 1) == suite) { print $i "\t" key; exit }
+        }' "$file"
+    fi
+  done | head -n 1
+}
+
+if ((${#missing_valkey[@]} > 0)) && [[ "$codename" == "bookworm" ]]; then
+  # Valkey is in bookworm-backports only (Debian 13 has it in main)
+  valkey_suite=(-t bookworm-backports)
+  if [[ -z "$(source_of_suite bookworm-backports)" ]]; then
+    entry="$(source_of_suite bookworm)"
+    [[ -n "$entry" ]] || die "no apt source names bookworm: cannot add bookworm-backports for Valkey"
+    mirror="${entry%%$'\t'*}"
+    key="${entry#*$'\t'}"
+    target=/etc/apt/sources.list.d/bookworm-backports.sources
+    say "adding bookworm-backports ($mirror) to apt's sources: $target"
+    {
+      echo "Types: deb"
+      echo "URIs: $mirror"
+      echo "Suites: bookworm-backports"
+      echo "Components: main"
+      [[ -z "$key" ]] || echo "Signed-By: $key"
+    } | run_logged "${as_root[@]}" tee "$target"
+  fi
+fi
+
+say "apt-get update (to install ${all_missing[*]})"
 run_logged "${as_root[@]}" apt-get update
-run_logged "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
-  apt-get install -y --no-install-recommends "${missing_packages[@]}"
-for package in "${missing_packages[@]}"; do
+if ((${#missing_packages[@]} > 0)); then
+  run_logged "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y --no-install-recommends "${missing_packages[@]}"
+fi
+if ((${#missing_valkey[@]} > 0)); then
+  run_logged "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y --no-install-recommends "${valkey_suite[@]}" "${missing_valkey[@]}"
+fi
+for package in "${all_missing[@]}"; do
   say "$package: installed"
 done
-# redis-server's package may start a system service; that is the package's doing, not ours.
+# redis-server's and valkey-server's packages may start a system service; that is the package's
+# doing, not ours.
 
 major="$(java_major)"
 if [[ -z "$major" || "$major" -lt 17 ]] || ! command -v javac >/dev/null 2>&1; then

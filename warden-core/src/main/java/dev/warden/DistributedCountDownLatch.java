@@ -27,7 +27,9 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Unlike {@code CountDownLatch}</b> the count is set after creation, with {@link
  * #trySetCount}, and can be set again once it has reached zero, so one name can serve round after
  * round. A latch whose count was never set (or that was deleted) is open: its count is zero and
- * {@code await} returns at once.
+ * {@code await} returns at once. An awaiter of one round never misses its opening because the next
+ * round started first: it returns once the latch is counting a round other than the one it first
+ * found.
  *
  * <p><b>Waking.</b> The count-down that reaches zero publishes one message that wakes every awaiter
  * in every process. Awaiters do not depend on it alone: each re-checks the count at the {@code
@@ -45,7 +47,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Instances are thread-safe and cheap; all instances of one name share one state.
  *
- * @since 0.1
+ * @since 0.2
  */
 public interface DistributedCountDownLatch {
   /**

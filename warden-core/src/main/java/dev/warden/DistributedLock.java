@@ -33,7 +33,7 @@ import java.util.concurrent.locks.Lock;
  * at its next renewal (or at once when the connection comes back), {@link LockHandle#leaseLost()}
  * completes and the next {@link #unlock()} throws {@link LeaseExpiredException}.
  *
- * @since 0.1
+ * @since 0.2
  */
 public interface DistributedLock extends Lock {
 

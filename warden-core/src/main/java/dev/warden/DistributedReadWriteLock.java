@@ -5,7 +5,7 @@ import java.util.concurrent.locks.ReadWriteLock;
 /**
  * A read-write lock shared across processes: many readers or one writer.
  *
- * @since 0.1
+ * @since 0.2
  */
 public interface DistributedReadWriteLock extends ReadWriteLock {
   /**

@@ -44,7 +44,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Instances are thread-safe and cheap; all instances of one name share one state.
  *
- * @since 0.1
+ * @since 0.2
  */
 public interface DistributedSemaphore {
   /**

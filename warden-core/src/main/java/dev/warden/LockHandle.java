@@ -19,7 +19,7 @@ import java.util.concurrent.CompletionStage;
  * <p>Thread-safe. {@link #close()}, {@link #closeAfter(Duration)}, {@link #extend(Duration)} and
  * {@link #isHeld()} cost one round trip each; the other methods none.
  *
- * @since 0.1
+ * @since 0.2
  */
 public interface LockHandle extends AutoCloseable {
 

@@ -14,7 +14,7 @@ import java.util.Map;
  * @param lastToken last fencing token issued for this name; -1 when none is remembered
  * @param waitingClients number of Warden instances subscribed to this lock's release channel, that
  *     is, with at least one acquirer waiting
- * @since 0.1
+ * @since 0.2
  */
 public record LockInfo(
     String name,

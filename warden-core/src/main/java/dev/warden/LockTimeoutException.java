@@ -5,7 +5,7 @@ package dev.warden;
  * {@link DistributedLock#acquireAsync(java.time.Duration)}, when the lock could not be taken within
  * the requested wait because another owner kept holding it.
  *
- * @since 0.1
+ * @since 0.2
  */
 public class LockTimeoutException extends WardenException {
   private static final long serialVersionUID = 1L;

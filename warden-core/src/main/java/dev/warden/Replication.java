@@ -18,13 +18,15 @@ import java.util.Objects;
  * </ul>
  *
  * <p>{@code WAIT} runs on a connection of its own to the lock's master (it blocks its connection),
- * after a marker write there, so that other calls are never queued behind it. Acknowledgement
- * lowers the odds of losing a lock in a failover; it cannot rule it out (a replica that
- * acknowledged need not be the one promoted). Fencing tokens checked by the resource remain the
- * protection. Applies to the acquisitions of reentrant, fair, read and write locks (blocking calls,
- * handles taken with {@code acquire}/{@code tryAcquire}, and multi-lock parts taken one by one);
- * not to {@code acquireAsync}, a multi-lock's parts taken together in one script, renewals,
- * releases or the synchronizers.
+ * after a marker write there, so that other calls are never queued behind it. A timed acquisition
+ * ({@code tryLock(wait, ...)}, {@code tryAcquire}) still returns or throws within its wait plus 500
+ * ms: {@code WAIT} is cut short to end by then (no answer by then counts as no acknowledgement),
+ * and a hold given back is released without waiting for the reply. Acknowledgement lowers the odds
+ * of losing a lock in a failover; it cannot rule it out (a replica that acknowledged need not be
+ * the one promoted). Fencing tokens checked by the resource remain the protection. Applies to the
+ * acquisitions of reentrant, fair, read and write locks (blocking calls, handles taken with {@code
+ * acquire}/{@code tryAcquire}, and multi-lock parts taken one by one); not to {@code acquireAsync},
+ * a multi-lock's parts taken together in one script, renewals, releases or the synchronizers.
  *
  * <p>Immutable and thread-safe.
  *

@@ -1,9 +1,8 @@
 package dev.warden;
 
+import dev.warden.internal.WardenOptions;
 import dev.warden.internal.WardenRuntime;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The entry point: one connection set to one Redis deployment, from which locks and synchronizers
@@ -22,18 +21,45 @@ import java.util.List;
  * }
  * }</pre>
  *
- * <p>A {@code Warden} is thread-safe and meant to live as long as the application: it owns one
- * command connection, one pub/sub connection (for wake-ups), one lease-keeper timer and one timer
- * thread (on Redis Cluster, a command and a pub/sub connection per node it uses; see {@link
- * Builder#cluster(String...)}). Each instance is a distinct owner: the same thread holding a lock
- * through two instances is two owners.
+ * <p>A {@code Warden} is thread-safe and meant to live as long as the application. It owns one
+ * timer thread ({@code warden-timer-N}, which also renews leases), its own Lettuce event-loop
+ * threads, and its connections: a command connection and a pub/sub connection (for wake-ups) to the
+ * server; on Redis Cluster, both to each node it uses (see {@link Builder#cluster(String...)});
+ * under Sentinel, both to the current master, a command and a pub/sub connection to each sentinel,
+ * and one more thread ({@code warden-sentinel-N}) that follows failovers; under a {@link
+ * Replication} policy, one more connection to each master, for {@code WAIT}. CONCURRENCY.md names
+ * every thread and what it may do. Each instance is a distinct owner: the same thread holding a
+ * lock through two instances is two owners.
  *
  * <p>{@link #close()} stops lease renewal and closes the connections; it does not release held
  * locks, which then expire when their lease runs out.
  *
- * @since 0.1
+ * @since 0.2
  */
 public final class Warden implements AutoCloseable {
+  /**
+   * The default lease of holds taken without an explicit lease, renewed every third of it while
+   * held: 30 s ({@link Builder#watchdogTimeout(Duration)}).
+   *
+   * @since 0.2
+   */
+  public static final Duration DEFAULT_WATCHDOG_TIMEOUT = Duration.ofSeconds(30);
+
+  /**
+   * The default bound of one Redis call: 5 s ({@link Builder#commandTimeout(Duration)}).
+   *
+   * @since 0.2
+   */
+  public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(5);
+
+  /**
+   * The default interval at which a waiting acquirer re-checks when no release message arrives: 200
+   * ms ({@link Builder#recheckInterval(Duration)}).
+   *
+   * @since 0.2
+   */
+  public static final Duration DEFAULT_RECHECK_INTERVAL = Duration.ofMillis(200);
+
   private final WardenRuntime runtime;
 
   private Warden(WardenRuntime runtime) {
@@ -119,7 +145,7 @@ public final class Warden implements AutoCloseable {
    * @since 0.2
    */
   public void addListener(WardenListener listener) {
-    runtime.addListener(WardenRuntime.required("listener", listener));
+    runtime.addListener(listener);
   }
 
   /**
@@ -226,17 +252,10 @@ public final class Warden implements AutoCloseable {
   /**
    * Options for a {@link Warden}; every option has a default except the address.
    *
-   * @since 0.1
+   * @since 0.2
    */
   public static final class Builder {
-    private String uri;
-    private final List<String> clusterSeeds = new ArrayList<>();
-    private Duration watchdogTimeout = Duration.ofSeconds(30);
-    private Duration commandTimeout = Duration.ofSeconds(5);
-    private Duration recheckInterval = Duration.ofMillis(200);
-    private final List<WardenListener> listeners = new ArrayList<>();
-    private TlsOptions tls;
-    private Replication replication = Replication.none();
+    private final WardenOptions options = new WardenOptions();
 
     private Builder() {}
 
@@ -250,7 +269,7 @@ public final class Warden implements AutoCloseable {
      * @throws IllegalArgumentException if the URI is null or blank
      */
     public Builder uri(String redisUri) {
-      this.uri = WardenRuntime.requireText("redisUri", redisUri);
+      options.uri(redisUri);
       return this;
     }
 
@@ -272,50 +291,47 @@ public final class Warden implements AutoCloseable {
      * @throws IllegalArgumentException if there are none, or one is null or blank
      */
     public Builder cluster(String... seedUris) {
-      List<String> seeds = WardenRuntime.requireSeeds(seedUris);
-      clusterSeeds.clear();
-      clusterSeeds.addAll(seeds);
+      options.cluster(seedUris);
       return this;
     }
 
     /**
      * Sets the lease of holds taken without an explicit lease; they are renewed every third of it
-     * while held. Default 30 s; at least 30 ms.
+     * while held. Default {@link Warden#DEFAULT_WATCHDOG_TIMEOUT 30 s}; at least 30 ms.
      *
      * @param watchdogTimeout the new value
      * @return this builder
      * @throws IllegalArgumentException if it is null or below its minimum
      */
     public Builder watchdogTimeout(Duration watchdogTimeout) {
-      this.watchdogTimeout =
-          WardenRuntime.atLeast("watchdogTimeout", watchdogTimeout, Duration.ofMillis(30));
+      options.watchdogTimeout(watchdogTimeout);
       return this;
     }
 
     /**
-     * Sets how long a Redis call may take before it fails ({@link WardenException}); default 5 s.
+     * Sets how long a Redis call may take before it fails ({@link WardenException}); default {@link
+     * Warden#DEFAULT_COMMAND_TIMEOUT 5 s}. It also bounds each socket connect.
      *
      * @param commandTimeout the new value
      * @return this builder
      * @throws IllegalArgumentException if it is null or below its minimum
      */
     public Builder commandTimeout(Duration commandTimeout) {
-      this.commandTimeout =
-          WardenRuntime.atLeast("commandTimeout", commandTimeout, Duration.ofMillis(1));
+      options.commandTimeout(commandTimeout);
       return this;
     }
 
     /**
      * Sets how often a waiting acquirer re-checks the lock when no release message arrives: the
-     * bound on what a lost pub/sub message can cost. Default 200 ms.
+     * bound on what a lost pub/sub message can cost. Default {@link Warden#DEFAULT_RECHECK_INTERVAL
+     * 200 ms}.
      *
      * @param recheckInterval the new value
      * @return this builder
      * @throws IllegalArgumentException if it is null or below its minimum
      */
     public Builder recheckInterval(Duration recheckInterval) {
-      this.recheckInterval =
-          WardenRuntime.atLeast("recheckInterval", recheckInterval, Duration.ofMillis(1));
+      options.recheckInterval(recheckInterval);
       return this;
     }
 
@@ -329,7 +345,7 @@ public final class Warden implements AutoCloseable {
      * @since 0.2
      */
     public Builder listener(WardenListener listener) {
-      listeners.add(WardenRuntime.required("listener", listener));
+      options.listener(listener);
       return this;
     }
 
@@ -342,7 +358,7 @@ public final class Warden implements AutoCloseable {
      * @since 0.2
      */
     public Builder tls(TlsOptions tls) {
-      this.tls = WardenRuntime.required("tls", tls);
+      options.tls(tls);
       return this;
     }
 
@@ -356,7 +372,7 @@ public final class Warden implements AutoCloseable {
      * @since 0.2
      */
     public Builder replication(Replication replication) {
-      this.replication = WardenRuntime.required("replication", replication);
+      options.replication(replication);
       return this;
     }
 
@@ -368,33 +384,32 @@ public final class Warden implements AutoCloseable {
      * @throws IllegalArgumentException if a URI is malformed, or the replication timeout is not
      *     below the command timeout
      * @throws WardenException if Redis cannot be reached (for a cluster: none of the seeds), the
-     *     TLS handshake fails, or Redis refuses the user (the message says which)
+     *     TLS handshake fails, Redis refuses the user, or the deployment refuses something Warden
+     *     needs there (see {@link #check()}; the message says which)
      */
     public Warden build() {
-      if (!clusterSeeds.isEmpty()) {
-        if (uri != null) {
-          throw new IllegalStateException("set either uri(...) or cluster(...), not both");
-        }
-        return withListeners(
-            WardenRuntime.startCluster(
-                List.copyOf(clusterSeeds),
-                watchdogTimeout,
-                commandTimeout,
-                recheckInterval,
-                tls,
-                replication));
-      }
-      if (uri == null) {
-        throw new IllegalStateException("uri or cluster seeds must be set before build()");
-      }
-      return withListeners(
-          WardenRuntime.start(
-              uri, watchdogTimeout, commandTimeout, recheckInterval, tls, replication));
+      return new Warden(WardenRuntime.start(options));
     }
 
-    private Warden withListeners(WardenRuntime runtime) {
-      listeners.forEach(runtime::addListener);
-      return new Warden(runtime);
+    /**
+     * Connects as {@link #build()} would, checks what the deployment allows of what Warden needs
+     * there, disconnects and returns the report ({@code warden doctor} prints it). {@code build()}
+     * runs the same checks after connecting, in one round trip, and throws {@link WardenException}
+     * naming each refused one: scripts ({@code EVALSHA}/{@code EVAL}); {@code TIME} and the wake-up
+     * publish ({@code PUBLISH}, {@code SPUBLISH} on a cluster) from a script; on a cluster {@code
+     * CLUSTER MYID} and {@code CLUSTER INFO} from a script; every command of Warden's scripts under
+     * the user's ACL; the wake-up subscription ({@code SUBSCRIBE}/{@code SSUBSCRIBE}); {@code WAIT}
+     * under a replication policy other than {@link Replication#none()}; and one writable master
+     * ({@code INFO replication}: a KeyDB active replica or a read-only replica is refused).
+     *
+     * @return the report; {@link DeploymentReport#ok()} tells whether {@code build()} would succeed
+     * @throws IllegalStateException if neither a URI nor cluster seeds were set, or both were
+     * @throws IllegalArgumentException if a URI is malformed
+     * @throws WardenException if Redis cannot be reached or does not answer
+     * @since 0.2
+     */
+    public DeploymentReport check() {
+      return WardenRuntime.check(options);
     }
   }
 }

@@ -9,7 +9,7 @@ package dev.warden;
  * one from a release the hold is left as it was, and calling the release again is safe (a retried
  * release never counts twice).
  *
- * @since 0.1
+ * @since 0.2
  */
 public class WardenException extends RuntimeException {
   private static final long serialVersionUID = 1L;

@@ -15,7 +15,7 @@ package dev.warden;
  * @param replicationShortfalls acquisitions that waited for replicas and were acknowledged by fewer
  *     than asked: kept under {@code awaitReplicas}, given back under {@code requireReplicas} (since
  *     0.2)
- * @since 0.1
+ * @since 0.2
  */
 public record WardenStats(
     int holds,

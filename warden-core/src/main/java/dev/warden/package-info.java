@@ -44,6 +44,6 @@
  * <p>Only this package is API; {@code dev.warden.internal} and its sub-packages may change without
  * notice.
  *
- * @since 0.1
+ * @since 0.2
  */
 package dev.warden;

@@ -8,34 +8,44 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * {@code warden chaos}: worker processes use every Warden primitive on a throwaway deployment while
- * a fault injector breaks it; then {@link ChaosChecker} proves from their logs that the protected
- * resource never accepted overlapping writes, no permit was created, every wait kept its bound and
- * every lost lease was reported, and the driver checks that nothing leaked.
+ * a fault injector breaks it; then {@link ChaosChecker} proves from their logs that no two sections
+ * held a lock at once (readers apart), every lost lease was reported and explained by a fault, no
+ * permit was created and every wait kept its bound, and the driver checks that nothing leaked.
  *
  * <p>Runs on the caller's thread, plus one fault-injector thread per deployment. A shutdown hook
  * stops the workers and the deployment when the run is interrupted.
  */
 final class Chaos {
+  /**
+   * TEST ONLY: a system property naming a directory of Lua scripts, laid out as Warden's resources
+   * ({@code dev/warden/internal/lock/driver/lock-acquire.lua}), that the workers load in place of
+   * Warden's own: the seam through which {@code ChaosBrokenScriptIT} proves that a run against a
+   * deliberately broken script fails. Never set it anywhere else: the run would check a Warden
+   * broken on purpose, and says so in its output. Nothing sets it: the {@code warden} launcher
+   * passes no system property, and the directory may hold nothing but {@code .lua} files, so it
+   * cannot put code on the workers' class path.
+   */
+  static final String TEST_SCRIPTS_PROPERTY = "warden.chaos.testOnly.scripts";
+
   static final int MAX_WORKERS = 16;
   static final int MAX_THREADS = 32;
   static final int MAX_SECONDS = 24 * 3600;
   private static final Duration READY_LIMIT = Duration.ofSeconds(90);
   private static final Duration QUIET_END = Duration.ofSeconds(10);
   private static final Duration SETTLE_LIMIT = Duration.ofSeconds(40);
-  private static final Pattern LEFT_BY_DESIGN =
-      Pattern.compile(
-          ".*:fence|warden:\\{chaos-semaphore\\}:semaphore|warden:\\{chaos-leased\\}:leased-semaphore");
 
   private record Settings(
       List<ChaosDeployment.Kind> kinds,
@@ -43,7 +53,8 @@ final class Chaos {
       int workers,
       int threads,
       long seed,
-      Path out) {}
+      Path out,
+      List<Path> testScripts) {}
 
   private final Settings settings;
   private final PrintStream out;
@@ -113,8 +124,33 @@ final class Chaos {
     } catch (IOException e) {
       throw new UsageException("--out cannot be created: " + e.getMessage());
     }
-    Settings settings = new Settings(kinds, seconds, workers, threads, seed, outDir);
+    Settings settings = new Settings(kinds, seconds, workers, threads, seed, outDir, testScripts());
     return new Chaos(settings, out, err).execute();
+  }
+
+  /** The directory of {@link #TEST_SCRIPTS_PROPERTY}, checked, or none. */
+  private static List<Path> testScripts() {
+    String property = System.getProperty(TEST_SCRIPTS_PROPERTY);
+    if (property == null) {
+      return List.of();
+    }
+    Path dir = Path.of(property).toAbsolutePath();
+    if (!Files.isDirectory(dir)) {
+      throw new UsageException(TEST_SCRIPTS_PROPERTY + " must name a directory: " + property);
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      List<Path> others =
+          files
+              .filter(file -> !Files.isDirectory(file) && !file.toString().endsWith(".lua"))
+              .toList();
+      if (!others.isEmpty()) {
+        throw new UsageException(
+            TEST_SCRIPTS_PROPERTY + " must name a directory of .lua files only: " + others);
+      }
+    } catch (IOException e) {
+      throw new UsageException(TEST_SCRIPTS_PROPERTY + " cannot be read: " + e.getMessage());
+    }
+    return List.of(dir);
   }
 
   /**
@@ -182,6 +218,14 @@ final class Chaos {
         Text.millis(TimeUnit.SECONDS.toMillis(settings.seconds())),
         settings.seed(),
         dir);
+    for (Path scripts : settings.testScripts()) {
+      out.println(
+          "TEST ONLY: the workers load Warden's scripts from "
+              + scripts
+              + " first ("
+              + TEST_SCRIPTS_PROPERTY
+              + "): this run checks a Warden broken on purpose");
+    }
     try {
       Files.createDirectories(dir);
       deployment = ChaosDeployment.start(kind, settings.workers());
@@ -249,7 +293,7 @@ final class Chaos {
   }
 
   private List<String> workerCommand(int number, Path dir) {
-    List<String> command = WorkerProcess.javaCommand("chaos-worker");
+    List<String> command = WorkerProcess.javaCommand("chaos-worker", settings.testScripts());
     command.addAll(deployment.workerTarget(number).arguments());
     command.addAll(
         List.of(
@@ -278,14 +322,7 @@ final class Chaos {
       problems = new ArrayList<>();
       try (Warden warden = deployment.directTarget().connect()) {
         for (RedisServer server : deployment.dataServers()) {
-          List<String> keys =
-              server.redis().keys("*").stream()
-                  .filter(key -> !LEFT_BY_DESIGN.matcher(key).matches())
-                  .sorted()
-                  .toList();
-          if (!keys.isEmpty()) {
-            problems.add("keys left in Redis: " + keys);
-          }
+          problems.addAll(ChaosChecker.leftoverKeys(server.redis().keys("*")));
         }
         int leased = warden.leasedSemaphore(ChaosWorker.LEASED).availablePermits();
         if (leased != ChaosWorker.LEASED_PERMITS) {
@@ -318,6 +355,7 @@ final class Chaos {
     lines.forEach(out::println);
     try {
       Files.write(dir.resolve("summary.txt"), lines);
+      Files.write(dir.resolve("violations.txt"), problems);
     } catch (IOException e) {
       err.println("warden chaos: cannot write " + dir.resolve("summary.txt") + ": " + e);
     }
@@ -339,12 +377,25 @@ final class Chaos {
             + " (locks and permits; workers reported "
             + Text.grouped(acquisitions)
             + ")");
+    ChaosSections.Figures sections = report.sections();
+    lines.add(
+        "  lock sections         "
+            + Text.grouped(sections.sections())
+            + " ("
+            + Text.grouped(sections.readSections())
+            + " of readers)");
     lines.add(
         "  protected writes      "
-            + Text.grouped(report.writesAccepted())
+            + Text.grouped(sections.writesAccepted())
             + " accepted, "
-            + Text.grouped(report.writesRejected())
+            + Text.grouped(sections.writesRejected())
             + " rejected as stale by the token-checking resource");
+    lines.add(
+        "  protected reads       "
+            + Text.grouped(sections.readsGood())
+            + " good, "
+            + Text.grouped(sections.readsStale())
+            + " stale (a later writer had written)");
     lines.add(
         "  longest wait          "
             + Text.millis(report.longestWaitMillis())
@@ -359,13 +410,40 @@ final class Chaos {
             + " waits timed out");
     lines.add(
         "  leases lost           "
-            + report.leasesLost()
-            + ", reported to their holder "
-            + report.leasesLostReported());
+            + sections.lost()
+            + ": reported to their holder "
+            + sections.reported()
+            + ", explained by a fault "
+            + sections.explained()
+            + ", only a failed release "
+            + sections.failedReleaseOnly());
+    ChaosPermits.Plain semaphore = report.semaphore();
+    lines.add(
+        String.format(
+            Locale.ROOT,
+            "  plain semaphore       judged over the whole run: at its %d permits for %.0f %% of"
+                + " it, then at most %d after faults that lost data",
+            ChaosWorker.SEMAPHORE_PERMITS,
+            100 * semaphore.shareAtItsPermits(),
+            semaphore.mostPermits()));
     lines.add(
         "  Redis errors seen     " + Text.grouped(report.errors()) + " (expected under faults)");
     lines.add("  violations            " + problems.size());
-    problems.stream().limit(20).forEach(problem -> lines.add("    " + problem));
+    // The first of each kind, and how many more there are: every kind shows, however many.
+    Map<String, List<String>> byClass = new LinkedHashMap<>();
+    for (String problem : problems) {
+      int colon = problem.indexOf(": ");
+      byClass
+          .computeIfAbsent(
+              colon < 0 ? problem : problem.substring(0, colon), k -> new ArrayList<>())
+          .add(problem);
+    }
+    byClass.forEach(
+        (kind, all) ->
+            lines.add(
+                "    "
+                    + all.get(0)
+                    + (all.size() > 1 ? " (and " + (all.size() - 1) + " more like it)" : "")));
     lines.add(problems.isEmpty() ? "VERDICT: PASS" : "VERDICT: FAIL");
     return lines;
   }

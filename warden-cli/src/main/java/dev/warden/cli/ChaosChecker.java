@@ -8,33 +8,35 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 
 /**
  * Proves from the logs of a {@code warden chaos} run what must hold whatever the faults did:
  *
  * <ul>
- *   <li><b>The protected resource.</b> Every lock's writes are replayed in time order into a model
- *       resource that accepts a write only if its fencing token is at least the highest accepted so
- *       far. Two sections of different holders whose writes were all accepted must not overlap, and
- *       no token may be issued to two holders.
- *   <li><b>Lost leases are reported.</b> A section with a rejected write lost its lease (another
- *       holder got the lock meanwhile): its holder must have been told ({@code leaseLost()}
- *       completed, or the release threw {@code LeaseExpiredException} or failed).
+ *   <li><b>Mutual exclusion, fenced.</b> Every lock's sections are replayed against a protected
+ *       resource that checks fencing tokens: two sections of one lock never held it at once
+ *       (readers excepted), and no token went to two holders ({@link ChaosSections}).
+ *   <li><b>Lost leases are explained and reported.</b> A section that lost its lease (another
+ *       holder got in, or its holder was told) must overlap a fault that can take a lease from it:
+ *       one that lost Redis's data or stopped Redis past the lease, anywhere; a stop, partition or
+ *       cut of its own worker ({@link Fault#explains}). Anything else is "two holders without a
+ *       fault", "a reader inside a writer's section without a fault" or "a lease lost without a
+ *       fault". Its holder must have been told: {@code leaseLost()} completed, or the release said
+ *       so; a release that failed is no report.
  *   <li><b>Permits.</b> Holders of the leased semaphore whose release succeeded never numbered more
- *       than its permits at once; holders of the plain semaphore never did either, until the first
- *       fault that loses Redis's data (a plain permit has no owner: once Redis forgets or rewinds
- *       the count, later releases add permits, and nobody can tell).
+ *       than its permits at once; holders of the plain semaphore never numbered more than the
+ *       permits it can have had, over the whole run ({@link ChaosPermits}).
  *   <li><b>Waits</b> ended within their bound plus the contract's 500 ms, with a tolerance for a
  *       busy machine; a wait during which its own process was stopped (SIGSTOP) is exempt.
- *   <li><b>Leaks</b> reported by the workers ({@code K}) and unexpected exceptions ({@code U}).
+ *   <li><b>Leaks</b> reported by the workers ({@code K}), unexpected exceptions ({@code U}), and
+ *       keys left in Redis after the run ({@link #leftoverKeys}).
  * </ul>
  *
  * <p>Not thread-safe; one instance checks one run.
@@ -46,8 +48,23 @@ final class ChaosChecker {
   /** Room for a 2-core machine shared with builds: GC, scheduling, JIT. */
   static final Duration TOLERANCE = Duration.ofMillis(1500);
 
-  private static final Set<String> LOCKS =
-      Set.of(ChaosWorker.LOCK, ChaosWorker.FAIR, ChaosWorker.RW);
+  /**
+   * How long after its end a fault still explains a lost lease: one lease. What a fault took away
+   * or brought back (a hold on a demoted master, a client still on its way to the new one) is
+   * settled by then.
+   */
+  static final Duration AFTERMATH = ChaosWorker.WATCHDOG;
+
+  /**
+   * Faults of the whole deployment that keep Redis's data but stop every client's renewals past the
+   * lease: a frozen server, a master cut off from its clients.
+   */
+  static final Set<String> STOPS_SERVICE = Set.of("freeze", "partition-master");
+
+  /** What Warden keeps in Redis by design after a run: fence counters and semaphore counts. */
+  private static final Pattern LEFT_BY_DESIGN =
+      Pattern.compile(
+          ".*:fence|warden:\\{chaos-semaphore\\}:semaphore|warden:\\{chaos-leased\\}:leased-semaphore");
 
   /** One logged event. */
   record Event(long at, String kind, List<String> fields, int worker) {
@@ -56,21 +73,55 @@ final class ChaosChecker {
     }
   }
 
-  /** A fault from the injector's log. */
-  record Fault(long start, long end, String kind, boolean losesData, int worker) {}
+  /**
+   * A fault from the injector's log.
+   *
+   * @param worker the worker it hit (from 1), or 0 when it hit the deployment
+   */
+  record Fault(long start, long end, String kind, ChaosDeployment.Data data, int worker) {
+    boolean losesData() {
+      return data != ChaosDeployment.Data.KEPT;
+    }
+
+    /**
+     * Whether it can have taken the lease of a holder in worker {@code holderWorker} that held from
+     * {@code from} to {@code to}: a fault of that worker, or of the whole deployment that lost data
+     * or stopped service ({@link #STOPS_SERVICE}), during the hold or up to {@link #AFTERMATH}
+     * before it.
+     */
+    boolean explains(int holderWorker, long from, long to) {
+      boolean reaches =
+          worker == 0 ? losesData() || STOPS_SERVICE.contains(kind) : worker == holderWorker;
+      return reaches && start <= to && end + AFTERMATH.toNanos() >= from;
+    }
+  }
 
   /** The checker's result. */
   record Report(
       Map<String, Integer> faults,
       long acquisitions,
-      long writesAccepted,
-      long writesRejected,
+      ChaosSections.Figures sections,
+      ChaosPermits.Plain semaphore,
       long longestWaitMillis,
-      long leasesLost,
-      long leasesLostReported,
       long waitsTimedOut,
       long errors,
-      List<String> violations) {}
+      List<String> violations) {
+    long writesAccepted() {
+      return sections.writesAccepted();
+    }
+
+    long writesRejected() {
+      return sections.writesRejected();
+    }
+
+    long leasesLost() {
+      return sections.lost();
+    }
+
+    long leasesLostReported() {
+      return sections.reported();
+    }
+  }
 
   private final List<Event> events = new ArrayList<>();
   private final List<Fault> faults = new ArrayList<>();
@@ -112,20 +163,34 @@ final class ChaosChecker {
               event.at(),
               Long.parseLong(fields.get(0)),
               fields.get(1),
-              Boolean.parseBoolean(fields.get(2)),
+              ChaosDeployment.Data.parse(fields.get(2)),
               fields.get(3).equals("-") ? 0 : Integer.parseInt(fields.get(3))));
     } else {
       events.add(event);
     }
   }
 
+  /**
+   * Returns the violations of the keys left in Redis after a run, once leases have ended: any key
+   * but those Warden keeps by design (fence counters, semaphore counts).
+   */
+  static List<String> leftoverKeys(Collection<String> keys) {
+    List<String> left =
+        keys.stream().filter(key -> !LEFT_BY_DESIGN.matcher(key).matches()).sorted().toList();
+    return left.isEmpty() ? List.of() : List.of("keys left in Redis: " + left);
+  }
+
   /** Checks everything and returns the figures and the violations. */
   Report check() {
     events.sort(Comparator.comparingLong(Event::at));
-    long[] resource = checkResource();
-    long[] lost = checkLostLeases();
-    checkPermits(ChaosWorker.LEASED, ChaosWorker.LEASED_PERMITS, true);
-    checkPermits(ChaosWorker.SEMAPHORE, ChaosWorker.SEMAPHORE_PERMITS, false);
+    faults.sort(Comparator.comparingLong(Fault::start));
+    long runStart = events.isEmpty() ? 0 : events.get(0).at();
+    long runEnd = events.isEmpty() ? 0 : events.get(events.size() - 1).at();
+    ChaosSections.Figures sections = new ChaosSections(faults, violations, runStart).replay(events);
+    ChaosPermits permits = new ChaosPermits(events, faults, violations);
+    permits.checkLeased(ChaosWorker.LEASED, ChaosWorker.LEASED_PERMITS);
+    ChaosPermits.Plain semaphore =
+        permits.checkPlain(ChaosWorker.SEMAPHORE, ChaosWorker.SEMAPHORE_PERMITS, runStart, runEnd);
     long[] waits = checkWaits();
     long errors = 0;
     for (Event event : events) {
@@ -144,186 +209,12 @@ final class ChaosChecker {
     return new Report(
         byKind,
         acquisitions,
-        resource[0],
-        resource[1],
+        sections,
+        semaphore,
         waits[0],
-        lost[0],
-        lost[1],
         waits[1],
         errors,
         List.copyOf(violations));
-  }
-
-  /** A section of one holder on one lock: its writes, whether all were accepted. */
-  private static final class Section {
-    final String holder;
-    final long token;
-    long first = Long.MAX_VALUE;
-    long last = Long.MIN_VALUE;
-    boolean rejected;
-
-    Section(String holder, long token) {
-      this.holder = holder;
-      this.token = token;
-    }
-  }
-
-  private final Map<String, Section> sections = new HashMap<>(); // by object + holder
-
-  /** Replays the writes; returns {accepted, rejected}. */
-  private long[] checkResource() {
-    long accepted = 0;
-    long rejected = 0;
-    Map<String, Long> highest = new HashMap<>();
-    Map<String, Map<Long, String>> tokenOwners = new HashMap<>();
-    Set<String> reissued = new HashSet<>();
-    for (Event event : events) {
-      if (!event.kind().equals("W")) {
-        continue;
-      }
-      String object = event.field(0);
-      String holder = event.field(1);
-      long token = Long.parseLong(event.field(2));
-      String owner =
-          tokenOwners.computeIfAbsent(object, o -> new HashMap<>()).putIfAbsent(token, holder);
-      if (owner != null
-          && !owner.equals(holder)
-          && reissued.add(object + " " + token + " " + holder)) {
-        violations.add(
-            "token " + token + " of " + object + " was issued to " + owner + " and to " + holder);
-      }
-      Section section =
-          sections.computeIfAbsent(object + " " + holder, k -> new Section(holder, token));
-      section.first = Math.min(section.first, event.at());
-      section.last = Math.max(section.last, event.at());
-      long top = highest.getOrDefault(object, Long.MIN_VALUE);
-      if (token >= top) {
-        highest.put(object, token);
-        accepted++;
-      } else {
-        section.rejected = true;
-        rejected++;
-      }
-    }
-    for (String object : LOCKS) {
-      List<Section> acceptedSections = new ArrayList<>();
-      sections.forEach(
-          (key, section) -> {
-            if (key.startsWith(object + " ") && !section.rejected) {
-              acceptedSections.add(section);
-            }
-          });
-      acceptedSections.sort(Comparator.comparingLong(s -> s.first));
-      Section previous = null;
-      for (Section section : acceptedSections) {
-        if (previous != null && section.first < previous.last) {
-          violations.add(
-              "the resource of "
-                  + object
-                  + " accepted overlapping sections of "
-                  + previous.holder
-                  + " (token "
-                  + previous.token
-                  + ") and "
-                  + section.holder
-                  + " (token "
-                  + section.token
-                  + ")");
-        }
-        if (previous == null || section.last > previous.last) {
-          previous = section;
-        }
-      }
-    }
-    return new long[] {accepted, rejected};
-  }
-
-  /** Returns {lost, reported}. */
-  private long[] checkLostLeases() {
-    Set<String> told = new HashSet<>();
-    Set<String> releasedLost = new HashSet<>();
-    for (Event event : events) {
-      if (!event.kind().equals("L") && !event.kind().equals("R")) {
-        continue;
-      }
-      String key = event.field(0) + " " + event.field(1);
-      if (event.kind().equals("L") || (event.kind().equals("R") && !event.field(2).equals("ok"))) {
-        told.add(key);
-      }
-      if (event.kind().equals("L") || (event.kind().equals("R") && event.field(2).equals("lost"))) {
-        releasedLost.add(key);
-      }
-    }
-    Set<String> lost = new HashSet<>(releasedLost);
-    sections.forEach(
-        (key, section) -> {
-          if (section.rejected) {
-            lost.add(key);
-          }
-        });
-    long reported = 0;
-    for (String key : lost) {
-      if (told.contains(key)) {
-        reported++;
-      } else {
-        violations.add("lost lease not reported to its holder: " + key);
-      }
-    }
-    return new long[] {lost.size(), reported};
-  }
-
-  /** Checks that holders never exceeded {@code permits} at once. */
-  private void checkPermits(String object, int permits, boolean onlyConfirmed) {
-    Map<String, Long> taken = new LinkedHashMap<>();
-    Map<String, Long> givenBack = new HashMap<>();
-    Set<String> confirmed = new HashSet<>();
-    for (Event event : events) {
-      if (!event.field(0).equals(object)) {
-        continue;
-      }
-      if (event.kind().equals("P")) {
-        taken.put(event.field(1), event.at());
-      } else if (event.kind().equals("Q")) {
-        givenBack.put(event.field(1), event.at());
-        if (event.field(2).equals("ok")) {
-          confirmed.add(event.field(1));
-        }
-      }
-    }
-    // A plain permit has no owner: once Redis forgets or rewinds the count (a restart, a restart
-    // from an older snapshot, a failover that loses writes), the releases of permits taken before
-    // add permits the count no longer lacks, so the count is only known until the first such fault.
-    long firstLoss =
-        faults.stream()
-            .filter(Fault::losesData)
-            .mapToLong(Fault::start)
-            .min()
-            .orElse(Long.MAX_VALUE);
-    TreeMap<Long, Integer> changes = new TreeMap<>();
-    taken.forEach(
-        (holder, from) -> {
-          if (onlyConfirmed && !confirmed.contains(holder)) {
-            return;
-          }
-          long to = givenBack.getOrDefault(holder, Long.MAX_VALUE);
-          if (!onlyConfirmed) {
-            if (from >= firstLoss) {
-              return;
-            }
-            to = Math.min(to, firstLoss);
-          }
-          changes.merge(from, 1, Integer::sum);
-          changes.merge(to, -1, Integer::sum);
-        });
-    int inside = 0;
-    for (Map.Entry<Long, Integer> change : changes.entrySet()) {
-      inside += change.getValue();
-      if (inside > permits) {
-        violations.add(
-            inside + " holders of " + object + " at once, above its " + permits + " permits");
-        return;
-      }
-    }
   }
 
   /** Returns {longest wait ms, waits that timed out}. */
@@ -360,9 +251,13 @@ final class ChaosChecker {
     return new long[] {longest, timedOut};
   }
 
+  /** Whether the worker's process was stopped (SIGSTOP) at some time between from and to. */
   private boolean stopped(int worker, long from, long to) {
     for (Fault fault : faults) {
-      if (fault.worker() == worker && fault.start() < to && fault.end() > from) {
+      if (fault.worker() == worker
+          && fault.kind().equals("stop-worker")
+          && fault.start() < to
+          && fault.end() > from) {
         return true;
       }
     }

@@ -5,6 +5,8 @@ import dev.warden.testkit.RedisCluster;
 import dev.warden.testkit.RedisSentinels;
 import dev.warden.testkit.RedisServer;
 import io.lettuce.core.KillArgs;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.cluster.SlotHash;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -20,6 +22,16 @@ import java.util.Random;
  * redis-server (each worker behind its own {@link FaultProxy}), a Sentinel set (a master, 2
  * replicas, 3 sentinels) or a 3+3 Redis Cluster, on free ports of 127.0.0.1.
  *
+ * <p><b>What goes through the proxies.</b> On one server, each worker has its own proxy, so a
+ * partition cuts one worker off from Redis. On Sentinel and Cluster every process is behind proxies
+ * that the nodes announce ({@link RedisSentinels#startBehindProxies()}, {@link
+ * RedisCluster#startBehindProxies()}): clients, sentinels, replicas and the cluster bus all reach a
+ * node through its proxies, so a partition cuts a <em>node</em> off from everybody (a Sentinel
+ * master: until the sentinels fail it over; a cluster master: from its clients and replicas only,
+ * with no failover, or from everything until its replica takes over). A node announces one address
+ * for all, so these proxies cannot single out one worker there; the worker stop (SIGSTOP, {@link
+ * ChaosFaults}) cuts one worker off on every kind.
+ *
  * <p>Faults run on the caller's thread, one at a time, and return once the deployment serves again
  * (a freeze or a partition returns when it ends). Not thread-safe: the fault injector's thread is
  * the only caller until {@link #close}.
@@ -28,8 +40,55 @@ abstract class ChaosDeployment implements AutoCloseable {
   /** Long enough to outlast a worker's lease (the watchdog timeout, 3 s). */
   static final Duration PAST_THE_LEASE = Duration.ofSeconds(4);
 
-  /** What a fault did, for the fault log. */
-  record Outcome(String kind, boolean losesData, String detail) {}
+  private static final Duration SAVE_LIMIT = Duration.ofSeconds(30);
+
+  /**
+   * What a fault did to Redis's data, as the fault log says it: {@code false} kept, {@code true}
+   * some writes lost or rewound (a restart from an older snapshot, a failover that loses writes, a
+   * node restarted empty among others), {@code empty} every key gone (the only server restarted
+   * empty).
+   */
+  enum Data {
+    KEPT("false"),
+    REWOUND("true"),
+    EMPTIED("empty");
+
+    private final String logged;
+
+    Data(String logged) {
+      this.logged = logged;
+    }
+
+    /** Its word in the fault log. */
+    String logged() {
+      return logged;
+    }
+
+    /** Reads its word in the fault log. */
+    static Data parse(String logged) {
+      for (Data data : values()) {
+        if (data.logged.equals(logged)) {
+          return data;
+        }
+      }
+      throw new IllegalArgumentException("not a fault's data outcome: " + logged);
+    }
+  }
+
+  /**
+   * What a fault did, for the fault log.
+   *
+   * @param kind its kind, e.g. {@code partition}
+   * @param data what it did to Redis's data
+   * @param worker the one worker it hit (from 1), or 0 when it hit the deployment
+   * @param detail what exactly it did, for people
+   */
+  record Outcome(String kind, Data data, int worker, String detail) {
+    /** A fault of the deployment, not of one worker. */
+    Outcome(String kind, Data data, String detail) {
+      this(kind, data, 0, detail);
+    }
+  }
 
   /** The deployment kinds, as {@code --deployment} names them. */
   enum Kind {
@@ -46,8 +105,8 @@ abstract class ChaosDeployment implements AutoCloseable {
   static ChaosDeployment start(Kind kind, int workers) {
     return switch (kind) {
       case SINGLE -> new Single(RedisServer.start(), workers);
-      case SENTINEL -> new Sentinels(RedisSentinels.start());
-      case CLUSTER -> new Cluster(RedisCluster.start());
+      case SENTINEL -> new Sentinels(RedisSentinels.startBehindProxies());
+      case CLUSTER -> new Cluster(RedisCluster.startBehindProxies());
     };
   }
 
@@ -64,7 +123,7 @@ abstract class ChaosDeployment implements AutoCloseable {
   abstract Outcome injectOne(Random random) throws InterruptedException;
 
   /** Takes a snapshot (RDB) of the data servers, for a later restart from an older snapshot. */
-  abstract void snapshot();
+  abstract void snapshot() throws InterruptedException;
 
   /** The data servers that hold keys now (masters). */
   abstract List<RedisServer> dataServers();
@@ -80,12 +139,28 @@ abstract class ChaosDeployment implements AutoCloseable {
     for (RedisServer server : dataServers()) {
       server.redis().clientKill(KillArgs.Builder.typePubsub());
     }
-    return new Outcome("pubsub-kill", false, "CLIENT KILL TYPE pubsub on " + dataServers().size());
+    return new Outcome(
+        "pubsub-kill", Data.KEPT, "CLIENT KILL TYPE pubsub on " + dataServers().size());
   }
 
-  /** Saves an RDB file now. */
-  static void save(RedisServer server) {
-    server.redis().save();
+  /**
+   * Saves an RDB file now; while the server has a child process (a replica's full sync forks one,
+   * e.g. after a node rejoined as a replica), waits for it to end, up to 30 s.
+   */
+  static void save(RedisServer server) throws InterruptedException {
+    long deadline = System.nanoTime() + SAVE_LIMIT.toNanos();
+    while (true) {
+      try {
+        server.redis().save();
+        return;
+      } catch (RedisCommandExecutionException e) {
+        if (!String.valueOf(e.getMessage()).contains("in progress")
+            || System.nanoTime() - deadline > 0) {
+          throw e;
+        }
+      }
+      Thread.sleep(100); // the child has no event to wait on; it ends within seconds
+    }
   }
 
   /** Deletes the server's RDB file, so that its next restart starts empty. */
@@ -142,7 +217,7 @@ abstract class ChaosDeployment implements AutoCloseable {
     }
 
     @Override
-    void snapshot() {
+    void snapshot() throws InterruptedException {
       save(server);
     }
 
@@ -152,20 +227,20 @@ abstract class ChaosDeployment implements AutoCloseable {
         case 0 -> {
           forgetSnapshot(server);
           server.restart();
-          return new Outcome("restart", true, "killed and restarted empty");
+          return new Outcome("restart", Data.EMPTIED, "killed and restarted empty");
         }
         case 1 -> {
           if (!hasSnapshot(server)) {
             save(server);
           }
           server.restart();
-          return new Outcome("restart-snapshot", true, "restarted from an older RDB");
+          return new Outcome("restart-snapshot", Data.REWOUND, "restarted from an older RDB");
         }
         case 2 -> {
           server.pause(PAST_THE_LEASE);
           Thread.sleep(PAST_THE_LEASE.toMillis()); // the fault lasts this long
           server.resume();
-          return new Outcome("freeze", false, "SIGSTOP " + PAST_THE_LEASE.toMillis() + " ms");
+          return new Outcome("freeze", Data.KEPT, "SIGSTOP " + PAST_THE_LEASE.toMillis() + " ms");
         }
         case 3 -> {
           return killPubSub();
@@ -179,12 +254,12 @@ abstract class ChaosDeployment implements AutoCloseable {
           } finally {
             proxy.heal();
           }
-          return new Outcome("partition", false, "worker " + (worker + 1) + " blackholed");
+          return new Outcome("partition", Data.KEPT, worker + 1, "its fault proxy blackholed");
         }
         default -> {
           int worker = random.nextInt(proxies.size());
           proxies.get(worker).cut();
-          return new Outcome("cut", false, "worker " + (worker + 1) + "'s connections reset");
+          return new Outcome("cut", Data.KEPT, worker + 1, "its connections reset");
         }
       }
     }
@@ -211,7 +286,7 @@ abstract class ChaosDeployment implements AutoCloseable {
 
     @Override
     String describe() {
-      return "throwaway Sentinel set (a master, 2 replicas, 3 sentinels)";
+      return "throwaway Sentinel set (a master, 2 replicas, 3 sentinels), each behind a fault proxy";
     }
 
     @Override
@@ -236,24 +311,29 @@ abstract class ChaosDeployment implements AutoCloseable {
 
     @Override
     Outcome injectOne(Random random) throws InterruptedException {
-      switch (random.nextInt(5)) {
+      switch (random.nextInt(6)) {
         case 0 -> {
           RedisServer promoted = sentinels.failover();
-          return new Outcome("failover", false, "SENTINEL FAILOVER to port " + promoted.port());
+          return new Outcome(
+              "failover", Data.REWOUND, "SENTINEL FAILOVER to port " + promoted.port());
         }
         case 1 -> {
           sentinels.loseNextWrites();
           Thread.sleep(1000); // writes made in this second reach no replica
           RedisServer promoted = sentinels.failover();
           return new Outcome(
-              "failover-lose-writes", true, "the writes of 1 s lost, now port " + promoted.port());
+              "failover-lose-writes",
+              Data.REWOUND,
+              "the writes of 1 s lost, now port " + promoted.port());
         }
         case 2 -> {
           RedisServer old = sentinels.killMaster();
           RedisServer promoted = sentinels.awaitNewMaster(old, Duration.ofSeconds(60));
           old.restart();
           return new Outcome(
-              "kill-master", true, "killed port " + old.port() + ", now port " + promoted.port());
+              "kill-master",
+              Data.REWOUND,
+              "killed port " + old.port() + ", now port " + promoted.port());
         }
         case 3 -> {
           RedisServer master = sentinels.master();
@@ -261,7 +341,10 @@ abstract class ChaosDeployment implements AutoCloseable {
           Thread.sleep(PAST_THE_LEASE.toMillis()); // the fault lasts this long
           master.resume();
           return new Outcome(
-              "freeze", false, "master SIGSTOP " + PAST_THE_LEASE.toMillis() + " ms");
+              "freeze", Data.KEPT, "master SIGSTOP " + PAST_THE_LEASE.toMillis() + " ms");
+        }
+        case 4 -> {
+          return partitionMaster();
         }
         default -> {
           return killPubSub();
@@ -269,8 +352,35 @@ abstract class ChaosDeployment implements AutoCloseable {
       }
     }
 
+    /**
+     * Cuts the master off from everybody (clients, sentinels, replicas) past the lease and until
+     * the sentinels have failed it over; once healed it is a stale master until they demote it, and
+     * what its clients sent meanwhile reaches it then.
+     */
+    private Outcome partitionMaster() throws InterruptedException {
+      RedisServer old = sentinels.master();
+      FaultProxy proxy = sentinels.proxyOf(old);
+      proxy.blackhole();
+      RedisServer promoted;
+      try {
+        Thread.sleep(PAST_THE_LEASE.toMillis()); // the partition lasts at least this long
+        promoted = sentinels.awaitNewMaster(old, Duration.ofSeconds(60));
+      } finally {
+        proxy.heal();
+      }
+      return new Outcome(
+          "partition-master",
+          Data.REWOUND,
+          "port "
+              + old.port()
+              + " cut off from clients, sentinels and replicas until failed over to port "
+              + promoted.port());
+    }
+
     @Override
     void heal() {
+      sentinels.servers().forEach(server -> sentinels.proxyOf(server).heal());
+      sentinels.sentinelProxies().forEach(FaultProxy::heal);
       sentinels.servers().forEach(RedisServer::resume);
     }
 
@@ -289,7 +399,7 @@ abstract class ChaosDeployment implements AutoCloseable {
 
     @Override
     String describe() {
-      return "throwaway 3+3 Redis Cluster";
+      return "throwaway 3+3 Redis Cluster, each node behind fault proxies";
     }
 
     @Override
@@ -308,28 +418,32 @@ abstract class ChaosDeployment implements AutoCloseable {
     }
 
     @Override
-    void snapshot() {
-      cluster.masters().forEach(ChaosDeployment::save);
+    void snapshot() throws InterruptedException {
+      for (RedisServer master : cluster.masters()) {
+        save(master);
+      }
     }
 
     @Override
     Outcome injectOne(Random random) throws InterruptedException {
       List<RedisServer> masters = cluster.masters();
       RedisServer master = masters.get(random.nextInt(masters.size()));
-      switch (random.nextInt(6)) {
+      switch (random.nextInt(8)) {
         case 0 -> {
           cluster.failover(cluster.replicaOf(master), RedisCluster.Mode.GRACEFUL);
-          return new Outcome("failover", false, "CLUSTER FAILOVER of port " + master.port());
+          return new Outcome("failover", Data.KEPT, "CLUSTER FAILOVER of port " + master.port());
         }
         case 1 -> {
           cluster.failover(cluster.replicaOf(master), RedisCluster.Mode.FORCE);
-          return new Outcome("failover-force", true, "CLUSTER FAILOVER FORCE of " + master.port());
+          return new Outcome(
+              "failover-force", Data.REWOUND, "CLUSTER FAILOVER FORCE of " + master.port());
         }
         case 2 -> {
           forgetSnapshot(master);
           cluster.kill(master);
           cluster.restart(master);
-          return new Outcome("restart", true, "master port " + master.port() + " restarted");
+          return new Outcome(
+              "restart", Data.REWOUND, "master port " + master.port() + " restarted");
         }
         case 3 -> {
           if (!hasSnapshot(master)) {
@@ -338,7 +452,9 @@ abstract class ChaosDeployment implements AutoCloseable {
           cluster.kill(master);
           cluster.restart(master);
           return new Outcome(
-              "restart-snapshot", true, "master port " + master.port() + " from an older RDB");
+              "restart-snapshot",
+              Data.REWOUND,
+              "master port " + master.port() + " from an older RDB");
         }
         case 4 -> {
           cluster.freeze(master, PAST_THE_LEASE);
@@ -346,7 +462,30 @@ abstract class ChaosDeployment implements AutoCloseable {
           master.resume();
           cluster.awaitHealthy();
           return new Outcome(
-              "freeze", true, "master port " + master.port() + " SIGSTOP past the node timeout");
+              "freeze",
+              Data.REWOUND,
+              "master port " + master.port() + " SIGSTOP past the node timeout");
+        }
+        case 5 -> {
+          FaultProxy proxy = cluster.proxyOf(master);
+          proxy.blackhole();
+          try {
+            Thread.sleep(PAST_THE_LEASE.toMillis()); // the partition lasts this long
+          } finally {
+            proxy.heal();
+          }
+          cluster.awaitHealthy();
+          return new Outcome(
+              "partition-master",
+              Data.KEPT,
+              "master port "
+                  + master.port()
+                  + " cut off from its clients and replicas for "
+                  + PAST_THE_LEASE.toMillis()
+                  + " ms (the cluster bus still up)");
+        }
+        case 6 -> {
+          return isolate(master);
         }
         default -> {
           return killPubSub();
@@ -354,8 +493,44 @@ abstract class ChaosDeployment implements AutoCloseable {
       }
     }
 
+    /**
+     * Cuts a master off from everything (clients, replicas, the cluster bus both ways) past the
+     * lease and until its replica has taken over its slots; once healed it learns it was replaced,
+     * and what its clients sent meanwhile reaches it then.
+     */
+    private Outcome isolate(RedisServer master) throws InterruptedException {
+      RedisServer replica = cluster.replicaOf(master);
+      String key = keyOn(master);
+      cluster.isolate(master);
+      try {
+        Thread.sleep(PAST_THE_LEASE.toMillis()); // the isolation lasts at least this long
+        cluster.awaitOwner(SlotHash.getSlot(key), replica);
+      } finally {
+        cluster.heal(master);
+      }
+      cluster.awaitHealthy();
+      return new Outcome(
+          "isolate-master",
+          Data.REWOUND,
+          "master port "
+              + master.port()
+              + " cut off from everything until port "
+              + replica.port()
+              + " took over");
+    }
+
+    /** A key whose slot {@code master} owns. */
+    private String keyOn(RedisServer master) {
+      for (int i = 0; ; i++) {
+        if (cluster.masterOf("chaos-" + i) == master) {
+          return "chaos-" + i;
+        }
+      }
+    }
+
     @Override
     void heal() {
+      cluster.nodes().forEach(cluster::heal);
       cluster.nodes().forEach(RedisServer::resume);
     }
 

@@ -93,7 +93,7 @@ final class ChaosFaults {
               "F",
               System.nanoTime(),
               "stop-worker",
-              false,
+              ChaosDeployment.Data.KEPT.logged(),
               worker + 1,
               "SIGSTOP " + ChaosDeployment.PAST_THE_LEASE.toMillis() + " ms");
         } else {
@@ -103,8 +103,8 @@ final class ChaosFaults {
               "F",
               System.nanoTime(),
               outcome.kind(),
-              outcome.losesData(),
-              "-",
+              outcome.data().logged(),
+              outcome.worker() == 0 ? "-" : outcome.worker(),
               outcome.detail());
         }
         if (++count % 3 == 0) { // a later restart from it starts from a snapshot seconds old

@@ -14,14 +14,17 @@ import java.nio.file.Path;
  * every JVM of the machine on Linux, so the checker merges the logs of all workers and the fault
  * injector on one time line.
  *
- * <p>Kinds written by workers: {@code A} a wait ({@code <object> <started> <bound ms> <outcome>}),
- * {@code T} a lock acquired ({@code <object> <holder> <token>}), {@code W} a protected write
- * ({@code <object> <holder> <token>}), {@code R} a lock released ({@code <object> <holder>
- * ok|lost|error}), {@code L} a lost lease reported ({@code <object> <holder>}), {@code P} a permit
- * taken ({@code <object> <holder>}), {@code Q} a permit given back ({@code <object> <holder>
+ * <p>Kinds written by workers: {@code A} a wait ({@code <object> <started> <bound ms> <outcome>
+ * <holder>}), {@code T} a lock acquired ({@code <object> <holder> <token>}), {@code W} a write to
+ * the protected resource and {@code V} a read of it ({@code <object> <holder> <token> <sequence
+ * number in the section>}), {@code R} a lock released ({@code <object> <holder> ok|lost|error
+ * <accesses made>}), {@code L} a lost lease reported ({@code <object> <holder>}), {@code P} a
+ * permit taken ({@code <object> <holder>}), {@code Q} a permit given back ({@code <object> <holder>
  * ok|lost|error}), {@code E} an error ({@code <operation> <message>}), {@code K} a client-side leak
- * at the end ({@code <description>}), {@code U} an unexpected exception ({@code <message>}). The
- * fault injector writes {@code F} ({@code <end> <kind> <loses data> <worker or -> <detail>}).
+ * at the end ({@code <description>}), {@code I} idle at the end ({@code <stats>}), {@code U} an
+ * unexpected exception ({@code <message>}). The fault injector writes {@code F} ({@code <end>
+ * <kind> <data: false|true|empty> <worker or -> <detail>}; see {@link ChaosDeployment.Data}). A
+ * holder names one section: {@code w<worker>.<thread>.<number>}.
  *
  * <p>Thread-safe: lines are written whole under the log's monitor and flushed at once, so that a
  * worker's log is complete up to the moment it stops.

@@ -45,6 +45,7 @@ final class ChaosWorker {
   static final String LOCK = "chaos-lock";
   static final String FAIR = "chaos-fair";
   static final String RW = "chaos-rw";
+  static final String RW_READ = RW + "-read";
   static final String SEMAPHORE = "chaos-semaphore";
   static final String LEASED = "chaos-leased";
   static final int SEMAPHORE_PERMITS = 3;
@@ -198,10 +199,11 @@ final class ChaosWorker {
     try {
       acquired = lock.tryAcquire(WAIT);
     } catch (WardenException e) {
-      log.write("A", object, start, WAIT.toMillis(), "error");
+      log.write("A", object, start, WAIT.toMillis(), "error", holder);
       throw e;
     }
-    log.write("A", object, start, WAIT.toMillis(), acquired.isPresent() ? "got" : "timeout");
+    log.write(
+        "A", object, start, WAIT.toMillis(), acquired.isPresent() ? "got" : "timeout", holder);
     if (acquired.isEmpty()) {
       return;
     }
@@ -210,8 +212,8 @@ final class ChaosWorker {
     long token = handle.fencingToken();
     log.write("T", object, holder, token);
     handle.leaseLost().thenRun(() -> log.write("L", object, holder));
-    protectedWork(object, holder, token, random);
-    log.write("R", object, holder, close(handle));
+    int accesses = protectedWork("W", object, holder, token, random);
+    log.write("R", object, holder, close(handle), accesses);
   }
 
   /**
@@ -247,21 +249,22 @@ final class ChaosWorker {
     try {
       acquired = lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (WardenException e) {
-      log.write("A", LOCK, start, WAIT.toMillis(), "error");
+      log.write("A", LOCK, start, WAIT.toMillis(), "error", holder);
       throw e;
     }
-    log.write("A", LOCK, start, WAIT.toMillis(), acquired ? "got" : "timeout");
+    log.write("A", LOCK, start, WAIT.toMillis(), acquired ? "got" : "timeout", holder);
     if (!acquired) {
       return;
     }
     counted(waits, start);
     String outcome = "ok";
+    int accesses = 0;
     try {
       long token = lock.fencingToken();
       log.write("T", LOCK, holder, token);
       if (lock.tryLock(0, TimeUnit.MILLISECONDS)) { // reentrant: the same hold, the same token
         try {
-          protectedWork(LOCK, holder, token, random);
+          accesses = protectedWork("W", LOCK, holder, token, random);
         } finally {
           outcome = unlock(lock, outcome);
         }
@@ -270,7 +273,7 @@ final class ChaosWorker {
       outcome = "lost";
     } finally {
       outcome = unlock(lock, outcome);
-      log.write("R", LOCK, holder, outcome);
+      log.write("R", LOCK, holder, outcome, accesses);
     }
   }
 
@@ -293,7 +296,10 @@ final class ChaosWorker {
     }
   }
 
-  /** A read section: shared, not written to the resource; waits and leaks are checked. */
+  /**
+   * A read section: shared; its reads of the protected resource are logged with its token, as the
+   * writers' writes are, so that the checker replays them against the write sections.
+   */
   private void readSection(String holder, Random random, Histogram waits)
       throws InterruptedException {
     DistributedLock read = warden.readWriteLock(RW).readLock();
@@ -302,22 +308,21 @@ final class ChaosWorker {
     try {
       acquired = read.tryAcquire(WAIT);
     } catch (WardenException e) {
-      log.write("A", RW + "-read", start, WAIT.toMillis(), "error");
+      log.write("A", RW_READ, start, WAIT.toMillis(), "error", holder);
       throw e;
     }
-    log.write("A", RW + "-read", start, WAIT.toMillis(), acquired.isPresent() ? "got" : "timeout");
+    log.write(
+        "A", RW_READ, start, WAIT.toMillis(), acquired.isPresent() ? "got" : "timeout", holder);
     if (acquired.isEmpty()) {
       return;
     }
     counted(waits, start);
     LockHandle handle = acquired.get();
-    try {
-      Thread.sleep(random.nextInt(30)); // the reading done under the lock
-    } finally {
-      if (!close(handle).equals("ok")) {
-        log.write("E", "read", "release failed or lease lost: " + holder);
-      }
-    }
+    long token = handle.fencingToken();
+    log.write("T", RW_READ, holder, token);
+    handle.leaseLost().thenRun(() -> log.write("L", RW_READ, holder));
+    int accesses = protectedWork("V", RW, holder, token, random);
+    log.write("R", RW_READ, holder, close(handle), accesses);
   }
 
   private void semaphore(String holder, Random random, Histogram waits)
@@ -329,10 +334,10 @@ final class ChaosWorker {
     try {
       acquired = semaphore.tryAcquire(WAIT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (WardenException e) {
-      log.write("A", SEMAPHORE, start, WAIT.toMillis(), "error");
+      log.write("A", SEMAPHORE, start, WAIT.toMillis(), "error", holder);
       throw e;
     }
-    log.write("A", SEMAPHORE, start, WAIT.toMillis(), acquired ? "got" : "timeout");
+    log.write("A", SEMAPHORE, start, WAIT.toMillis(), acquired ? "got" : "timeout", holder);
     if (!acquired) {
       return;
     }
@@ -358,10 +363,10 @@ final class ChaosWorker {
       permit =
           semaphore.tryAcquire(WAIT.toMillis(), PERMIT_LEASE.toMillis(), TimeUnit.MILLISECONDS);
     } catch (WardenException e) {
-      log.write("A", LEASED, start, WAIT.toMillis(), "error");
+      log.write("A", LEASED, start, WAIT.toMillis(), "error", holder);
       throw e;
     }
-    log.write("A", LEASED, start, WAIT.toMillis(), permit != null ? "got" : "timeout");
+    log.write("A", LEASED, start, WAIT.toMillis(), permit != null ? "got" : "timeout", holder);
     if (permit == null) {
       return;
     }
@@ -438,12 +443,22 @@ final class ChaosWorker {
     }
   }
 
-  /** The protected resource's writes: one as the section starts, one as it ends. */
-  private void protectedWork(String object, String holder, long token, Random random)
+  /**
+   * The work done under a lock: 2 to 5 accesses to the protected resource ({@code W} writes, {@code
+   * V} reads), the first as the section starts and the last as it ends, each logged with the
+   * section's token and its sequence number in the section. Returns how many it made.
+   */
+  private int protectedWork(String kind, String object, String holder, long token, Random random)
       throws InterruptedException {
-    log.write("W", object, holder, token);
-    Thread.sleep(random.nextInt(40)); // the work done under the lock
-    log.write("W", object, holder, token);
+    int accesses = 2 + random.nextInt(4);
+    int work = random.nextInt(40);
+    for (int sequence = 1; sequence <= accesses; sequence++) {
+      if (sequence > 1) {
+        Thread.sleep(work / (accesses - 1)); // the work done under the lock, between accesses
+      }
+      log.write(kind, object, holder, token, sequence);
+    }
+    return accesses;
   }
 
   private void counted(Histogram waits, long start) {

@@ -32,14 +32,23 @@ public final class Main {
                      NAME           the lock name
                      --uri URI      Redis to ask (default %s)
                      --cluster      the URI lists seeds of a Redis Cluster
+        doctor     Checks what a deployment allows of what Warden needs there (the checks
+                   Warden's build() makes): scripts, TIME and PUBLISH (SPUBLISH on a
+                   cluster) from a script, the scripts' commands under your ACL user,
+                   SUBSCRIBE (SSUBSCRIBE), CLUSTER MYID/INFO on a cluster, one writable
+                   master. Prints each as ok, refused (the server's words, what to do)
+                   or not checked; exit status 1 if one is refused.
+                     --uri URI      Redis to check (default %s)
+                     --cluster      the URI lists seeds of a Redis Cluster
         chaos      Runs worker processes that use locks (reentrant, fair, read-write),
                    semaphores and latches on a throwaway deployment while faults are
                    injected (restarts, also from an older snapshot; freezes; pub/sub
                    kills; partitions; failovers; a worker stopped past its lease), then
-                   checks from their logs that a resource that rejects stale fencing
-                   tokens never accepted overlapping writes, no permit was created,
-                   every wait kept its bound, every lost lease was reported, and
-                   nothing leaked. Prints the figures; exit status 1 on a violation.
+                   checks from their logs, replayed against a resource that checks
+                   fencing tokens, that no two sections held a lock at once (readers
+                   apart), every lost lease was reported and explained by a fault, no
+                   permit was created, every wait kept its bound, and nothing leaked.
+                   Prints the figures; exit status 1 on a violation.
                      --deployment D single, sentinel, cluster or all (default single)
                      --minutes N    how long each deployment runs (default 2)
                      --seconds S    instead of --minutes, at least 20
@@ -59,6 +68,7 @@ public final class Main {
               Demo.MAX_THREADS,
               Demo.MAX_SECONDS,
               Demo.DEFAULT_LOCK,
+              Inspect.DEFAULT_URI,
               Inspect.DEFAULT_URI,
               Chaos.MAX_WORKERS,
               Chaos.MAX_THREADS);
@@ -95,6 +105,7 @@ public final class Main {
         case "demo" -> Demo.run(rest, out, err);
         case "worker" -> DemoWorker.run(rest, System.in, out, err);
         case "inspect" -> Inspect.run(rest, out, err);
+        case "doctor" -> Doctor.run(rest, out, err);
         case "chaos" -> Chaos.run(rest, out, err);
         case "chaos-worker" -> ChaosWorker.run(rest, System.in, out, err);
         case "help", "-h", "--help" -> {

@@ -1,5 +1,6 @@
 package dev.warden.cli;
 
+import dev.warden.DeploymentReport;
 import dev.warden.Warden;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,10 +37,23 @@ record Target(String uri, boolean cluster) {
    * @throws dev.warden.WardenException if Redis cannot be reached
    */
   Warden connect() {
-    if (cluster) {
-      return Warden.builder().cluster(seeds().toArray(String[]::new)).build();
-    }
-    return Warden.connect(uri);
+    return builder().build();
+  }
+
+  /**
+   * Checks what it allows of what Warden needs ({@link Warden.Builder#check()}).
+   *
+   * @throws IllegalArgumentException if a URI is malformed
+   * @throws dev.warden.WardenException if Redis cannot be reached
+   */
+  DeploymentReport check() {
+    return builder().check();
+  }
+
+  private Warden.Builder builder() {
+    return cluster
+        ? Warden.builder().cluster(seeds().toArray(String[]::new))
+        : Warden.builder().uri(uri);
   }
 
   /** The arguments that hand it to a worker process. */

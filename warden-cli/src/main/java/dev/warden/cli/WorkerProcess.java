@@ -3,6 +3,7 @@ package dev.warden.cli;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -198,6 +199,17 @@ final class WorkerProcess {
    * and a small serial-GC heap (a worker needs no parallel GC threads on a shared machine).
    */
   static List<String> javaCommand(String workerCommand) {
+    return javaCommand(workerCommand, List.of());
+  }
+
+  /**
+   * The same, with {@code classPathFirst} in front of the class path: for tests only (see {@link
+   * Chaos#TEST_SCRIPTS_PROPERTY}).
+   */
+  static List<String> javaCommand(String workerCommand, List<Path> classPathFirst) {
+    List<String> classPath = new ArrayList<>();
+    classPathFirst.forEach(path -> classPath.add(path.toString()));
+    classPath.add(System.getProperty("java.class.path"));
     String java =
         ProcessHandle.current()
             .info()
@@ -209,7 +221,7 @@ final class WorkerProcess {
             "-XX:+UseSerialGC",
             "-Xmx256m",
             "-cp",
-            System.getProperty("java.class.path"),
+            String.join(File.pathSeparator, classPath),
             Main.class.getName(),
             workerCommand));
   }

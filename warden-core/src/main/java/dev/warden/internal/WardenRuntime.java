@@ -1,16 +1,17 @@
 package dev.warden.internal;
 
+import dev.warden.DeploymentReport;
 import dev.warden.DistributedCountDownLatch;
 import dev.warden.DistributedLock;
 import dev.warden.DistributedReadWriteLock;
 import dev.warden.DistributedSemaphore;
 import dev.warden.LeasedSemaphore;
 import dev.warden.LockInfo;
-import dev.warden.Replication;
-import dev.warden.TlsOptions;
 import dev.warden.WardenActivity;
+import dev.warden.WardenException;
 import dev.warden.WardenListener;
 import dev.warden.WardenStats;
+import dev.warden.internal.base.Args;
 import dev.warden.internal.base.Clock;
 import dev.warden.internal.base.Events;
 import dev.warden.internal.base.Owners;
@@ -20,19 +21,21 @@ import dev.warden.internal.lease.LeaseKeeper;
 import dev.warden.internal.lock.Locks;
 import dev.warden.internal.quorum.QuorumLock;
 import dev.warden.internal.redis.Calls;
-import dev.warden.internal.redis.ClusterDeployment;
+import dev.warden.internal.redis.Capabilities;
+import dev.warden.internal.redis.ClientSetup;
 import dev.warden.internal.redis.Deployment;
 import dev.warden.internal.redis.Scripts;
-import dev.warden.internal.redis.SentinelDeployment;
 import dev.warden.internal.redis.SingleServer;
+import dev.warden.internal.redis.cluster.ClusterDeployment;
+import dev.warden.internal.redis.sentinel.SentinelDeployment;
 import dev.warden.internal.sync.Synchronizers;
 import dev.warden.internal.wait.Subscriptions;
 import dev.warden.internal.wait.Waiting;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * The composition root of one {@code Warden}: makes the deployment's connections, the timer, the
@@ -51,11 +54,13 @@ public final class WardenRuntime {
   private final Events events = new Events();
   private volatile boolean closed;
 
-  private WardenRuntime(Settings settings, Owners owners, Deployment deployment) {
-    Clock clock = Clock.SYSTEM;
+  private WardenRuntime(
+      ClientSetup setup, Owners owners, Deployment deployment, SystemTimer timer) {
+    Settings settings = setup.settings();
+    Clock clock = setup.clock();
     Executor callbacks = ForkJoinPool.commonPool();
     this.deployment = deployment;
-    this.timer = new SystemTimer();
+    this.timer = timer;
     Scripts scripts = new Scripts(deployment);
     Calls calls = new Calls(settings, clock, () -> closed);
     this.subscriptions = new Subscriptions(deployment.pubSub(), owners.clientId(), timer, settings);
@@ -68,50 +73,91 @@ public final class WardenRuntime {
   }
 
   /**
-   * Connects and returns a runtime; {@code tls} may be null (TLS only if the URI says so).
+   * Starts the timer, connects as the options say (one server or Sentinel by the URI, or a cluster
+   * by its seeds) and returns the runtime, with the options' listeners registered before anything
+   * happens; the one place that chooses the system's clock and timer (tests of the parts hand them
+   * virtual ones).
    *
-   * @throws IllegalArgumentException if the URI is malformed
-   * @throws dev.warden.WardenException if Redis cannot be reached
+   * @throws IllegalStateException if neither a URI nor cluster seeds were set, or both were
+   * @throws IllegalArgumentException if a URI is malformed, or the replication timeout is not below
+   *     the command timeout
+   * @throws dev.warden.WardenException if Redis cannot be reached, or refuses something Warden
+   *     needs there (the capability check, {@link Capabilities}, names it)
    */
-  public static WardenRuntime start(
-      String uri,
-      Duration watchdogTimeout,
-      Duration commandTimeout,
-      Duration recheckInterval,
-      TlsOptions tls,
-      Replication replication) {
-    Owners owners = new Owners();
-    String clientName = "warden-" + owners.clientId();
-    Deployment deployment =
-        SentinelDeployment.isSentinelUri(uri)
-            ? SentinelDeployment.connect(uri, commandTimeout, clientName, tls)
-            : SingleServer.connect(uri, commandTimeout, clientName, tls);
-    return new WardenRuntime(
-        new Settings(watchdogTimeout, commandTimeout, recheckInterval, replication),
-        owners,
-        deployment);
+  public static WardenRuntime start(WardenOptions options) {
+    return start(options, /* checkOnly= */ false).runtime;
   }
 
   /**
-   * Connects to a Redis Cluster through {@code seedUris} and returns a runtime.
+   * Connects as {@link #start} does, runs the capability check ({@link Capabilities}), closes
+   * everything and returns the report; refusals are in the report.
    *
-   * @throws IllegalArgumentException if a URI is malformed
-   * @throws dev.warden.WardenException if no seed can be reached
+   * @throws dev.warden.WardenException if Redis cannot be reached or does not answer
    */
-  public static WardenRuntime startCluster(
-      List<String> seedUris,
-      Duration watchdogTimeout,
-      Duration commandTimeout,
-      Duration recheckInterval,
-      TlsOptions tls,
-      Replication replication) {
+  public static DeploymentReport check(WardenOptions options) {
+    return start(options, /* checkOnly= */ true).report;
+  }
+
+  /** A started runtime, or the report of a check. */
+  private record Started(WardenRuntime runtime, DeploymentReport report) {}
+
+  private static Started start(WardenOptions options, boolean checkOnly) {
+    String uri = options.uri();
+    List<String> seeds = options.clusterSeeds();
+    if (uri != null && !seeds.isEmpty()) {
+      throw new IllegalStateException("set either uri(...) or cluster(...), not both");
+    }
+    if (uri == null && seeds.isEmpty()) {
+      throw new IllegalStateException("uri or cluster seeds must be set before build()");
+    }
+    Function<ClientSetup, Deployment> connect;
+    if (!seeds.isEmpty()) {
+      connect = setup -> ClusterDeployment.connect(seeds, setup);
+    } else if (SentinelDeployment.isSentinelUri(uri)) {
+      connect = setup -> SentinelDeployment.connect(uri, setup);
+    } else {
+      connect = setup -> SingleServer.connect(uri, setup);
+    }
+    Settings settings = options.settings();
     Owners owners = new Owners();
-    Deployment deployment =
-        ClusterDeployment.connect(seedUris, commandTimeout, "warden-" + owners.clientId(), tls);
-    return new WardenRuntime(
-        new Settings(watchdogTimeout, commandTimeout, recheckInterval, replication),
-        owners,
-        deployment);
+    SystemTimer timer = new SystemTimer();
+    ClientSetup setup =
+        new ClientSetup(
+            settings, Clock.SYSTEM, timer, "warden-" + owners.clientId(), options.tls());
+    WardenRuntime runtime;
+    Deployment deployment;
+    try {
+      deployment = connect.apply(setup);
+    } catch (RuntimeException e) {
+      timer.shutdown();
+      throw e;
+    }
+    try {
+      DeploymentReport report =
+          Capabilities.probe(
+              deployment, settings.replication() != null, settings.commandTimeoutNanos());
+      if (checkOnly) {
+        deployment.close();
+        timer.shutdown();
+        return new Started(null, report);
+      }
+      if (!report.ok()) {
+        throw new WardenException(
+            "cannot use "
+                + report.deployment()
+                + ": it refuses what Warden needs: "
+                + report.refused().stream()
+                    .map(DeploymentReport.Check::toString)
+                    .collect(Collectors.joining("; ")));
+      }
+      runtime = new WardenRuntime(setup, owners, deployment, timer);
+    } catch (RuntimeException e) {
+      deployment.close();
+      timer.shutdown();
+      throw e;
+    }
+    options.listeners().forEach(runtime::addListener);
+    return new Started(runtime, null);
   }
 
   public DistributedLock lock(String name) {
@@ -151,7 +197,7 @@ public final class WardenRuntime {
   }
 
   public void addListener(WardenListener listener) {
-    events.add(listener);
+    events.add(Args.required("listener", listener));
   }
 
   public boolean removeListener(WardenListener listener) {
@@ -184,43 +230,8 @@ public final class WardenRuntime {
     }
     keeper.stop();
     waiting.close();
+    locks.close();
     deployment.close();
     timer.shutdown();
-  }
-
-  /** A builder argument check: names the argument and its value. */
-  public static String requireText(String argument, String value) {
-    if (value == null || value.isBlank()) {
-      throw new IllegalArgumentException(argument + " must not be null or blank: " + value);
-    }
-    return value;
-  }
-
-  /** A builder argument check: names the argument and its value. */
-  public static Duration atLeast(String argument, Duration value, Duration minimum) {
-    if (value == null || value.compareTo(minimum) < 0) {
-      throw new IllegalArgumentException(argument + " must be at least " + minimum + ": " + value);
-    }
-    return value;
-  }
-
-  /** A builder argument check: names the argument. */
-  public static <T> T required(String argument, T value) {
-    if (value == null) {
-      throw new IllegalArgumentException(argument + " must not be null");
-    }
-    return value;
-  }
-
-  /** The cluster builder's check: at least one seed, none null or blank; names the bad one. */
-  public static List<String> requireSeeds(String... seedUris) {
-    if (required("seedUris", seedUris).length == 0) {
-      throw new IllegalArgumentException("seedUris must not be empty");
-    }
-    List<String> seeds = new ArrayList<>();
-    for (int i = 0; i < seedUris.length; i++) {
-      seeds.add(requireText("seedUris[" + i + "]", seedUris[i]));
-    }
-    return seeds;
   }
 }

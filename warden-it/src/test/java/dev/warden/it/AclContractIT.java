@@ -33,11 +33,20 @@ class AclContractIT {
   class Condition extends ConditionIT {}
 
   @Nested
-  class Semaphore extends SemaphoreIT {}
+  class Semaphore extends SemaphoreContractIT {}
 
   @Nested
-  class LeasedSemaphore extends LeasedSemaphoreIT {}
+  class SemaphoreOnTheServer extends SemaphoreIT {}
 
   @Nested
-  class CountDownLatch extends CountDownLatchIT {}
+  class LeasedSemaphore extends LeasedSemaphoreContractIT {}
+
+  @Nested
+  class LeasedSemaphoreOnTheServer extends LeasedSemaphoreIT {}
+
+  @Nested
+  class CountDownLatch extends LatchContractIT {}
+
+  @Nested
+  class CountDownLatchOnTheServer extends CountDownLatchIT {}
 }

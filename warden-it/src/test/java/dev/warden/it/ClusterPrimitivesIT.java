@@ -4,10 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.warden.DistributedCountDownLatch;
 import dev.warden.DistributedLock;
-import dev.warden.DistributedSemaphore;
-import dev.warden.LeasedSemaphore;
 import dev.warden.Warden;
 import dev.warden.WardenException;
 import dev.warden.testkit.CriticalSection;
@@ -21,15 +18,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every primitive on a 3+3 Redis Cluster, with names spread over all three shards and two Warden
- * instances contending: exact counters, permits never exceeded, wake-ups by sharded pub/sub.
+ * The locks and conditions on a 3+3 Redis Cluster, with names spread over all three shards and two
+ * Warden instances contending: exact counters, scripts on the shard's own master, wake-ups by
+ * sharded pub/sub. The semaphores and the latch run their contract suites on a cluster ({@code
+ * ClusterSemaphoreContractIT}, {@code ClusterLeasedSemaphoreContractIT}, {@code
+ * ClusterLatchContractIT}).
  */
 class ClusterPrimitivesIT {
   private static final int CLIENTS = 2;
@@ -196,103 +195,6 @@ class ClusterPrimitivesIT {
     section.assertMutualExclusion(CLIENTS * 3 * ROUNDS);
     for (String name : names) {
       assertThat(first.lock(name).isLocked()).as(name).isFalse();
-    }
-  }
-
-  @Test
-  void semaphoresOnEveryShardNeverGiveMoreThanTheirPermits() throws Exception {
-    List<String> names = ClusterNames.onEveryShard(cluster, "semaphore");
-    List<CriticalSection> sections = new ArrayList<>();
-    for (String name : names) {
-      assertThat(first.semaphore(name).trySetPermits(2)).isTrue();
-      sections.add(new CriticalSection());
-    }
-    int contenders = CLIENTS * 3 * names.size();
-    AtomicInteger entries =
-        new AtomicInteger(); // the section's counter is exact only under 1 permit
-    StartGate.run(
-        contenders,
-        ROUNDS,
-        contender -> {
-          int shard = (contender / CLIENTS) % names.size();
-          DistributedSemaphore semaphore = client(contender).semaphore(names.get(shard));
-          semaphore.acquire();
-          try {
-            sections.get(shard).enter();
-            entries.incrementAndGet();
-          } finally {
-            semaphore.release();
-          }
-        });
-    assertThat(entries.get()).isEqualTo(contenders * ROUNDS);
-    for (int shard = 0; shard < names.size(); shard++) {
-      sections.get(shard).assertNeverAbove(2);
-      assertThat(first.semaphore(names.get(shard)).availablePermits()).isEqualTo(2);
-    }
-  }
-
-  @Test
-  void leasedSemaphoresOnEveryShardNeverGiveMoreThanTheirPermits() throws Exception {
-    List<String> names = ClusterNames.onEveryShard(cluster, "leased");
-    List<CriticalSection> sections = new ArrayList<>();
-    for (String name : names) {
-      assertThat(first.leasedSemaphore(name).trySetPermits(2)).isTrue();
-      sections.add(new CriticalSection());
-    }
-    int contenders = CLIENTS * 3 * names.size();
-    AtomicInteger entries =
-        new AtomicInteger(); // the section's counter is exact only under 1 permit
-    StartGate.run(
-        contenders,
-        ROUNDS,
-        contender -> {
-          int shard = (contender / CLIENTS) % names.size();
-          LeasedSemaphore semaphore = client(contender).leasedSemaphore(names.get(shard));
-          String permit = semaphore.acquire(30, TimeUnit.SECONDS);
-          try {
-            sections.get(shard).enter();
-            entries.incrementAndGet();
-          } finally {
-            semaphore.release(permit);
-          }
-        });
-    assertThat(entries.get()).isEqualTo(contenders * ROUNDS);
-    for (int shard = 0; shard < names.size(); shard++) {
-      sections.get(shard).assertNeverAbove(2);
-      assertThat(first.leasedSemaphore(names.get(shard)).availablePermits()).isEqualTo(2);
-    }
-  }
-
-  @Test
-  void latchesOnEveryShardReleaseTheOtherClientsWaitersAtZero() throws Exception {
-    List<String> names = ClusterNames.onEveryShard(cluster, "latch");
-    List<CompletableFuture<Boolean>> awaited = new ArrayList<>();
-    for (String name : names) {
-      assertThat(first.countDownLatch(name).trySetCount(3)).isTrue();
-      DistributedCountDownLatch latch = second.countDownLatch(name);
-      awaited.add(
-          CompletableFuture.supplyAsync(
-              () -> {
-                try {
-                  return latch.await(30, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                  return false;
-                }
-              },
-              threads));
-    }
-    // wait until every waiter subscribed, so that the wake-up (not a re-check) releases it
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> second.stats().subscriptions() >= names.size());
-    for (String name : names) {
-      for (int i = 0; i < 3; i++) {
-        first.countDownLatch(name).countDown();
-      }
-    }
-    for (CompletableFuture<Boolean> done : awaited) {
-      assertThat(done.get(10, TimeUnit.SECONDS)).isTrue();
     }
   }
 

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.warden.DistributedLock;
+import dev.warden.LeaseExpiredException;
 import dev.warden.Warden;
+import dev.warden.WardenException;
+import dev.warden.testkit.FaultProxy;
 import dev.warden.testkit.JvmProcess;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
@@ -14,9 +17,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -237,6 +244,99 @@ class ConditionIT {
       signalling.newCondition().signal();
       signalling.unlock();
       assertThat(done.get(10, TimeUnit.SECONDS)).as(type).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void awaitAfterARevivedHoldRestoresTheThreadsOwnCount() throws Exception {
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    try (RedisServer redis = RedisServer.start();
+        Warden mine = Warden.connect(redis.uri());
+        Warden other = Warden.connect(redis.uri())) {
+      DistributedLock lock = mine.lock("cond-revived");
+      // the thread's hold comes back with a restart from an older file: its client knows none
+      thread.submit(() -> lock.lock(4, TimeUnit.SECONDS)).get();
+      redis.redis().save();
+      thread.submit(lock::unlock).get();
+      redis.restart();
+
+      Future<Boolean> heldAfter =
+          thread.submit(
+              () -> {
+                lock.lock();
+                try {
+                  lock.newCondition().await(10, TimeUnit.SECONDS);
+                } finally {
+                  lock.unlock();
+                }
+                return lock.isHeldByCurrentThread();
+              });
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> redis.redis().zcard(waitersKey("cond-revived", "default")) == 1);
+      DistributedLock signaller = other.lock("cond-revived");
+      assertThat(signaller.tryLock(10, TimeUnit.SECONDS)).isTrue();
+      signaller.newCondition().signal();
+      signaller.unlock();
+      assertThat(heldAfter.get(15, TimeUnit.SECONDS))
+          .as("the thread's one lock() and one unlock() leave it holding nothing")
+          .isFalse();
+      assertThat(signaller.tryLock(5, TimeUnit.SECONDS)).as("nobody holds it").isTrue();
+      signaller.unlock();
+    } finally {
+      thread.shutdownNow();
+    }
+  }
+
+  @Test
+  void anAwaitThatCannotTakeTheLockBackThrowsAndTheUnlockAfterItSaysWhy(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    try (FaultProxy proxy = FaultProxy.start(redis)) {
+      Warden mine =
+          wardens.create(
+              builder ->
+                  builder
+                      .uri(proxy.uri())
+                      .commandTimeout(Duration.ofSeconds(1))
+                      .recheckInterval(Duration.ofMillis(300)));
+      DistributedLock lock = mine.lock("cond-lost");
+      DistributedLock theirs = wardens.create().lock("cond-lost");
+      Future<List<Throwable>> thrown =
+          thread.submit(
+              () -> {
+                lock.lock();
+                Throwable awaited =
+                    Assertions.catchThrowable(
+                        () -> lock.newCondition().await(30, TimeUnit.SECONDS));
+                Throwable unlocked = Assertions.catchThrowable(lock::unlock);
+                return java.util.Arrays.asList(awaited, unlocked);
+              });
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> redis.redis().zcard(waitersKey("cond-lost", "default")) == 1);
+      assertThat(theirs.tryLock(10, TimeUnit.SECONDS)).isTrue();
+      theirs.newCondition().signal();
+      // the waiter, signalled, waits for the lock this client holds: then it cannot reach Redis
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> redis.redis().hexists("warden:{cond-lost}:lock", "#q"));
+      proxy.blackhole();
+      theirs.unlock();
+
+      List<Throwable> outcome = thrown.get(15, TimeUnit.SECONDS);
+      assertThat(outcome.get(0)).as("await").isInstanceOf(WardenException.class);
+      assertThat(outcome.get(1))
+          .as("the unlock in the caller's finally")
+          .isInstanceOf(LeaseExpiredException.class)
+          .hasMessageContaining("lock 'cond-lost'")
+          .hasCause(outcome.get(0));
+      proxy.heal();
+      assertThat(thread.submit(lock::isHeldByCurrentThread).get(10, TimeUnit.SECONDS)).isFalse();
+      assertThat(theirs.tryLock(10, TimeUnit.SECONDS)).as("nothing is left held").isTrue();
+      theirs.unlock();
+    } finally {
+      thread.shutdownNow();
     }
   }
 }

@@ -67,12 +67,12 @@ class FencingIT {
       try {
         assertThat(lock.fencingToken()).isGreaterThan(second);
         assertThat(redis.redis().hget(LOCK, "#t")).isEqualTo(Long.toString(lock.fencingToken()));
+        assertThat(lock.getHoldCount()).as("the revived hold became this one").isEqualTo(1);
       } finally {
         lock.unlock();
       }
-      // the revived count outlives the unlock (it may be a grant whose give-back is on its way),
-      // unrenewed: the lock is free again when its lease ends
-      assertThat(other.lock("f").tryLock(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(redis.redis().exists(LOCK)).as("the unlock ended it").isZero();
+      assertThat(other.lock("f").tryLock()).isTrue();
       assertThat(other.lock("f").fencingToken()).isGreaterThan(second);
       other.lock("f").unlock();
     }

@@ -1,11 +1,14 @@
 package dev.warden.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.warden.DistributedLock;
 import dev.warden.Warden;
+import dev.warden.WardenException;
 import dev.warden.testkit.Blocking;
+import dev.warden.testkit.FaultProxy;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
@@ -15,11 +18,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Hand-offs between threads of one client: a release with a thread of the same client waiting hands
@@ -273,6 +282,58 @@ class HandOffIT {
     await()
         .atMost(Duration.ofSeconds(5))
         .until(() -> redis.redis().pubsubChannels("warden:*").isEmpty());
+  }
+
+  /**
+   * A release hands the lock to a parked waiter; the transfer runs in Redis but its reply is lost,
+   * and by the time the release learns it failed, the waiter has given up. Nobody knows of the
+   * transferred hold: it must be given back, not kept (with a watchdog lease of 30 s here).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"lock", "fair"})
+  void aHandOffWhoseReplyIsLostAfterItsWaiterGaveUpIsGivenBack(
+      String type, RedisServer redis, WardenFactory wardens) throws Exception {
+    ExecutorService holding = Executors.newSingleThreadExecutor();
+    try (FaultProxy proxy = FaultProxy.start(redis)) {
+      Warden warden =
+          wardens.create(builder -> builder.uri(proxy.uri()).commandTimeout(Duration.ofSeconds(2)));
+      String name = "lost-hand-off-" + type;
+      String key = "warden:{" + name + "}:" + type;
+      DistributedLock holder = type.equals("fair") ? warden.fairLock(name) : warden.lock(name);
+      // a first hand-off loads the scripts: a script's first call is answered NOSCRIPT, and a
+      // reply held by the proxy would keep it from running at all
+      holding.submit(() -> holder.lock()).get();
+      CompletableFuture<Long> first = Blocking.inThread(() -> Waiters.tokenAfterWaiting(holder));
+      awaitParked(warden, 1);
+      holding.submit(holder::unlock).get();
+      first.get(10, TimeUnit.SECONDS);
+
+      holding.submit(() -> holder.lock()).get();
+      CompletableFuture<Boolean> waiter =
+          Blocking.inThread(
+              () ->
+                  (type.equals("fair") ? warden.fairLock(name) : warden.lock(name))
+                      .tryLock(500, TimeUnit.MILLISECONDS));
+      awaitParked(warden, 1);
+      proxy.blackhole(FaultProxy.Direction.TARGET_TO_CLIENT);
+      Future<?> unlock = holding.submit(holder::unlock); // hands the lock over; no reply comes
+      // the waiter gives up after its wait plus the verdict's margin (or at its deadline)
+      await().atMost(Duration.ofSeconds(5)).until(waiter::isDone);
+      assertThat(waiter.handle((got, failure) -> failure != null || !got).get()).isTrue();
+      // the transfer's reply times out after 2 s: the transferred hold is given back
+      await().atMost(Duration.ofSeconds(10)).until(() -> redis.redis().exists(key) == 0);
+      assertThatThrownBy(() -> unlock.get(10, TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class)
+          .hasCauseInstanceOf(WardenException.class);
+      proxy.heal();
+      holding.submit(holder::unlock).get(10, TimeUnit.SECONDS); // its earlier run did release
+      DistributedLock other =
+          type.equals("fair") ? wardens.create().fairLock(name) : wardens.create().lock(name);
+      assertThat(other.tryLock(1, TimeUnit.SECONDS)).isTrue();
+      other.unlock();
+    } finally {
+      holding.shutdownNow();
+    }
   }
 
   private static void awaitParked(Warden warden, int waiters) {

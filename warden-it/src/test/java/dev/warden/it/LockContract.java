@@ -368,25 +368,6 @@ abstract class LockContract {
   }
 
   @Test
-  @WardenOptions(watchdogTimeoutMillis = 600)
-  void theWatchdogKeepsALockAliveOverManyLeasePeriods(WardenFactory wardens) {
-    DistributedLock holder = lockOf(wardens.create(), "watched");
-    DistributedLock other = lockOf(wardens.create(), "watched");
-    holder.lock();
-    try {
-      // five lease periods: the lock must stay held and keep a fresh TTL all along
-      await()
-          .during(Duration.ofSeconds(3))
-          .atMost(Duration.ofSeconds(5))
-          .until(() -> holder.remainTimeToLive() > 0 && !other.tryLock());
-      assertThat(holder.getHoldCount()).isEqualTo(1);
-    } finally {
-      holder.unlock();
-    }
-    assertThat(holder.isLocked()).isFalse();
-  }
-
-  @Test
   @WardenOptions(watchdogTimeoutMillis = 800)
   void aClosedWardensLockExpiresWithItsLease(WardenFactory wardens) throws Exception {
     Warden leaving = wardens.create();
@@ -552,27 +533,6 @@ abstract class LockContract {
     wardens.flushAll(); // as after a failover to a replica that never saw the lock
     handle.leaseLost().toCompletableFuture().get(5, TimeUnit.SECONDS);
     assertThatThrownBy(handle::close).isInstanceOf(LeaseExpiredException.class);
-  }
-
-  @Test
-  @WardenOptions(watchdogTimeoutMillis = 600)
-  void leaseLostNeverCompletesAfterANormalClose(Warden warden) {
-    DistributedLock lock = lockOf(warden, "closed-normally");
-    LockHandle handle;
-    try {
-      handle = lock.acquire(Duration.ZERO);
-    } catch (InterruptedException e) {
-      throw new IllegalStateException(e);
-    }
-    CompletableFuture<Void> lost = handle.leaseLost().toCompletableFuture();
-    handle.close();
-    // two lease periods after the close: the keeper must not call a released hold lost
-    await()
-        .during(Duration.ofMillis(1_200))
-        .atMost(Duration.ofSeconds(3))
-        .until(() -> !lost.isDone());
-    assertThat(warden.stats().renewedHolds()).isZero();
-    await().atMost(Duration.ofSeconds(5)).until(() -> !warden.stats().leaseKeeperRunning());
   }
 
   @Test

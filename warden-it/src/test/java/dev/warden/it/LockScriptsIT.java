@@ -79,20 +79,39 @@ class LockScriptsIT {
     return acquire(owner, "acq-" + ++acquisitions, 0, 10_000, false, waits);
   }
 
+  private int releases;
+
+  /** A hand-off by a new release of the giver to a new acquisition of the waiter. */
   private List<Object> transfer(String from, String to) {
+    return transfer(from, "rel-" + ++releases, to, "acq-" + ++acquisitions);
+  }
+
+  private List<Object> transfer(String from, String releaseId, String to, String acquisitionId) {
     return run(
         "lock-transfer",
-        new String[] {LOCK, FENCE},
+        new String[] {LOCK, FENCE, marker(from)},
         from,
         to,
         "10000",
-        "acq-" + ++acquisitions,
-        FENCE_TERMS);
+        acquisitionId,
+        FENCE_TERMS,
+        releaseId,
+        "10000");
   }
 
-  /** A release that ends a full row of hand-offs, with turns and reservations of 10 s. */
+  /** The marker of the owner's release that ended its hold (see lock-release.lua). */
+  private static String marker(String owner) {
+    return LOCK + ":unlocked:" + owner;
+  }
+
+  /** A new release that ends a full row of hand-offs, with turns and reservations of 10 s. */
   private List<Object> release(String owner, int heldBefore) {
-    return release(owner, heldBefore, "1", "10000", "10000");
+    return release(owner, heldBefore, "rel-" + ++releases);
+  }
+
+  /** A release with its id: a replay passes the same id. */
+  private List<Object> release(String owner, int heldBefore, String releaseId) {
+    return lockRelease(owner, heldBefore, "1", "10000", "10000", "", releaseId);
   }
 
   /**
@@ -101,17 +120,36 @@ class LockScriptsIT {
    */
   private List<Object> release(
       String owner, int heldBefore, String yielding, String turn, String reservation) {
+    return lockRelease(owner, heldBefore, yielding, turn, reservation, "", "rel-" + ++releases);
+  }
+
+  /** A give-back of acquisition {@code acquisitionId}, leaving the owner at most {@code keep}. */
+  private List<Object> giveBack(String owner, String acquisitionId, int keep) {
+    return lockRelease(owner, keep, "0", "10000", "10000", acquisitionId, "");
+  }
+
+  private List<Object> lockRelease(
+      String owner,
+      int count,
+      String yielding,
+      String turn,
+      String reservation,
+      String undo,
+      String releaseId) {
     return run(
         "lock-release",
-        new String[] {LOCK},
+        new String[] {LOCK, marker(owner)},
         owner,
-        Integer.toString(heldBefore),
+        Integer.toString(count),
         CHANNEL,
         "released client-1",
         yielding,
         turn,
         reservation,
-        "20000");
+        "20000",
+        undo,
+        releaseId,
+        "10000");
   }
 
   /** A multi-lock's attempt on this one lock alone. */
@@ -372,28 +410,76 @@ class LockScriptsIT {
     assertThat(again.get(2)).isEqualTo(1L);
 
     assertThat(transfer("c1:2", "c1:4")).as("the giver holds nothing now").containsExactly(0L);
-    acquire("c1:3", 1, 10_000, false);
-    assertThat(transfer("c1:3", "c1:4"))
-        .as("a reentrant hold is not handed over")
-        .containsExactly(2L);
-    assertThat(redis.hget(LOCK, "c1:3")).isEqualTo("2");
+    redis.hset(LOCK, "c1:3", "2"); // a count the client does not know of: it knows its last hold
+    assertThat(transfer("c1:3", "c1:4").get(0)).as("handed over all the same").isEqualTo(1L);
+    assertThat(redis.hgetall(LOCK)).containsEntry("c1:4", "1").doesNotContainKey("c1:3");
   }
 
   @Test
-  void aHoldTheClientDoesNotKnowOfGetsANewTokenWhenItsOwnerAcquiresAgain() {
+  void aTransferRecordsTheGiversReleaseAndAGiveBackOfTheWaitersAcquisitionUndoesIt() {
+    acquire("c1:1", 0, 10_000, false);
+    assertThat(transfer("c1:1", "r1", "c1:2", "w1").get(0)).isEqualTo(1L);
+    assertThat(release("c1:1", 1, "r1"))
+        .as("the giver's release run again: it ended the hold")
+        .containsExactly(1L, 0L);
+    assertThat(release("c1:1", 1, "r2")).as("another release of the giver").containsExactly(0L);
+    assertThat(giveBack("c1:2", "w1", 0))
+        .as("the waiter gave up: the hand-off goes back")
+        .containsExactly(1L, 0L);
+    assertThat(redis.exists(LOCK)).isZero();
+  }
+
+  @Test
+  void aGiveBackOfAHandOffLeavesTheWaitersNextAcquisitionAlone() {
+    acquire("c1:1", 0, 10_000, false);
+    long handedOver = token(transfer("c1:1", "r1", "c1:2", "w1"));
+    // the waiter gave up; its thread's next acquisition reaches Redis before the give-back
+    List<Object> next = acquire("c1:2", "w2", 0, 10_000, false);
+    assertThat(next.get(2)).as("the unknown hold becomes the next acquisition's").isEqualTo(1L);
+    assertThat(token(next)).isGreaterThan(handedOver);
+    assertThat(giveBack("c1:2", "w1", 0)).containsExactly(0L);
+    assertThat(redis.hgetall(LOCK))
+        .containsEntry("c1:2", "1")
+        .containsEntry("#a", "w2")
+        .containsEntry("#t", Long.toString(token(next)));
+    assertThat(release("c1:2", 1)).containsExactly(1L, 0L);
+    assertThat(redis.exists(LOCK)).isZero();
+  }
+
+  @Test
+  void aHoldTheClientDoesNotKnowOfIsTakenOverWithCountOneAndANewToken() {
     long revived = token(acquire("a", "before", 0, 10_000, false));
+    redis.hset(LOCK, "a", "3"); // whatever Redis counted
     // as after a rewind: the hold is back, and tokens were issued meanwhile
     long since = Long.parseLong(redis.hget(FENCE, "c")) + 1_000;
     redis.hset(FENCE, "c", Long.toString(since));
     List<Object> reply = acquire("a", "after", 0, 10_000, false); // the client knows no hold
     assertThat(reply.get(0)).isEqualTo(1L);
     assertThat(token(reply)).isGreaterThan(revived).isGreaterThan(since);
-    assertThat(redis.hget(LOCK, "#t")).isEqualTo(Long.toString(token(reply)));
-    // the count stays: a give-back of a grant its owner gave up on may still be on its way
-    assertThat(reply.get(2)).isEqualTo(2L);
+    assertThat(reply.get(2)).as("the client's count").isEqualTo(1L);
+    assertThat(redis.hgetall(LOCK))
+        .containsEntry("a", "1")
+        .containsEntry("#a", "after")
+        .containsEntry("#t", Long.toString(token(reply)));
     List<Object> retry = acquire("a", "after", 0, 10_000, false);
-    assertThat(token(retry)).as("a retry is still a replay").isEqualTo(token(reply));
-    assertThat(retry.get(2)).isEqualTo(2L);
+    assertThat(retry).as("a retry is a replay").isEqualTo(reply);
+    assertThat(release("a", 1)).containsExactly(1L, 0L);
+    assertThat(redis.exists(LOCK)).as("its owner's release ends it").isZero();
+  }
+
+  @Test
+  void aHoldBroughtBackByARewindEndsWithItsOwnersNextReleaseAndLetsOthersIn() {
+    acquire("c1:1", "a1", 0, 30_000, false);
+    byte[] snapshot = redis.dump(LOCK);
+    assertThat(release("c1:1", 1)).containsExactly(1L, 0L);
+    redis.restore(LOCK, 30_000, snapshot); // the restart from the snapshot brings the hold back
+    for (int turn = 2; turn < 5; turn++) {
+      List<Object> relock = acquire("c1:1", "a" + turn, 0, 30_000, false);
+      assertThat(relock.get(2)).as("count, turn %d", turn).isEqualTo(1L);
+      assertThat(release("c1:1", 1)).containsExactly(1L, 0L);
+      assertThat(redis.exists(LOCK)).isZero();
+    }
+    assertThat(acquire("c2:9", 0, 10_000, false).get(0)).as("another client").isEqualTo(1L);
   }
 
   @Test
@@ -409,13 +495,108 @@ class LockScriptsIT {
   }
 
   @Test
-  void aHoldLeftByAnAbandonedAcquisitionIsNotMistakenForARetry() {
-    acquire("a", "abandoned", 0, 10_000, false); // granted after its caller gave up
-    acquire("a", "next", 0, 10_000, false); // the same owner's next acquisition
-    assertThat(redis.hget(LOCK, "a")).isEqualTo("2");
-    assertThat(release("a", 1)).as("the abandoned grant given back").containsExactly(1L, 1L);
-    assertThat(release("a", 1)).as("the next acquisition released").containsExactly(1L, 0L);
+  void aReentryRetriedAfterTheLeaseWasLostIsGivenBackWhole() {
+    long first = token(acquire("a", "outer", 0, 10_000, false));
+    redis.del(LOCK); // the lease was lost
+    List<Object> reentry = acquire("a", "inner", 1, 10_000, false); // took the free lock afresh
+    assertThat(token(reentry)).isGreaterThan(first);
+    assertThat(acquire("a", "inner", 1, 10_000, false))
+        .as("its retry is a replay: no second count")
+        .isEqualTo(reentry);
+    // the client sees another token: its hold was lost; it gives the re-entry back, all of it
+    assertThat(giveBack("a", "inner", 0)).containsExactly(1L, 0L);
     assertThat(redis.exists(LOCK)).isZero();
+  }
+
+  @Test
+  void aGiveBackUndoesOnlyTheAcquisitionItNames() {
+    acquire("a", "abandoned", 0, 10_000, false); // granted after its caller gave up
+    List<Object> next = acquire("a", "next", 0, 10_000, false); // the same owner's next one
+    assertThat(next.get(2)).isEqualTo(1L);
+    assertThat(giveBack("a", "abandoned", 0))
+        .as("the hold is the next acquisition's now")
+        .containsExactly(0L);
+    assertThat(redis.hgetall(LOCK))
+        .containsEntry("a", "1")
+        .containsEntry("#t", Long.toString(token(next)));
+    assertThat(giveBack("a", "next", 0)).containsExactly(1L, 0L);
+    assertThat(redis.exists(LOCK)).isZero();
+  }
+
+  @Test
+  void aGiveBackOfAReentryLeavesTheOuterHoldAndOnlyOnce() {
+    acquire("a", "outer", 0, 10_000, false);
+    acquire("a", "inner", 1, 10_000, false);
+    assertThat(giveBack("a", "inner", 1)).containsExactly(1L, 1L);
+    assertThat(redis.hget(LOCK, "a")).isEqualTo("1");
+    assertThat(giveBack("a", "inner", 1)).as("sent again").containsExactly(0L);
+    assertThat(giveBack("a", "outer", 0))
+        .as("the outer acquisition's count was rewritten since")
+        .containsExactly(0L);
+    assertThat(release("a", 1)).containsExactly(1L, 0L);
+  }
+
+  @Test
+  void aGiveBackAfterTheOwnersReleaseChangesNothing() {
+    acquire("a", "first", 0, 10_000, false);
+    acquire("a", "second", 1, 10_000, false);
+    acquire("a", "abandoned", 2, 10_000, false); // its grant came too late: the client knows 2
+    assertThat(release("a", 2)).as("the client's count less one").containsExactly(1L, 1L);
+    assertThat(giveBack("a", "abandoned", 2)).containsExactly(0L);
+    assertThat(redis.hget(LOCK, "a")).isEqualTo("1");
+  }
+
+  @Test
+  void aGiveBackAfterAConditionsEnqueueChangesNothing() {
+    acquire("a", "outer", 0, 10_000, false);
+    acquire("a", "abandoned", 1, 10_000, false); // its grant came too late: the client knows 1
+    String[] enqueue = {LOCK, LOCK + ":cond:c:waiters", LOCK + ":cond:c:beats", LOCK + ":cond:c:n"};
+    assertThat(run("cond-enqueue", enqueue, "a", "w1", "5000")).containsExactly(2L);
+    assertThat(giveBack("a", "abandoned", 1)).containsExactly(0L);
+    assertThat(redis.hget(LOCK, "a")).as("the await's one hold, to release").isEqualTo("1");
+    assertThat(release("a", 1)).containsExactly(1L, 0L);
+  }
+
+  @Test
+  void aGiveBackThatEndsTheHoldNominatesTheWaitingClientAsAReleaseDoes() {
+    acquire("c1:1", "x", 0, 10_000, false);
+    refused("c2:1", true);
+    assertThat(giveBack("c1:1", "x", 0)).containsExactly(1L, 0L);
+    assertThat(redis.hget(LOCK, "#n")).isEqualTo("c2:");
+    assertThat(redis.exists(marker("c1:1"))).as("a give-back is no release").isZero();
+  }
+
+  @Test
+  void aReleaseLeavesTheClientsCountWhateverRedisCounted() {
+    acquire("a", 0, 10_000, false);
+    acquire("a", 1, 10_000, false);
+    acquire("a", 2, 10_000, false);
+    redis.hset(LOCK, "a", "1"); // a rewind lost two re-entries
+    assertThat(release("a", 3)).containsExactly(1L, 2L);
+    assertThat(redis.hget(LOCK, "a")).isEqualTo("2");
+    assertThat(redis.hexists(LOCK, "#a")).as("no give-back applies to it any more").isFalse();
+    redis.hset(LOCK, "a", "7"); // a count nobody knows of
+    assertThat(release("a", 2)).containsExactly(1L, 1L);
+    assertThat(release("a", 1)).containsExactly(1L, 0L);
+    assertThat(redis.exists(LOCK)).isZero();
+  }
+
+  @Test
+  void aLastReleaseRunAgainFindsItsMarkWhileAHoldLostBeforeItIsReported() {
+    acquire("a", 0, 10_000, false);
+    assertThat(release("a", 1, "r1")).containsExactly(1L, 0L);
+    assertThat(redis.get(marker("a"))).isEqualTo("r1");
+    assertThat(redis.pttl(marker("a"))).isBetween(1L, 10_000L);
+    acquire("b", 0, 10_000, false); // another owner takes and releases the lock meanwhile
+    release("b", 1);
+    assertThat(release("a", 1, "r1"))
+        .as("run again after its reply was lost")
+        .containsExactly(1L, 0L);
+
+    acquire("a", 0, 10_000, false);
+    redis.del(LOCK); // lost before the release
+    assertThat(release("a", 1, "r2")).containsExactly(0L);
+    assertThat(release("a", 1, "r2")).as("and when run again").containsExactly(0L);
   }
 
   @Test
@@ -549,11 +730,11 @@ class LockScriptsIT {
     acquire("a", 0, 10_000, false);
     assertThat(run("lock-force-release", new String[] {LOCK}, CHANNEL)).containsExactly(1L);
     assertThat(run("fair-force-release", new String[] {LOCK, queue}, CHANNEL)).containsExactly(0L);
-    assertThat(run("fair-leave", new String[] {LOCK, queue, beats}, "a", CHANNEL))
+    assertThat(run("fair-leave", new String[] {LOCK, queue, beats}, "a", CHANNEL, ""))
         .containsExactly(0L);
     String[] rw = rwKeys("shapes");
     assertThat(run("rw-force-release", new String[] {rw[0]}, CHANNEL)).containsExactly(0L);
-    assertThat(run("rw-writer-leave", new String[] {rw[3], rw[5]}, "a", CHANNEL))
+    assertThat(run("rw-writer-leave", new String[] {rw[3], rw[5]}, "a", CHANNEL, "acq-a"))
         .containsExactly(0L);
     String waiters = "warden:{s}:cond:waiters";
     String condBeats = "warden:{s}:cond:beats";

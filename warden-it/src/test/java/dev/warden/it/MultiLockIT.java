@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.warden.DistributedLock;
 import dev.warden.LeaseExpiredException;
 import dev.warden.Warden;
+import dev.warden.WardenException;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
@@ -169,6 +170,45 @@ class MultiLockIT {
     blocker.unlock();
     assertThat(all.tryLock(5, TimeUnit.SECONDS)).isTrue();
     all.unlock();
+  }
+
+  @Test
+  void withRedisFrozenHalfwayATimedTryLockReturnsWithinItsWaitAndGivesBackLater(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    List<String> order = globalOrder("f1", "f2");
+    Warden mine = wardens.create();
+    DistributedLock blocker = wardens.create().lock(order.get(1));
+    blocker.lock();
+    DistributedLock all = mine.multiLock(mine.lock("f1"), mine.lock("f2"));
+    CompletableFuture<Long> tookMillis =
+        CompletableFuture.supplyAsync(
+            () -> {
+              long started = System.nanoTime();
+              try {
+                assertThat(all.tryLock(1, TimeUnit.SECONDS)).isFalse();
+              } catch (WardenException expected) {
+                // Redis did not answer the last attempt within the wait plus 500 ms
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+              return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            });
+    // halfway: the first part is taken, the second is awaited; then Redis freezes
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> mine.lock(order.get(0)).isLocked() && mine.stats().subscriptions() == 1);
+    redis.pause(Duration.ofSeconds(10));
+    try {
+      // the bound is the wait plus 500 ms; the rest is room for a busy machine. Giving back the
+      // part taken with a blocking unlock() would add up to the command timeout (5 s).
+      assertThat(tookMillis.get(20, TimeUnit.SECONDS)).isLessThan(1_000L + 500L + 500L);
+      assertThat(mine.stats().holds()).isZero();
+    } finally {
+      redis.resume();
+    }
+    // the give-back was sent, and runs once Redis answers again
+    await().atMost(Duration.ofSeconds(5)).until(() -> !mine.lock(order.get(0)).isLocked());
+    blocker.unlock();
   }
 
   @Test

@@ -192,6 +192,68 @@ class QuorumLockIT {
   }
 
   @Test
+  void aNestedLockAfterAFixedLeaseRanOutThrowsWhileAnotherOwnerHoldsTheLock() throws Exception {
+    List<Warden> otherClient = connectAll();
+    try {
+      DistributedLock qa = quorum(wardens, "q-nested");
+      DistributedLock qb = quorum(otherClient, "q-nested");
+      qa.lock(300, TimeUnit.MILLISECONDS);
+      // another owner takes the lock once qa's lease has run out
+      LockHandle theirs = qb.tryAcquire(Duration.ofSeconds(10)).orElseThrow();
+      try {
+        assertThatThrownBy(qa::tryLock).isInstanceOf(LeaseExpiredException.class);
+        assertThatThrownBy(() -> qa.tryLock(0, 10, TimeUnit.SECONDS))
+            .isInstanceOf(LeaseExpiredException.class);
+        assertThat(qa.isHeldByCurrentThread()).isFalse();
+        assertThat(qa.getHoldCount()).isZero();
+        assertThatThrownBy(qa::fencingToken).isInstanceOf(LeaseExpiredException.class);
+        assertThat(theirs.isHeld()).isTrue();
+        // the outer hold's unlock reports the loss, once; then the thread holds nothing
+        assertThatThrownBy(qa::unlock).isInstanceOf(LeaseExpiredException.class);
+        assertThatThrownBy(qa::unlock)
+            .isInstanceOf(IllegalMonitorStateException.class)
+            .isNotInstanceOf(LeaseExpiredException.class);
+      } finally {
+        theirs.close();
+      }
+      assertThat(qa.tryLock()).isTrue();
+      qa.unlock();
+    } finally {
+      otherClient.forEach(Warden::close);
+    }
+  }
+
+  @Test
+  void aFixedLeaseThatRunsOutCompletesLeaseLost() throws Exception {
+    DistributedLock lock = quorum(wardens, "q-fixed");
+    LockHandle handle = lock.tryAcquire(Duration.ZERO, Duration.ofMillis(300)).orElseThrow();
+    handle.leaseLost().toCompletableFuture().get(5, TimeUnit.SECONDS);
+    assertThat(handle.isHeld()).isFalse();
+    assertThatThrownBy(handle::close).isInstanceOf(LeaseExpiredException.class);
+  }
+
+  @Test
+  void aNestedLockAfterAFailedRenewalThrowsInsteadOfTakingAFreshHold() throws Exception {
+    DistributedLock lock = quorum(wardens, "q-renewal");
+    lock.lock(); // renewed every third of 1 s
+    proxies.forEach(FaultProxy::blackhole); // a majority cannot be renewed
+    // the renewal fails: the hold is lost, and the parts it still had are given back
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> !lockKeyOn(0, "q-renewal") && !lockKeyOn(1, "q-renewal"));
+    proxies.forEach(FaultProxy::heal);
+    // once the parts have expired a fresh hold could be had: the nested call must not take it
+    assertThatThrownBy(() -> lock.tryLock(5, TimeUnit.SECONDS))
+        .isInstanceOf(LeaseExpiredException.class);
+    assertThat(lock.getHoldCount()).isZero();
+    assertThatThrownBy(lock::unlock).isInstanceOf(LeaseExpiredException.class);
+    assertThat(lock.tryLock(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(lock.getHoldCount()).isEqualTo(1);
+    lock.unlock();
+    awaitNoLockKeyAnywhere("q-renewal");
+  }
+
+  @Test
   void threeClientsExcludeEachOtherWithAnExactCounterAndRisingTokens() throws Exception {
     List<List<Warden>> clients = List.of(wardens, connectAll(), connectAll());
     try {

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -108,6 +109,9 @@ class ReplicationPolicyIT {
       assertThatThrownBy(() -> lock.tryLock(0, TimeUnit.SECONDS))
           .isInstanceOf(ReplicationException.class)
           .hasMessageContaining("r-require");
+      // the give-back is not waited for, but it is sent first: a later call of this client finds
+      // the lock free
+      assertThat(lock.isLocked()).isFalse();
       assertThat(lockKeyOnMaster("r-require")).isFalse();
       assertThat(lock.isHeldByCurrentThread()).isFalse();
       assertThat(lock.getHoldCount()).isZero();
@@ -117,9 +121,63 @@ class ReplicationPolicyIT {
           .isInstanceOf(ReplicationException.class);
       long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
       assertThat(tookMillis).as("retried until the wait ran out").isGreaterThanOrEqualTo(700);
+      assertThat(lock.isLocked()).isFalse();
       assertThat(lockKeyOnMaster("r-require")).isFalse();
       assertThat(warden.stats().replicationShortfalls()).isGreaterThanOrEqualTo(4);
       assertThat(warden.stats().holds()).isZero();
+    }
+  }
+
+  @Test
+  void requireReplicasWaitsForTheReplicasNoLongerThanTheCallersWaitAllows() throws Exception {
+    try (Warden warden = connect(Replication.requireReplicas(1, Duration.ofSeconds(2)))) {
+      replica.pause(Duration.ofSeconds(30));
+      DistributedLock lock = warden.lock("r-bounded");
+      long started = System.nanoTime();
+      assertThatThrownBy(() -> lock.tryLock(200, TimeUnit.MILLISECONDS))
+          .isInstanceOf(ReplicationException.class)
+          .hasMessageContaining("r-bounded");
+      long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+      // the bound is the wait plus 500 ms (not the policy's 2 s); the rest is room for a busy
+      // machine
+      assertThat(tookMillis).isLessThan(200L + 500L + 500L);
+      await().atMost(Duration.ofSeconds(5)).until(() -> !lockKeyOnMaster("r-bounded"));
+      assertThat(warden.stats().holds()).isZero();
+    }
+  }
+
+  @Test
+  void withTheMasterFrozenDuringWaitTheShortfallIsGivenBackWithoutWaitingForIt() throws Exception {
+    try (Warden warden = connect(Replication.requireReplicas(1, Duration.ofSeconds(1)))) {
+      DistributedLock lock = warden.lock("r-frozen");
+      assertThat(lock.tryLock()).isTrue(); // warm: scripts loaded, the WAIT connection open
+      lock.unlock();
+      replica.pause(Duration.ofSeconds(30));
+      ExecutorService caller = Executors.newSingleThreadExecutor();
+      Future<Long> tookMillis =
+          caller.submit(
+              () -> {
+                long started = System.nanoTime();
+                assertThatThrownBy(() -> lock.tryLock(200, TimeUnit.MILLISECONDS))
+                    .isInstanceOf(ReplicationException.class);
+                return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+              });
+      caller.shutdown();
+      // the WAIT is pending (the replica is paused): now the master freezes too
+      await()
+          .atMost(Duration.ofSeconds(2))
+          .until(() -> master.redis().info("clients").contains("blocked_clients:1"));
+      master.pause(Duration.ofSeconds(10));
+      try {
+        // neither the WAIT's reply nor the give-back's is waited for past the wait plus 500 ms;
+        // the rest is room for a busy machine
+        assertThat(tookMillis.get(20, TimeUnit.SECONDS)).isLessThan(200L + 500L + 500L);
+        assertThat(warden.stats().holds()).isZero();
+      } finally {
+        master.resume();
+      }
+      // the give-back was sent, and runs once the master answers again
+      await().atMost(Duration.ofSeconds(5)).until(() -> !lockKeyOnMaster("r-frozen"));
     }
   }
 
@@ -173,6 +231,7 @@ class ReplicationPolicyIT {
       sentinels.replicas().get(0).pause(Duration.ofSeconds(5));
       assertThatThrownBy(() -> lock.tryLock(0, TimeUnit.SECONDS))
           .isInstanceOf(ReplicationException.class);
+      assertThat(lock.isLocked()).isFalse(); // after the give-back, on the same connection
       assertThat(sentinels.master().redis().exists("warden:{r-sentinel}:lock")).isZero();
       sentinels.replicas().get(0).resume();
     }
@@ -196,6 +255,7 @@ class ReplicationPolicyIT {
       cluster.pauseReplication(cluster.replicaOf(owner), Duration.ofSeconds(3));
       assertThatThrownBy(() -> warden.lock("r-paused").tryLock(0, TimeUnit.SECONDS))
           .isInstanceOf(ReplicationException.class);
+      assertThat(warden.lock("r-paused").isLocked()).isFalse(); // after the give-back
       assertThat(owner.redis().exists(key)).isZero();
     }
   }

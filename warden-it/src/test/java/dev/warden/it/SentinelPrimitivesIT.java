@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.warden.DistributedLock;
 import dev.warden.DistributedReadWriteLock;
-import dev.warden.LeasedSemaphore;
 import dev.warden.Warden;
 import dev.warden.testkit.CriticalSection;
 import dev.warden.testkit.StartGate;
@@ -19,8 +18,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The primitives the lock contract suites do not cover, through Sentinel: two Warden instances
- * contending on the master the sentinels name (semaphore and latch: {@code SentinelIT}).
+ * The primitives the lock and synchronizer contract suites do not cover, through Sentinel: two
+ * Warden instances contending on the master the sentinels name (the semaphores and the latch:
+ * {@code SentinelSemaphoreContractIT}, {@code SentinelLeasedSemaphoreContractIT}, {@code
+ * SentinelLatchContractIT}).
  */
 @ExtendWith(WardenExtension.class)
 @WardenDeployment(WardenDeployment.Kind.SENTINEL)
@@ -85,30 +86,6 @@ class SentinelPrimitivesIT {
     for (String name : names) {
       assertThat(clients.get(0).lock(name).isLocked()).as(name).isFalse();
     }
-  }
-
-  @Test
-  void aLeasedSemaphoreNeverGivesMoreThanItsPermits(WardenFactory wardens) throws Exception {
-    List<Warden> clients = List.of(wardens.create(), wardens.create());
-    assertThat(clients.get(0).leasedSemaphore("leased").trySetPermits(2)).isTrue();
-    CriticalSection section = new CriticalSection();
-    AtomicInteger entries = new AtomicInteger();
-    StartGate.run(
-        6,
-        ROUNDS,
-        contender -> {
-          LeasedSemaphore semaphore = clients.get(contender % 2).leasedSemaphore("leased");
-          String permit = semaphore.acquire(30, TimeUnit.SECONDS);
-          try {
-            section.enter();
-            entries.incrementAndGet();
-          } finally {
-            semaphore.release(permit);
-          }
-        });
-    assertThat(entries.get()).isEqualTo(6 * ROUNDS);
-    section.assertNeverAbove(2);
-    assertThat(clients.get(0).leasedSemaphore("leased").availablePermits()).isEqualTo(2);
   }
 
   @Test

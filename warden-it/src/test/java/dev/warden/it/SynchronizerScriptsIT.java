@@ -301,11 +301,39 @@ class SynchronizerScriptsIT {
     assertThat(published.poll(200, TimeUnit.MILLISECONDS)).isNull();
 
     redis.hset(LATCH, "count", "1");
-    assertThat(LuaScripts.run(redis, "latch-await", new String[] {LATCH})).containsExactly(0L);
+    assertThat(awaitLatch("")).as("set before armings were recorded").containsExactly(0L, "");
     countDown("c");
     assertThat(published.poll(5, TimeUnit.SECONDS)).isEqualTo("latch:released all");
-    assertThat(LuaScripts.run(redis, "latch-await", new String[] {LATCH})).containsExactly(1L);
+    assertThat(awaitLatch("")).containsExactly(1L);
     assertThat(redis.exists(LATCH)).as("awaiting an open latch leaves nothing").isZero();
+  }
+
+  private List<Object> awaitLatch(String arming) {
+    return LuaScripts.run(redis, "latch-await", new String[] {LATCH}, arming);
+  }
+
+  private List<Object> setLatch(String marker, int count) {
+    return LuaScripts.run(
+        redis,
+        "latch-set",
+        new String[] {LATCH, "warden:{s}:latch:op:" + marker},
+        Integer.toString(count),
+        "10000");
+  }
+
+  @Test
+  void anAwaiterThatFindsTheLatchSetAgainSinceItFirstLookedFindsItOpened() {
+    assertThat(setLatch("m1", 1)).containsExactly(1L);
+    List<Object> first = awaitLatch("");
+    assertThat(first).containsExactly(0L, "warden:{s}:latch:op:m1");
+    String arming = (String) first.get(1);
+    assertThat(awaitLatch(arming)).as("still the same arming").containsExactly(0L, arming);
+    countDown("d");
+    assertThat(setLatch("m2", 1)).as("set again before the awaiter looked").containsExactly(1L);
+    assertThat(awaitLatch(arming)).as("it opened meanwhile").containsExactly(1L);
+    assertThat(awaitLatch(""))
+        .as("a new awaiter waits")
+        .containsExactly(0L, "warden:{s}:latch:op:m2");
   }
 
   private double serverMillis() {

@@ -47,6 +47,8 @@ import org.slf4j.LoggerFactory;
  * configuration's instants; Redis expires the hold by its own clock. Thread-safe. {@code lock},
  * {@code extend} and {@code unlock} cost one round trip each. The provider does not own the {@code
  * Warden}: close it yourself, after the scheduler stopped.
+ *
+ * @since 0.2
  */
 public final class WardenLockProvider implements ExtensibleLockProvider {
   /** The key prefix used unless one is given: {@code "shedlock:"}. */

@@ -80,6 +80,8 @@ import org.springframework.scheduling.TaskScheduler;
  * locked stays locked. The registry does not own the {@code Warden}: close it yourself, after
  * whatever uses the registry has stopped (closing it does not release held locks; they expire after
  * the lease).
+ *
+ * @since 0.2
  */
 public final class WardenLockRegistry
     implements ExpirableLockRegistry<DistributedLock>, RenewableLockRegistry<DistributedLock> {

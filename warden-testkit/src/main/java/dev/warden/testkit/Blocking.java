@@ -24,6 +24,8 @@ import java.util.concurrent.Executor;
  * <p><b>Thread-safety.</b> The methods may be called from any thread. {@link #inThread} starts a
  * daemon thread per call (the common pool may have a single thread, and a blocked call must not
  * keep the JVM alive); {@link #supply} and {@link #run} use the executor given.
+ *
+ * @since 0.2
  */
 public final class Blocking {
   private Blocking() {}

@@ -7,6 +7,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.Function;
 
 /** Starts the redis-server processes of a {@link RedisCluster}, in parallel, before it forms. */
 final class ClusterStart {
@@ -20,6 +21,15 @@ final class ClusterStart {
    * the first failure with the rest suppressed.
    */
   static List<RedisServer> nodes(int count, Duration nodeTimeout) {
+    return nodes(count, nodeTimeout, RedisServer::start);
+  }
+
+  /**
+   * The same, each node started by {@code start} from its cluster arguments (e.g. with TLS as
+   * well).
+   */
+  static List<RedisServer> nodes(
+      int count, Duration nodeTimeout, Function<String[], RedisServer> start) {
     ExecutorService pool =
         Executors.newFixedThreadPool(
             count,
@@ -31,7 +41,7 @@ final class ClusterStart {
     List<Future<RedisServer>> futures = new ArrayList<>();
     try {
       for (int i = 0; i < count; i++) {
-        futures.add(pool.submit(() -> node(nodeTimeout)));
+        futures.add(pool.submit(() -> node(nodeTimeout, start)));
       }
       List<RedisServer> started = new ArrayList<>();
       RuntimeException failure = null;
@@ -71,22 +81,24 @@ final class ClusterStart {
     }
   }
 
-  private static RedisServer node(Duration nodeTimeout) {
+  private static RedisServer node(Duration nodeTimeout, Function<String[], RedisServer> start) {
     for (int attempt = 1; ; attempt++) {
       // Redis binds the bus port too; if someone takes it first, the node cannot start.
       int busPort = RedisServer.freePort();
       try {
-        return RedisServer.start(
-            "--cluster-enabled",
-            "yes",
-            "--cluster-config-file",
-            "nodes.conf",
-            "--cluster-node-timeout",
-            Long.toString(nodeTimeout.toMillis()),
-            "--cluster-port",
-            Integer.toString(busPort),
-            "--repl-diskless-sync-delay",
-            "0");
+        return start.apply(
+            new String[] {
+              "--cluster-enabled",
+              "yes",
+              "--cluster-config-file",
+              "nodes.conf",
+              "--cluster-node-timeout",
+              Long.toString(nodeTimeout.toMillis()),
+              "--cluster-port",
+              Integer.toString(busPort),
+              "--repl-diskless-sync-delay",
+              "0"
+            });
       } catch (IllegalStateException e) {
         if (attempt == BUS_PORT_ATTEMPTS
             || !String.valueOf(e.getMessage()).contains("no free port")) {

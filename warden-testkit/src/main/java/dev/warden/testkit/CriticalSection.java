@@ -29,6 +29,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * record are thread-safe, so they stay exact even when the exclusion fails. Read the results
  * ({@link #counter()}, the {@code assert} methods) once the callers have finished, e.g. after
  * {@link StartGate#run} returns, which makes their writes visible.
+ *
+ * @since 0.2
  */
 public final class CriticalSection {
 

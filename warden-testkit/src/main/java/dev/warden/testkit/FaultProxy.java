@@ -11,6 +11,7 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -22,8 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A TCP proxy on a free port of 127.0.0.1 in front of one target address, for network faults in
  * tests: a silent partition ({@link #blackhole()}), a one-way partition ({@link
- * #blackhole(Direction)}), latency ({@link #delay(Duration)}), reset connections ({@link #cut()})
- * and refused ones ({@link #refuse()}). {@link #heal()} ends them all.
+ * #blackhole(Direction)}), a partition of one client address ({@link #blackholeFrom}), latency
+ * ({@link #delay(Duration)}), reset connections ({@link #cut()}) and refused ones ({@link
+ * #refuse()}). {@link #heal()} ends them all.
  *
  * <pre>{@code
  * try (RedisServer server = RedisServer.start();
@@ -47,6 +49,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p><b>Thread-safety.</b> All methods are thread-safe and take effect at once for every live pair
  * and every later one. Threads are named {@code warden-fault-proxy-<port>-...} and are daemons;
  * {@link #close()} ends them all.
+ *
+ * @since 0.2
  */
 public final class FaultProxy implements AutoCloseable {
   /** A direction of traffic through the proxy. */
@@ -73,6 +77,7 @@ public final class FaultProxy implements AutoCloseable {
 
   // Guarded by this; waiting pumps are woken with notifyAll on every change.
   private final Set<Direction> blackholed = EnumSet.noneOf(Direction.class);
+  private final Set<String> blackholedSources = new HashSet<>();
   private long delayNanos;
   private boolean refusing;
   private boolean closed;
@@ -135,6 +140,7 @@ public final class FaultProxy implements AutoCloseable {
   /** Ends every fault: forwards both ways again with no delay, and accepts new connections. */
   public synchronized void heal() {
     blackholed.clear();
+    blackholedSources.clear();
     delayNanos = 0;
     refusing = false;
     notifyAll();
@@ -156,6 +162,35 @@ public final class FaultProxy implements AutoCloseable {
    */
   public synchronized void blackhole(Direction direction) {
     blackholed.add(Objects.requireNonNull(direction, "direction must not be null"));
+    notifyAll();
+  }
+
+  /**
+   * Stops forwarding, both ways, on every connection (live or later) whose client connected from
+   * {@code sourceAddress}, e.g. {@code "127.0.0.12"}, and keeps the sockets open: a partition of
+   * that one client, where clients bind distinct loopback addresses (as a Redis node does with
+   * {@code bind-source-addr}). Ended by {@link #healFrom} or {@link #heal()}.
+   *
+   * @throws IllegalArgumentException if {@code sourceAddress} is null or empty
+   * @since 0.2
+   */
+  public synchronized void blackholeFrom(String sourceAddress) {
+    if (sourceAddress == null || sourceAddress.isEmpty()) {
+      throw new IllegalArgumentException(
+          "sourceAddress must not be null or empty: " + sourceAddress);
+    }
+    blackholedSources.add(sourceAddress);
+    notifyAll();
+  }
+
+  /**
+   * Ends a {@link #blackholeFrom} of {@code sourceAddress}; other faults stay. Held bytes are
+   * delivered, in order.
+   *
+   * @since 0.2
+   */
+  public synchronized void healFrom(String sourceAddress) {
+    blackholedSources.remove(sourceAddress);
     notifyAll();
   }
 
@@ -292,7 +327,7 @@ public final class FaultProxy implements AutoCloseable {
   private synchronized boolean awaitForwarding(Direction direction, long readNanos, Pair pair)
       throws InterruptedException {
     while (!closed && !pair.isClosed()) {
-      if (blackholed.contains(direction)) {
+      if (blackholed.contains(direction) || blackholedSources.contains(pair.source)) {
         wait();
         continue;
       }
@@ -338,6 +373,7 @@ public final class FaultProxy implements AutoCloseable {
   private final class Pair {
     private final Socket client;
     private final Socket target;
+    final String source; // the client's address
     private final Thread up;
     private final Thread down;
     private final AtomicBoolean closing = new AtomicBoolean();
@@ -345,6 +381,7 @@ public final class FaultProxy implements AutoCloseable {
     Pair(long id, Socket client, Socket target) {
       this.client = client;
       this.target = target;
+      this.source = client.getInetAddress().getHostAddress();
       this.up =
           new Thread(
               () -> pump(client, target, Direction.CLIENT_TO_TARGET), threadName(id + "-up"));

@@ -37,6 +37,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * JVM shutdown hook kills children still alive when the test JVM exits.
  *
  * <p><b>Thread-safety.</b> All methods are thread-safe.
+ *
+ * @since 0.2
  */
 public final class JvmProcess implements AutoCloseable {
   private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);

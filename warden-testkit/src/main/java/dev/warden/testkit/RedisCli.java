@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs one command through {@code redis-cli} (installed with Debian's redis-server): the readiness
- * probe and the shutdown request must work before, and independently of, the Lettuce admin
- * connection, and Warden writes no Redis protocol code of its own. Stateless and thread-safe.
+ * Runs one command through {@code redis-cli} or {@code valkey-cli} ({@link ServerBinary#cli()}):
+ * the readiness probe and the shutdown request must work before, and independently of, the Lettuce
+ * admin connection, and Warden writes no Redis protocol code of its own. Stateless and thread-safe.
  */
 final class RedisCli {
   private RedisCli() {}
@@ -24,7 +24,9 @@ final class RedisCli {
   static String call(String host, int port, Duration timeout, String... command)
       throws IOException {
     List<String> argv =
-        new ArrayList<>(List.of("redis-cli", "-h", host, "-p", Integer.toString(port)));
+        new ArrayList<>(
+            List.of(
+                ServerBinary.current().cli().toString(), "-h", host, "-p", Integer.toString(port)));
     argv.addAll(List.of(command));
     Process process = new ProcessBuilder(argv).redirectErrorStream(true).start();
     try {

@@ -6,6 +6,7 @@ import io.lettuce.core.MigrateArgs;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.cluster.SlotHash;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,10 +15,12 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -53,11 +56,26 @@ import java.util.function.Supplier;
  * waits until 4 × node timeout + 1 s have passed since the last failover of the same shard (made by
  * {@code failover}, or expected after {@link #kill} of a master).
  *
+ * <p><b>Behind proxies.</b> A cluster started by {@link #startBehindProxies()} has two {@link
+ * FaultProxy}s in front of every node, which the node announces ({@code cluster-announce-ip},
+ * {@code -port}, {@code -bus-port}): {@link #proxyOf} carries its clients' connections and its
+ * replicas' links to it, {@link #busProxyOf} the other nodes' cluster bus links to it. So
+ * blackholing its {@code proxyOf} cuts a master off from its clients and replicas while the cluster
+ * still sees it (no failover), and {@link #isolate} cuts every connection to and from a node (each
+ * node makes its own connections from an address of its own, {@code bind-source-addr}, which the
+ * others' proxies tell apart), so that the others fail it over. The proxies are per node, shared by
+ * every client (a node announces one address), so they cut a node off, not one client. {@link
+ * #seeds()} names the proxies; the testkit's own admin connections ({@link RedisServer#redis()}) go
+ * to the nodes directly.
+ *
  * <p><b>Lifecycle and thread-safety.</b> {@link #close()} stops every node and deletes their
  * directories; the testkit's shutdown hook kills any node still running when the JVM exits. All
  * methods are thread-safe; those that change the cluster are serialized.
  *
- * <p>Requires {@code redis-server} and {@code redis-cli} 7.0 or later on the {@code PATH}.
+ * <p>Requires {@code redis-server} and {@code redis-cli} 7.0 or later on the {@code PATH}, or the
+ * server that {@code -Dwarden.server} names ({@link ServerBinary}) and a CLI beside it.
+ *
+ * @since 0.2
  */
 public final class RedisCluster implements AutoCloseable {
 
@@ -93,6 +111,11 @@ public final class RedisCluster implements AutoCloseable {
   private final List<RedisServer> nodes;
   private final Duration nodeTimeout;
   private final Duration waitLimit;
+  // Filled while starting behind proxies, before the cluster is handed out; read-only after.
+  private final Map<RedisServer, FaultProxy> proxies = new ConcurrentHashMap<>();
+  private final Map<RedisServer, FaultProxy> busProxies = new ConcurrentHashMap<>();
+  // Read by the waits without the monitor.
+  private final Set<RedisServer> isolated = ConcurrentHashMap.newKeySet();
 
   // Read by the waits without the monitor.
   private final Map<RedisServer, Instant> frozenUntil = new ConcurrentHashMap<>();
@@ -133,6 +156,80 @@ public final class RedisCluster implements AutoCloseable {
    *     node started so far is stopped
    */
   public static RedisCluster start(int masters, int replicasPerMaster, Duration nodeTimeout) {
+    return start(masters, replicasPerMaster, nodeTimeout, /* proxied= */ false, RedisServer::start);
+  }
+
+  /**
+   * Starts 3 masters with 1 replica each, like {@link #start()}, with two {@link FaultProxy}s in
+   * front of every node through which everything reaches it (see the class comment): {@link
+   * #proxyOf} for clients and replication, {@link #busProxyOf} for the cluster bus.
+   *
+   * @throws IllegalStateException if a node does not start, {@code redis-cli --cluster create}
+   *     fails, or the cluster is not healthy within 30 s
+   * @since 0.2
+   */
+  public static RedisCluster startBehindProxies() {
+    return start(3, 1, DEFAULT_NODE_TIMEOUT, /* proxied= */ true, RedisServer::start);
+  }
+
+  /**
+   * Starts 3 masters with 1 replica each, like {@link #start()}, each node also taking TLS
+   * connections on a port of its own ({@link RedisServer#startWithTls}) and using TLS for the
+   * cluster bus and replication ({@code tls-cluster yes}, {@code tls-replication yes}). A TLS
+   * client is told the nodes' TLS ports ({@code CLUSTER SLOTS} answers a TLS connection with them);
+   * {@link #tlsSeeds()} names the masters' TLS ports. The plain ports stay open for the testkit's
+   * own connections. Each file is PEM; the server certificate also serves as the client certificate
+   * of the nodes' own connections, so it must allow client authentication.
+   *
+   * @param requireClientCertificates whether a TLS client must present a certificate signed by
+   *     {@code caCertificates} ({@code tls-auth-clients yes})
+   * @throws IllegalStateException if a node does not start, {@code redis-cli --cluster create}
+   *     fails, or the cluster is not healthy within 30 s
+   * @since 0.2
+   */
+  public static RedisCluster startWithTls(
+      Path certificate, Path privateKey, Path caCertificates, boolean requireClientCertificates) {
+    Objects.requireNonNull(certificate, "certificate must not be null");
+    Objects.requireNonNull(privateKey, "privateKey must not be null");
+    Objects.requireNonNull(caCertificates, "caCertificates must not be null");
+    return start(
+        3,
+        1,
+        DEFAULT_NODE_TIMEOUT,
+        /* proxied= */ false,
+        args -> {
+          List<String> all = new ArrayList<>(List.of(args));
+          all.addAll(List.of("--tls-cluster", "yes", "--tls-replication", "yes"));
+          return RedisServer.startWithTls(
+              certificate,
+              privateKey,
+              caCertificates,
+              requireClientCertificates,
+              all.toArray(String[]::new));
+        });
+  }
+
+  /**
+   * Returns the TLS URIs of the current {@link #masters()} ({@code "rediss://127.0.0.1:<tls
+   * port>"}) of a cluster started by {@link #startWithTls}, to seed a TLS cluster client with.
+   *
+   * @throws IllegalStateException if the cluster was started without TLS
+   * @since 0.2
+   */
+  public List<String> tlsSeeds() {
+    List<String> uris = new ArrayList<>();
+    for (RedisServer master : masters()) {
+      uris.add(master.tlsUri());
+    }
+    return List.copyOf(uris);
+  }
+
+  private static RedisCluster start(
+      int masters,
+      int replicasPerMaster,
+      Duration nodeTimeout,
+      boolean proxied,
+      Function<String[], RedisServer> starter) {
     if (masters < 3) {
       throw new IllegalArgumentException("masters must be at least 3: " + masters);
     }
@@ -145,9 +242,12 @@ public final class RedisCluster implements AutoCloseable {
       throw new IllegalArgumentException("nodeTimeout must be at least 100 ms: " + nodeTimeout);
     }
     int count = masters * (1 + replicasPerMaster);
-    List<RedisServer> started = ClusterStart.nodes(count, nodeTimeout);
+    List<RedisServer> started = ClusterStart.nodes(count, nodeTimeout, starter);
     RedisCluster cluster = new RedisCluster(started, nodeTimeout);
     try {
+      if (proxied) {
+        cluster.putBehindProxies();
+      }
       cluster.create(replicasPerMaster);
       cluster.awaitHealthy(
           CREATE_TIMEOUT.compareTo(cluster.waitLimit) > 0 ? CREATE_TIMEOUT : cluster.waitLimit);
@@ -160,6 +260,131 @@ public final class RedisCluster implements AutoCloseable {
       }
       throw e;
     }
+  }
+
+  /**
+   * Returns the proxy through which clients and replicas reach {@code node}, in a cluster started
+   * by {@link #startBehindProxies()}.
+   *
+   * @throws IllegalArgumentException if {@code node} is not a node of this cluster
+   * @throws IllegalStateException if the cluster was not started behind proxies
+   * @since 0.2
+   */
+  public FaultProxy proxyOf(RedisServer node) {
+    return proxy(proxies, node);
+  }
+
+  /**
+   * Returns the proxy through which the other nodes reach {@code node}'s cluster bus, in a cluster
+   * started by {@link #startBehindProxies()}.
+   *
+   * @throws IllegalArgumentException if {@code node} is not a node of this cluster
+   * @throws IllegalStateException if the cluster was not started behind proxies
+   * @since 0.2
+   */
+  public FaultProxy busProxyOf(RedisServer node) {
+    return proxy(busProxies, node);
+  }
+
+  /**
+   * Cuts {@code node} off from everything and returns at once: every connection to it ({@link
+   * FaultProxy#blackhole()} on both its proxies: clients, replicas, the other nodes' cluster bus)
+   * and every connection it makes ({@link FaultProxy#blackholeFrom} its source address on the
+   * others' proxies: its cluster bus links, its replication link). If it is a master, the others
+   * fail it over to its replica after about 2–3 node timeouts (counted as a failover for {@link
+   * #failover}'s spacing); meanwhile it keeps its view. The cluster's waits leave it out until
+   * {@link #heal}.
+   *
+   * @throws IllegalArgumentException if {@code node} is not a node of this cluster
+   * @throws IllegalStateException if the cluster was not started behind proxies
+   * @since 0.2
+   */
+  public synchronized void isolate(RedisServer node) {
+    requireOpen();
+    FaultProxy proxy = proxyOf(node);
+    if (node.isRunning() && !isFrozen(node)) {
+      Topology own = view(node);
+      Line self = own.self();
+      if (self != null && self.isMaster() && !self.slots.isEmpty()) {
+        stamp(shardOf(own, self), Instant.now().plus(nodeTimeout.multipliedBy(3)));
+      }
+    }
+    isolated.add(node);
+    proxy.blackhole();
+    busProxyOf(node).blackhole();
+    for (RedisServer other : nodes) {
+      if (other != node) {
+        proxyOf(other).blackholeFrom(sourceAddress(node));
+        busProxyOf(other).blackholeFrom(sourceAddress(node));
+      }
+    }
+  }
+
+  /**
+   * Ends an {@link #isolate} of {@code node} (or any fault of its proxies) at once: what was held
+   * is delivered. Does not wait: {@link #awaitHealthy()} does.
+   *
+   * @throws IllegalArgumentException if {@code node} is not a node of this cluster
+   * @throws IllegalStateException if the cluster was not started behind proxies
+   * @since 0.2
+   */
+  public synchronized void heal(RedisServer node) {
+    proxyOf(node).heal();
+    busProxyOf(node).heal();
+    for (RedisServer other : nodes) {
+      if (other != node) {
+        proxyOf(other).healFrom(sourceAddress(node));
+        busProxyOf(other).healFrom(sourceAddress(node));
+      }
+    }
+    isolated.remove(node);
+  }
+
+  private FaultProxy proxy(Map<RedisServer, FaultProxy> of, RedisServer node) {
+    requireMember(node);
+    if (proxies.isEmpty()) {
+      throw new IllegalStateException(this + " was not started behind proxies");
+    }
+    return of.get(node);
+  }
+
+  /** The port clients reach a node on: its proxy's, behind proxies. */
+  private int announcedPort(RedisServer node) {
+    FaultProxy proxy = proxies.get(node);
+    return proxy != null ? proxy.port() : node.port();
+  }
+
+  /**
+   * Starts both proxies of every node, and has the node announce them (also after restarts) and
+   * make its own connections from an address of its own ({@link #sourceAddress}), by which the
+   * others' proxies tell them apart.
+   */
+  private void putBehindProxies() {
+    for (RedisServer node : nodes) {
+      int busPort = Integer.parseInt(node.redis().configGet("cluster-port").get("cluster-port"));
+      FaultProxy proxy = FaultProxy.start(node);
+      proxies.put(node, proxy);
+      FaultProxy bus = FaultProxy.start(HOST, busPort);
+      busProxies.put(node, bus);
+      node.keepOnRestart(
+          "cluster-announce-ip",
+          HOST,
+          "cluster-announce-port",
+          Integer.toString(proxy.port()),
+          "cluster-announce-bus-port",
+          Integer.toString(bus.port()),
+          "bind-source-addr",
+          sourceAddress(node));
+    }
+  }
+
+  /**
+   * The loopback address a node behind proxies makes its own connections from (its cluster bus
+   * links and its replication link): {@code 127.0.0.<10 + its index>}. The nodes see only their
+   * proxies' 127.0.0.1, so protected mode does not mind.
+   */
+  private String sourceAddress(RedisServer node) {
+    return "127.0.0." + (10 + nodes.indexOf(node));
   }
 
   /** Returns the node timeout the cluster was started with. */
@@ -194,12 +419,12 @@ public final class RedisCluster implements AutoCloseable {
 
   /**
    * Returns the URIs of the current {@link #masters()} ({@code "redis://127.0.0.1:<port>"}), to
-   * seed a cluster client with.
+   * seed a cluster client with; behind proxies, those of their proxies.
    */
   public List<String> seeds() {
     List<String> uris = new ArrayList<>();
     for (RedisServer master : masters()) {
-      uris.add(master.uri());
+      uris.add("redis://" + HOST + ":" + announcedPort(master));
     }
     return List.copyOf(uris);
   }
@@ -241,10 +466,10 @@ public final class RedisCluster implements AutoCloseable {
   public RedisServer replicaOf(RedisServer master) {
     requireMember(master);
     Topology view = view(firstLiveNode());
-    Line masterLine = view.at(master.port());
+    Line masterLine = view.at(announcedPort(master));
     if (masterLine != null) {
       for (RedisServer node : nodes) {
-        Line line = view.at(node.port());
+        Line line = view.at(announcedPort(node));
         if (node.isRunning()
             && line != null
             && line.isReplica()
@@ -353,7 +578,7 @@ public final class RedisCluster implements AutoCloseable {
    */
   private String follows(RedisServer node, String masterId) {
     for (RedisServer viewer : liveNodes()) {
-      Line line = view(viewer).at(node.port());
+      Line line = view(viewer).at(announcedPort(node));
       if (line == null || !line.isReplica() || !masterId.equals(line.masterId)) {
         return viewer + " does not see " + node + " as a replica of " + masterId;
       }
@@ -537,7 +762,7 @@ public final class RedisCluster implements AutoCloseable {
     if (ownerLine == null) {
       throw new IllegalStateException("no node owns slot " + slot + ":\n" + view.text);
     }
-    if (ownerLine.port == target.port()) {
+    if (ownerLine.port == announcedPort(target)) {
       return;
     }
     RedisServer source = nodeAt(ownerLine.port);
@@ -582,6 +807,8 @@ public final class RedisCluster implements AutoCloseable {
     }
     closed = true;
     RuntimeException failure = null;
+    proxies.values().forEach(FaultProxy::close);
+    busProxies.values().forEach(FaultProxy::close);
     for (RedisServer node : nodes) {
       try {
         node.close();
@@ -613,7 +840,7 @@ public final class RedisCluster implements AutoCloseable {
   private void create(int replicasPerMaster) {
     List<String> command = new ArrayList<>(List.of("--cluster", "create"));
     for (RedisServer node : nodes) {
-      command.add(HOST + ":" + node.port());
+      command.add(HOST + ":" + announcedPort(node));
     }
     command.addAll(
         List.of("--cluster-replicas", Integer.toString(replicasPerMaster), "--cluster-yes"));
@@ -683,7 +910,7 @@ public final class RedisCluster implements AutoCloseable {
         return node + " knows " + view.lines.size() + " nodes, not " + nodes.size();
       }
       for (RedisServer other : liveNodes()) {
-        Line line = view.at(other.port());
+        Line line = view.at(announcedPort(other));
         if (line == null || line.failed() || line.flags.contains("handshake")) {
           return node + " does not see " + other + " as healthy:\n" + view.text;
         }
@@ -715,7 +942,7 @@ public final class RedisCluster implements AutoCloseable {
       Topology view = view(node);
       for (int slot = slots.nextSetBit(0); slot >= 0; slot = slots.nextSetBit(slot + 1)) {
         Line line = view.ownerOf(slot);
-        if (line == null || line.port != owner.port()) {
+        if (line == null || line.port != announcedPort(owner)) {
           return node + " routes slot " + slot + " to " + (line == null ? "nobody" : line.port);
         }
       }
@@ -786,7 +1013,7 @@ public final class RedisCluster implements AutoCloseable {
   private List<RedisServer> liveNodes() {
     List<RedisServer> live = new ArrayList<>();
     for (RedisServer node : nodes) {
-      if (node.isRunning() && !isFrozen(node)) {
+      if (node.isRunning() && !isFrozen(node) && !isolated.contains(node)) {
         live.add(node);
       }
     }
@@ -813,7 +1040,7 @@ public final class RedisCluster implements AutoCloseable {
 
   private RedisServer nodeAt(int port) {
     for (RedisServer node : nodes) {
-      if (node.port() == port) {
+      if (node.port() == port || announcedPort(node) == port || node.tlsPort() == port) {
         return node;
       }
     }

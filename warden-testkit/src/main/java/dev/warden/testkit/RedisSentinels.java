@@ -26,6 +26,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -57,18 +58,32 @@ import java.util.stream.Collectors;
  * converts it into a replica, about 10 s later (Sentinel's INFO period); {@link #replicas()} lists
  * it already.
  *
+ * <p><b>Behind proxies.</b> A set started by {@link #startBehindProxies()} has a {@link FaultProxy}
+ * in front of every data node and every sentinel, and every process reaches the others through
+ * them: each data node announces its proxy ({@code replica-announce-ip/-port}), the sentinels
+ * monitor the master through its proxy and announce their own ({@code sentinel announce-ip/-port}),
+ * the replicas replicate through their master's proxy, and {@link #uri()} names the sentinels'
+ * proxies. So {@code proxyOf(node).blackhole()} cuts every connection <em>to</em> that node, from
+ * clients, sentinels and replicas alike (its own connections to others still work): the sentinels
+ * see a partitioned master as down and fail it over, as they would across a real partition, and
+ * bring it back as a replica once healed. The proxies are per node, shared by every client (a node
+ * announces one address), so they cut a node off, not one client.
+ *
  * <p><b>Thread-safety.</b> All methods are thread-safe; the faults ({@link #failover()}, {@link
  * #killMaster()}) and {@link #close()} are serialized.
  *
- * <p>Requires {@code redis-server} and {@code redis-sentinel} on the {@code PATH} ({@code apt-get
- * install redis-server redis-sentinel}; {@code scripts/setup.sh} does it).
+ * <p>Requires {@code redis-server} on the {@code PATH} ({@code scripts/setup.sh} installs it), or
+ * the server that {@code -Dwarden.server} names ({@link ServerBinary}); the sentinels run the same
+ * binary with {@code --sentinel}.
+ *
+ * @since 0.2
  */
 public final class RedisSentinels implements AutoCloseable {
   /** The master name used by {@link #start()}. */
   public static final String DEFAULT_MASTER_NAME = "wm";
 
   private static final String HOST = "127.0.0.1";
-  private static final String EXECUTABLE = "redis-sentinel";
+  private static final String EXECUTABLE = "sentinel";
   private static final int REPLICAS = 2;
   private static final int SENTINELS = 3;
   private static final int START_ATTEMPTS = 5;
@@ -83,6 +98,10 @@ public final class RedisSentinels implements AutoCloseable {
 
   private final String masterName;
   private final Path directory;
+  private final boolean proxied;
+  private final Tls tls; // null unless started with TLS
+  // Filled while starting, before the set is handed out; read-only after.
+  private final Map<RedisServer, FaultProxy> proxies = new ConcurrentHashMap<>();
   private final List<RedisServer> servers = new ArrayList<>();
   private final List<Sentinel> sentinels = new ArrayList<>();
   private final ClientResources resources;
@@ -92,9 +111,26 @@ public final class RedisSentinels implements AutoCloseable {
 
   private volatile boolean closed;
 
-  private RedisSentinels(String masterName, Path directory) {
+  /** The TLS files of a set started with TLS, as {@link RedisServer#startWithTls} takes them. */
+  private record Tls(
+      Path certificate, Path privateKey, Path caCertificates, boolean requireClientCertificates) {
+    /** The settings that make a process take TLS on {@code port} and use it to reach others. */
+    List<String> settings(int port) {
+      return List.of(
+          "tls-port " + port,
+          "tls-cert-file " + certificate.toAbsolutePath(),
+          "tls-key-file " + privateKey.toAbsolutePath(),
+          "tls-ca-cert-file " + caCertificates.toAbsolutePath(),
+          "tls-auth-clients " + (requireClientCertificates ? "yes" : "no"),
+          "tls-replication yes");
+    }
+  }
+
+  private RedisSentinels(String masterName, Path directory, boolean proxied, Tls tls) {
     this.masterName = masterName;
     this.directory = directory;
+    this.proxied = proxied;
+    this.tls = tls;
     this.resources = DefaultClientResources.create();
     this.client = RedisClient.create(resources);
   }
@@ -118,6 +154,50 @@ public final class RedisSentinels implements AutoCloseable {
    * @throws IllegalStateException if a process cannot start, or the set is not healthy within 30 s
    */
   public static RedisSentinels start(String masterName) {
+    return start(masterName, /* proxied= */ false, null);
+  }
+
+  /**
+   * Starts a set like {@link #start()} in which every process also takes TLS connections, on a port
+   * of its own, and uses TLS to reach the others: the data nodes as {@link
+   * RedisServer#startWithTls} starts them plus {@code tls-replication yes} (replicas link to the
+   * master's TLS port and announce their own), the sentinels with {@code tls-port}, the same files
+   * and {@code tls-replication yes} (so they reach the nodes and each other over TLS, and name the
+   * nodes' TLS ports to clients). The plain ports stay open for the testkit's own connections and
+   * for clients that reach the sentinels in plain text: {@link #uri()} names the sentinels' plain
+   * ports, {@link #tlsUri()} their TLS ports; either way the master a client is given is its TLS
+   * port. Each file is PEM; the server certificate also serves as the client certificate of the
+   * processes' own connections, so it must allow client authentication.
+   *
+   * @param requireClientCertificates whether a TLS client must present a certificate signed by
+   *     {@code caCertificates} ({@code tls-auth-clients yes})
+   * @throws IllegalStateException if a process cannot start, or the set is not healthy within 30 s
+   * @since 0.2
+   */
+  public static RedisSentinels startWithTls(
+      Path certificate, Path privateKey, Path caCertificates, boolean requireClientCertificates) {
+    Objects.requireNonNull(certificate, "certificate must not be null");
+    Objects.requireNonNull(privateKey, "privateKey must not be null");
+    Objects.requireNonNull(caCertificates, "caCertificates must not be null");
+    return start(
+        DEFAULT_MASTER_NAME,
+        /* proxied= */ false,
+        new Tls(certificate, privateKey, caCertificates, requireClientCertificates));
+  }
+
+  /**
+   * Starts a set like {@link #start()} with a {@link FaultProxy} in front of every data node and
+   * every sentinel, through which every process reaches the others (see the class comment); {@link
+   * #proxyOf(RedisServer)} and {@link #sentinelProxies()} return them.
+   *
+   * @throws IllegalStateException if a process cannot start, or the set is not healthy within 30 s
+   * @since 0.2
+   */
+  public static RedisSentinels startBehindProxies() {
+    return start(DEFAULT_MASTER_NAME, /* proxied= */ true, null);
+  }
+
+  private static RedisSentinels start(String masterName, boolean proxied, Tls tls) {
     Objects.requireNonNull(masterName, "masterName must not be null");
     if (masterName.isEmpty() || !masterName.matches("[A-Za-z0-9._:-]+")) {
       throw new IllegalArgumentException(
@@ -130,7 +210,7 @@ public final class RedisSentinels implements AutoCloseable {
       throw new UncheckedIOException("cannot create a directory for the sentinels", e);
     }
     Reaper.trackDirectory(directory);
-    RedisSentinels set = new RedisSentinels(masterName, directory);
+    RedisSentinels set = new RedisSentinels(masterName, directory, proxied, tls);
     try {
       set.startNodes();
       set.awaitHealthy();
@@ -148,13 +228,77 @@ public final class RedisSentinels implements AutoCloseable {
   /**
    * Returns the Lettuce URI of the set, e.g. {@code
    * "redis-sentinel://127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3#wm"}: a client looks the master up
-   * from the sentinels.
+   * from the sentinels. Behind proxies, it names the sentinels' proxies.
    */
   public String uri() {
     return "redis-sentinel://"
-        + sentinels.stream().map(s -> HOST + ":" + s.port).collect(Collectors.joining(","))
+        + sentinels.stream()
+            .map(s -> HOST + ":" + (s.proxy != null ? s.proxy.port() : s.port))
+            .collect(Collectors.joining(","))
         + "#"
         + masterName;
+  }
+
+  /**
+   * Returns the Lettuce URI of a set started by {@link #startWithTls}, naming the sentinels' TLS
+   * ports: {@code "rediss-sentinel://127.0.0.1:t1,127.0.0.1:t2,127.0.0.1:t3#wm"}.
+   *
+   * @throws IllegalStateException if the set was started without TLS
+   * @since 0.2
+   */
+  public String tlsUri() {
+    if (tls == null) {
+      throw new IllegalStateException(this + " was started without TLS: see startWithTls");
+    }
+    return "rediss-sentinel://"
+        + sentinels.stream().map(s -> HOST + ":" + s.tlsPort).collect(Collectors.joining(","))
+        + "#"
+        + masterName;
+  }
+
+  /**
+   * Returns the proxy in front of a data node of a set started by {@link #startBehindProxies()}.
+   *
+   * @throws IllegalArgumentException if {@code node} is not a data node of this set
+   * @throws IllegalStateException if the set was not started behind proxies
+   * @since 0.2
+   */
+  public FaultProxy proxyOf(RedisServer node) {
+    requireProxied();
+    FaultProxy proxy = proxies.get(Objects.requireNonNull(node, "node must not be null"));
+    if (proxy == null) {
+      throw new IllegalArgumentException(node + " is not a data node of " + this);
+    }
+    return proxy;
+  }
+
+  /**
+   * Returns the proxies in front of the sentinels of a set started by {@link
+   * #startBehindProxies()}, in the order of {@link #sentinelPorts()}.
+   *
+   * @throws IllegalStateException if the set was not started behind proxies
+   * @since 0.2
+   */
+  public List<FaultProxy> sentinelProxies() {
+    requireProxied();
+    return sentinels.stream().map(s -> s.proxy).collect(Collectors.toUnmodifiableList());
+  }
+
+  private void requireProxied() {
+    if (!proxied) {
+      throw new IllegalStateException(this + " was not started behind proxies");
+    }
+  }
+
+  /**
+   * The port the others reach a data node on: its proxy's, behind proxies; with TLS, its TLS port.
+   */
+  private int announcedPort(RedisServer node) {
+    FaultProxy proxy = proxies.get(node);
+    if (proxy != null) {
+      return proxy.port();
+    }
+    return tls != null ? node.tlsPort() : node.port();
   }
 
   /** Returns the name the sentinels monitor the master under. */
@@ -353,7 +497,7 @@ public final class RedisSentinels implements AutoCloseable {
     RedisServer expected = serverOrThrow(port);
     return await(
         timeout,
-        () -> isAgreedMaster(port) ? expected : null,
+        () -> isAgreedMaster(expected) ? expected : null,
         () -> "the sentinels to name " + expected + " as master");
   }
 
@@ -370,7 +514,7 @@ public final class RedisSentinels implements AutoCloseable {
         timeout,
         () -> {
           for (RedisServer candidate : servers) {
-            if (candidate != previous && isAgreedMaster(candidate.port())) {
+            if (candidate != previous && isAgreedMaster(candidate)) {
               return candidate;
             }
           }
@@ -400,6 +544,7 @@ public final class RedisSentinels implements AutoCloseable {
     }
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     resources.shutdown(0, 2, TimeUnit.SECONDS);
+    proxies.values().forEach(FaultProxy::close);
     for (RedisServer server : servers) {
       try {
         server.close();
@@ -442,9 +587,25 @@ public final class RedisSentinels implements AutoCloseable {
   }
 
   private void startNodes() {
+    if (tls != null) {
+      startTlsNodes();
+      return;
+    }
     RedisServer master = RedisServer.start("--repl-diskless-sync-delay", "0");
     servers.add(master);
+    if (proxied) {
+      behindProxy(master);
+    }
     for (int i = 0; i < REPLICAS; i++) {
+      if (proxied) { // linked through the master's proxy, once its own is announced
+        RedisServer replica = RedisServer.start("--repl-diskless-sync-delay", "0");
+        servers.add(replica);
+        behindProxy(replica);
+        String masterPort = Integer.toString(announcedPort(master));
+        replica.redis().replicaof(HOST, announcedPort(master));
+        replica.alsoOnRestart("--replicaof", HOST, masterPort);
+        continue;
+      }
       servers.add(
           RedisServer.start(
               "--repl-diskless-sync-delay",
@@ -460,8 +621,48 @@ public final class RedisSentinels implements AutoCloseable {
       } catch (IOException e) {
         throw new UncheckedIOException("cannot create " + sentinelDirectory, e);
       }
-      sentinels.add(Sentinel.start(sentinelDirectory, masterName, master.port(), client));
+      sentinels.add(
+          Sentinel.start(
+              sentinelDirectory, masterName, announcedPort(master), proxied, null, client));
     }
+  }
+
+  private void startTlsNodes() {
+    RedisServer master = startTlsNode();
+    servers.add(master);
+    for (int i = 0; i < REPLICAS; i++) {
+      servers.add(startTlsNode("--replicaof", HOST, Integer.toString(master.tlsPort())));
+    }
+    for (int i = 0; i < SENTINELS; i++) {
+      Path sentinelDirectory = directory.resolve("sentinel-" + i);
+      try {
+        Files.createDirectories(sentinelDirectory);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot create " + sentinelDirectory, e);
+      }
+      sentinels.add(
+          Sentinel.start(sentinelDirectory, masterName, master.tlsPort(), false, tls, client));
+    }
+  }
+
+  private RedisServer startTlsNode(String... more) {
+    List<String> args = new ArrayList<>(List.of("--repl-diskless-sync-delay", "0"));
+    args.addAll(List.of("--tls-replication", "yes"));
+    args.addAll(List.of(more));
+    return RedisServer.startWithTls(
+        tls.certificate(),
+        tls.privateKey(),
+        tls.caCertificates(),
+        tls.requireClientCertificates(),
+        args.toArray(String[]::new));
+  }
+
+  /** Puts a proxy in front of {@code node}, which announces it from now on (and after restarts). */
+  private void behindProxy(RedisServer node) {
+    FaultProxy proxy = FaultProxy.start(node);
+    proxies.put(node, proxy);
+    node.keepOnRestart(
+        "replica-announce-ip", HOST, "replica-announce-port", Integer.toString(proxy.port()));
   }
 
   private void awaitHealthy() {
@@ -485,19 +686,20 @@ public final class RedisSentinels implements AutoCloseable {
         () -> "every sentinel to see 2 replicas and 2 other sentinels; " + sentinels.get(0).tail());
   }
 
-  private boolean isAgreedMaster(int port) {
+  private boolean isAgreedMaster(RedisServer node) {
+    int port = announcedPort(node);
     for (Sentinel sentinel : sentinels) {
       if (sentinel.masterPort(masterName) != port) {
         return false;
       }
     }
-    List<Object> role = serverOrThrow(port).redis().role();
+    List<Object> role = node.redis().role();
     return !role.isEmpty() && "master".equals(String.valueOf(role.get(0)));
   }
 
   private RedisServer server(int port) {
     for (RedisServer server : servers) {
-      if (server.port() == port) {
+      if (server.port() == port || announcedPort(server) == port) {
         return server;
       }
     }
@@ -506,7 +708,7 @@ public final class RedisSentinels implements AutoCloseable {
 
   private RedisServer serverOrThrow(int port) {
     for (RedisServer server : servers) {
-      if (server.port() == port) {
+      if (server.port() == port || announcedPort(server) == port) {
         return server;
       }
     }
@@ -556,30 +758,58 @@ public final class RedisSentinels implements AutoCloseable {
   /** One {@code redis-sentinel} process and the Lettuce connection the set asks it through. */
   private static final class Sentinel {
     final int port;
+    final int tlsPort; // -1 unless with TLS
+    final FaultProxy proxy; // null unless behind proxies
     private final Path log;
     private final Process process;
     private final StatefulRedisSentinelConnection<String, String> connection;
 
     private Sentinel(
         int port,
+        int tlsPort,
+        FaultProxy proxy,
         Path log,
         Process process,
         StatefulRedisSentinelConnection<String, String> connection) {
       this.port = port;
+      this.tlsPort = tlsPort;
+      this.proxy = proxy;
       this.log = log;
       this.process = process;
       this.connection = connection;
     }
 
-    static Sentinel start(Path directory, String masterName, int masterPort, RedisClient client) {
+    static Sentinel start(
+        Path directory,
+        String masterName,
+        int masterPort,
+        boolean proxied,
+        Tls tls,
+        RedisClient client) {
       Path log = directory.resolve("sentinel.log");
       Path conf = directory.resolve("sentinel.conf");
       // The free port is only free until someone else binds it: retry on a lost race.
       for (int attempt = 1; ; attempt++) {
         int port = RedisServer.freePort();
-        writeConf(conf, directory, port, masterName, masterPort);
+        // Started first, so that the sentinel can announce it; it waits for the sentinel to listen.
+        FaultProxy proxy = proxied ? FaultProxy.start(HOST, port) : null;
+        int tlsPort = tls != null ? RedisServer.freePort() : -1;
+        List<String> more = new ArrayList<>();
+        if (proxy != null) {
+          more.addAll(
+              List.of("sentinel announce-ip " + HOST, "sentinel announce-port " + proxy.port()));
+        }
+        if (tls != null) { // the others reach it over TLS, so it announces its TLS port
+          more.addAll(tls.settings(tlsPort));
+          more.addAll(List.of("sentinel announce-ip " + HOST, "sentinel announce-port " + tlsPort));
+        }
+        writeConf(conf, directory, port, masterName, masterPort, more);
         Process process = launch(directory, conf, log);
-        if (awaitReady(process, port, log)) {
+        if (!awaitReady(process, port, log)) {
+          if (proxy != null) {
+            proxy.close();
+          }
+        } else {
           StatefulRedisSentinelConnection<String, String> connection;
           try {
             connection =
@@ -591,9 +821,12 @@ public final class RedisSentinels implements AutoCloseable {
                         .build());
           } catch (RuntimeException e) {
             kill(process);
+            if (proxy != null) {
+              proxy.close();
+            }
             throw e;
           }
-          return new Sentinel(port, log, process, connection);
+          return new Sentinel(port, tlsPort, proxy, log, process, connection);
         }
         if (attempt == START_ATTEMPTS) {
           throw new IllegalStateException(
@@ -626,22 +859,27 @@ public final class RedisSentinels implements AutoCloseable {
     void stop() {
       connection.close();
       kill(process);
+      if (proxy != null) {
+        proxy.close();
+      }
     }
 
     private static void writeConf(
-        Path conf, Path directory, int port, String masterName, int masterPort) {
-      String text =
-          String.join(
-              "\n",
-              "port " + port,
-              "bind " + HOST,
-              "daemonize no",
-              "dir " + directory,
-              "sentinel monitor " + masterName + " " + HOST + " " + masterPort + " 2",
-              "sentinel down-after-milliseconds " + masterName + " 1000",
-              "sentinel failover-timeout " + masterName + " 3000",
-              "sentinel parallel-syncs " + masterName + " 2",
-              "");
+        Path conf, Path directory, int port, String masterName, int masterPort, List<String> more) {
+      List<String> lines =
+          new ArrayList<>(
+              List.of(
+                  "port " + port,
+                  "bind " + HOST,
+                  "daemonize no",
+                  "dir " + directory,
+                  "sentinel monitor " + masterName + " " + HOST + " " + masterPort + " 2",
+                  "sentinel down-after-milliseconds " + masterName + " 1000",
+                  "sentinel failover-timeout " + masterName + " 3000",
+                  "sentinel parallel-syncs " + masterName + " 2"));
+      lines.addAll(more);
+      lines.add("");
+      String text = String.join("\n", lines);
       try {
         Files.writeString(conf, text, StandardCharsets.UTF_8);
       } catch (IOException e) {
@@ -650,11 +888,9 @@ public final class RedisSentinels implements AutoCloseable {
     }
 
     private static Process launch(Path directory, Path conf, Path log) {
-      return Processes.launch(
-          List.of(EXECUTABLE, conf.toString()),
-          directory,
-          log,
-          "`apt-get install redis-sentinel` or scripts/setup.sh");
+      // the server binary in sentinel mode: the same product and version as the data nodes
+      ServerBinary binary = ServerBinary.current();
+      return Processes.launch(binary.sentinelCommand(conf), directory, log, binary.installHint());
     }
 
     /**

@@ -7,7 +7,6 @@ import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -54,11 +53,13 @@ import java.util.concurrent.TimeUnit;
  * {@code kill}, {@code pause}, {@code resume}, {@code close}) are serialized. {@link #redis()} is a
  * single shared Lettuce connection, itself thread-safe.
  *
- * <p>Requires {@code redis-server} on the {@code PATH} ({@code apt-get install redis-server}).
+ * <p>Requires {@code redis-server} on the {@code PATH} ({@code apt-get install redis-server}), or
+ * the server that {@code -Dwarden.server} names ({@link ServerBinary}: e.g. {@code valkey}).
+ *
+ * @since 0.2
  */
 public final class RedisServer implements AutoCloseable {
   private static final String HOST = "127.0.0.1";
-  private static final String EXECUTABLE = "redis-server";
   private static final int START_ATTEMPTS = 5;
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(1);
@@ -73,6 +74,9 @@ public final class RedisServer implements AutoCloseable {
 
   // The TLS port, or -1; written once by startWithTls before the server is handed out.
   private volatile int tlsPort = -1;
+
+  // Arguments set at run time that restarts must pass too (keepOnRestart); guarded by this.
+  private List<String> keptArgs = List.of();
 
   // Written under the monitor; volatile so isRunning(), pid-reading and the shutdown hook see it.
   private volatile Process process;
@@ -262,6 +266,11 @@ public final class RedisServer implements AutoCloseable {
     return "rediss://" + HOST + ":" + port;
   }
 
+  /** The TLS port of a server started by {@link #startWithTls}, or -1. */
+  int tlsPort() {
+    return tlsPort;
+  }
+
   /** Returns the address the server listens on: always {@code "127.0.0.1"}. */
   public String host() {
     return HOST;
@@ -299,12 +308,46 @@ public final class RedisServer implements AutoCloseable {
     requireOpen();
     resume();
     stopProcess();
-    Process restarted = launch(directory, log, port, extraArgs);
+    List<String> args = new ArrayList<>(extraArgs);
+    args.addAll(keptArgs);
+    Process restarted = launch(directory, log, port, args);
     if (!awaitReady(restarted, port, log)) {
       throw new IllegalStateException(
           "redis-server cannot restart: another process took port " + port + "; " + tail());
     }
     process = restarted;
+  }
+
+  /**
+   * Sets each {@code name value} pair of {@code settings} now ({@code CONFIG SET}) and on every
+   * later {@link #restart()} (on its command line): for what the testkit sets once the server is
+   * up, such as the address a node announces ({@code replica-announce-port}, {@code
+   * cluster-announce-port}) when the proxy in front of it had to know its port first.
+   *
+   * @throws IllegalArgumentException if the pairs are incomplete
+   */
+  synchronized void keepOnRestart(String... settings) {
+    if (settings.length % 2 != 0) {
+      throw new IllegalArgumentException(
+          "settings must be name-value pairs: " + Arrays.toString(settings));
+    }
+    List<String> kept = new ArrayList<>(keptArgs);
+    for (int i = 0; i < settings.length; i += 2) {
+      redis().configSet(settings[i], settings[i + 1]);
+      kept.add("--" + settings[i]);
+      kept.add(settings[i + 1]);
+    }
+    keptArgs = List.copyOf(kept);
+  }
+
+  /**
+   * Adds {@code args} to the command line of every later {@link #restart()}, for what was set at
+   * run time by a command rather than a setting (e.g. {@code --replicaof} after {@code REPLICAOF}).
+   */
+  synchronized void alsoOnRestart(String... args) {
+    List<String> kept = new ArrayList<>(keptArgs);
+    kept.addAll(Arrays.asList(args));
+    keptArgs = List.copyOf(kept);
   }
 
   /**
@@ -589,19 +632,12 @@ public final class RedisServer implements AutoCloseable {
   }
 
   private static void requireExecutableOnPath() {
-    String path = System.getenv("PATH");
-    if (path != null) {
-      for (String dir : path.split(File.pathSeparator, -1)) {
-        if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, EXECUTABLE))) {
-          return;
-        }
-      }
-    }
-    throw new IllegalStateException(
-        EXECUTABLE
-            + " is not on the PATH ("
-            + path
-            + "): install Redis, e.g. `apt-get install redis-server` or `brew install redis`");
+    ServerBinary.current(); // throws, saying how to install it, if it is missing
+  }
+
+  /** The server binary that {@link ServerBinary#current()} chose, as a path. */
+  private static String executable() {
+    return ServerBinary.current().server().toString();
   }
 
   // AddressSelection: HOST is the literal 127.0.0.1: no name is resolved
@@ -617,7 +653,7 @@ public final class RedisServer implements AutoCloseable {
 
   private static Process launch(Path directory, Path log, int port, List<String> extraArgs) {
     List<String> command = new ArrayList<>();
-    command.add(EXECUTABLE);
+    command.add(executable());
     command.addAll(
         List.of(
             "--port", Integer.toString(port),
@@ -628,7 +664,7 @@ public final class RedisServer implements AutoCloseable {
             "--daemonize", "no",
             "--dir", directory.toString()));
     command.addAll(extraArgs);
-    return Processes.launch(command, directory, log, "`apt-get install redis-server`");
+    return Processes.launch(command, directory, log, ServerBinary.current().installHint());
   }
 
   /**
@@ -645,7 +681,13 @@ public final class RedisServer implements AutoCloseable {
           return false;
         }
         throw new IllegalStateException(
-            EXECUTABLE + " on port " + port + " exited with " + started.exitValue() + "; " + tail);
+            executable()
+                + " on port "
+                + port
+                + " exited with "
+                + started.exitValue()
+                + "; "
+                + tail);
       }
       try {
         if ("PONG".equals(RedisCli.call(HOST, port, PROBE_TIMEOUT, "PING"))) {
@@ -668,7 +710,7 @@ public final class RedisServer implements AutoCloseable {
         awaitExit(started, EXIT_TIMEOUT);
         Reaper.untrack(started);
         throw new IllegalStateException(
-            EXECUTABLE
+            executable()
                 + " on port "
                 + port
                 + " did not answer PING within "

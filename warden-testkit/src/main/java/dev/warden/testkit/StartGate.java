@@ -42,6 +42,8 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * any thread. Rounds of different contenders run at the same time, so state they share must be
  * thread-safe or be what the test checks. Everything the rounds did happens-before {@code run}
  * returns: the caller may read their results without further synchronization.
+ *
+ * @since 0.2
  */
 public final class StartGate {
   /** How long {@link #run(int, int, Round)} lets the contenders work. */

@@ -21,7 +21,7 @@ public final class WardenAcl {
   public static final String SINGLE_SERVER =
       "resetkeys ~warden:* resetchannels &warden:* -@all"
           + " +client|setname +evalsha +eval +subscribe +unsubscribe +pubsub|numsub"
-          + " +get +hget +hmget +hexists +pttl +wait"
+          + " +get +hget +hmget +hexists +pttl +wait +info"
           + " +del +exists +set +incr +incrby +decrby +type +persist +pexpire +time +publish"
           + " +hset +hdel +hgetall +hincrby"
           + " +zadd +zcard +zcount +zrange +zrangebyscore +zrem +zremrangebyscore +zscore";
@@ -31,7 +31,7 @@ public final class WardenAcl {
 
   /** Added to {@link #SINGLE_SERVER} on every node of a cluster. */
   public static final String CLUSTER =
-      "+cluster|nodes +cluster|myid +cluster|info +info +spublish +ssubscribe +sunsubscribe"
+      "+cluster|nodes +cluster|myid +cluster|info +spublish +ssubscribe +sunsubscribe"
           + " +pubsub|shardnumsub";
 
   private static final Pattern WORDS = Pattern.compile("\\s+");

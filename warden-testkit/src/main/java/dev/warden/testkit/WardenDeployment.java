@@ -21,6 +21,8 @@ import java.lang.annotation.Target;
  * <p>A test may also take the deployment itself as a parameter: {@link RedisServer}, {@link
  * RedisCluster} or {@link RedisSentinels}, whichever the class runs on. It is inherited by
  * subclasses and applies to {@code @Nested} classes.
+ *
+ * @since 0.2
  */
 @Documented
 @Inherited

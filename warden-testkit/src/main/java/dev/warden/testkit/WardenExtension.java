@@ -42,6 +42,8 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * <p><b>Thread-safety.</b> The extension is stateless and may be shared; state lives in the {@link
  * ExtensionContext.Store}. Test methods of one class that run concurrently share one deployment and
  * flush each other's data: run them in the same thread.
+ *
+ * @since 0.2
  */
 public final class WardenExtension
     implements ParameterResolver, BeforeEachCallback, AfterEachCallback {

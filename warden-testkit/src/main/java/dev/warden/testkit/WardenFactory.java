@@ -23,6 +23,8 @@ import java.util.function.Consumer;
  *
  * <p>Thread-safe: test threads may create instances concurrently. Lives for one test (or, when
  * injected into a {@code @BeforeAll} method, for the test class); creating after that throws.
+ *
+ * @since 0.2
  */
 public final class WardenFactory {
   private final Target target;

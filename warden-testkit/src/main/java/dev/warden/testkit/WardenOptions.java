@@ -25,6 +25,8 @@ import java.lang.annotation.Target;
  *
  * <p>Each value is in milliseconds; {@code -1} leaves the builder's default. Other values are
  * checked by {@link dev.warden.Warden.Builder}, which rejects those out of range.
+ *
+ * @since 0.2
  */
 @Documented
 @Inherited

@@ -9,7 +9,8 @@
  * section that counts who is inside ({@link dev.warden.testkit.CriticalSection}) and blocking calls
  * as futures ({@link dev.warden.testkit.Blocking}).
  *
- * <p>Needs {@code redis-server} on the {@code PATH}. JUnit is an optional dependency: only {@link
+ * <p>Needs {@code redis-server} on the {@code PATH}, or the server {@code -Dwarden.server} names
+ * ({@link dev.warden.testkit.ServerBinary}). JUnit is an optional dependency: only {@link
  * dev.warden.testkit.WardenExtension} uses it; the other classes need no test library and report
  * failures as {@link java.lang.AssertionError}.
  */

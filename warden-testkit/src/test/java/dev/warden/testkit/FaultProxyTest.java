@@ -11,6 +11,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -99,6 +100,49 @@ class FaultProxyTest {
         await().atMost(WAIT).until(() -> proxy.connections() == 1);
       }
     }
+  }
+
+  @Test
+  void blackholeFromHoldsOnlyTheConnectionsOfThatClientAddressUntilHealed() throws IOException {
+    try (ServerSocket target = new ServerSocket(0, 10, loopback());
+        FaultProxy proxy = FaultProxy.start("127.0.0.1", target.getLocalPort())) {
+      target.setSoTimeout(READ_TIMEOUT_MILLIS);
+      try (Socket other = connectFrom(proxy, "127.0.0.2");
+          Socket otherAccepted = target.accept();
+          Socket local = connect(proxy);
+          Socket localAccepted = target.accept()) {
+        proxy.blackholeFrom("127.0.0.2");
+
+        write(other, "held");
+        write(local, "pass");
+        assertThat(read(localAccepted, 4)).isEqualTo("pass");
+        otherAccepted.setSoTimeout(300); // absence: nothing arrives within a while
+        assertThatThrownBy(() -> otherAccepted.getInputStream().read())
+            .isInstanceOf(SocketTimeoutException.class);
+        assertThat(proxy.connections()).isEqualTo(2);
+
+        proxy.healFrom("127.0.0.2");
+
+        otherAccepted.setSoTimeout(READ_TIMEOUT_MILLIS);
+        assertThat(read(otherAccepted, 4)).isEqualTo("held");
+      }
+      assertThatThrownBy(() -> proxy.blackholeFrom(""))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("sourceAddress must not be null or empty: ");
+    }
+  }
+
+  private static Socket connectFrom(FaultProxy proxy, String sourceAddress) throws IOException {
+    Socket socket = new Socket();
+    try {
+      socket.bind(new InetSocketAddress(sourceAddress, 0));
+      socket.connect(address(proxy), READ_TIMEOUT_MILLIS);
+      socket.setSoTimeout(READ_TIMEOUT_MILLIS);
+    } catch (IOException e) {
+      socket.close();
+      throw e;
+    }
+    return socket;
   }
 
   private static int proxyThreads(FaultProxy proxy) {

@@ -1,6 +1,8 @@
 package dev.warden.internal.base;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** Argument checks whose messages name the argument and its value. */
@@ -33,6 +35,42 @@ public final class Args {
               + shown(name));
     }
     return name;
+  }
+
+  /** Checks an argument that must not be null. */
+  public static <T> T required(String argument, T value) {
+    if (value == null) {
+      throw new IllegalArgumentException(argument + " must not be null");
+    }
+    return value;
+  }
+
+  /** Checks a text argument (a URI): not null, not blank. */
+  public static String text(String argument, String value) {
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException(argument + " must not be null or blank: " + value);
+    }
+    return value;
+  }
+
+  /** Checks a list of texts given as {@code argument}: at least one, none null or blank. */
+  public static List<String> texts(String argument, String... values) {
+    if (required(argument, values).length == 0) {
+      throw new IllegalArgumentException(argument + " must not be empty");
+    }
+    List<String> checked = new ArrayList<>();
+    for (int i = 0; i < values.length; i++) {
+      checked.add(text(argument + "[" + i + "]", values[i]));
+    }
+    return List.copyOf(checked);
+  }
+
+  /** Checks a duration that must not be null nor below {@code minimum}. */
+  public static Duration atLeast(String argument, Duration value, Duration minimum) {
+    if (value == null || value.compareTo(minimum) < 0) {
+      throw new IllegalArgumentException(argument + " must be at least " + minimum + ": " + value);
+    }
+    return value;
   }
 
   /** Checks a count (permits, a latch count) that must not be negative. */

@@ -6,7 +6,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Every timeout, interval and lifetime Warden works with, in one value: the three a user sets
- * ({@code Warden.builder()}) and the fixed ones, with the figures derived from them. Immutable.
+ * ({@code Warden.builder()}) and the fixed ones, with the figures derived from them. Immutable. The
+ * fixed figures of one topology live with it ({@code redis.sentinel.SentinelFollower}, {@code
+ * redis.cluster.ClusterDeployment}).
  */
 public final class Settings {
   /**
@@ -65,23 +67,6 @@ public final class Settings {
   public static final long RECONNECT_DELAY_MAX_MILLIS = 1_000;
 
   /**
-   * How often a Sentinel deployment asks the sentinels where the master is, besides hearing their
-   * {@code +switch-master} announcements: covers a lost announcement, a sentinel that was down and
-   * a failover that needed several votes.
-   */
-  public static final long SENTINEL_POLL_MILLIS = 1_000;
-
-  /**
-   * How long a Sentinel deployment that moved to the replica a failover leader selected waits for
-   * it to become master (the leader promotes it within about 100 ms) before asking the sentinels
-   * again, and how often it asks the replica its role meanwhile.
-   */
-  public static final long SENTINEL_PROMOTION_WAIT_MILLIS = 2_000;
-
-  /** See {@link #SENTINEL_PROMOTION_WAIT_MILLIS}. */
-  public static final long SENTINEL_PROMOTION_POLL_MILLIS = 10;
-
-  /**
    * The first and the longest pause before a blocking call (a release, a count-down) is sent again
    * after a transient failure, doubling in between, within the command timeout.
    */
@@ -89,21 +74,6 @@ public final class Settings {
 
   /** See {@link #CALL_RETRY_FIRST_MILLIS}. */
   public static final long CALL_RETRY_MAX_MILLIS = 200;
-
-  /**
-   * How often a cluster client re-reads the topology (CLUSTER NODES), and the shortest spacing of
-   * the refreshes that MOVED, ASK and reconnects trigger. A failover this client's own traffic does
-   * not run into (a takeover of a slot whose holds renew only every third of a lease) is seen only
-   * by the periodic refresh, so its period bounds how late a lost hold is reported and a wake-up
-   * subscription moves. Measured (scale-out.md section 2): with 1 s for both, writes failed for
-   * about 4 s after a master was killed, against 8.3 s with Lettuce's defaults (no periodic
-   * refresh, 5 s between adaptive ones). The cost, per Warden: Lettuce's refresh opens a
-   * short-lived connection to every node and asks it CLUSTER NODES and INFO, once a second.
-   */
-  public static final long CLUSTER_TOPOLOGY_REFRESH_MILLIS = 1_000;
-
-  /** How many MOVED or ASK redirections one cluster command follows before it fails. */
-  public static final int CLUSTER_MAX_REDIRECTS = 5;
 
   /** How long a semaphore queue entry lives unless its waiter refreshes it. */
   public static final long SEMAPHORE_ENTRY_LEASE_MILLIS = 2_000;

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * What this client knows of one owner's hold on one lock: its token, its count, whether the lease
@@ -41,7 +42,9 @@ public final class Hold {
   private volatile boolean renewed;
   private volatile long leaseDeadlineNanos;
   private volatile String lostReason;
+  private volatile Throwable lostCause;
   private volatile boolean releaseInDoubt;
+  private volatile String releaseId; // of the release under way, or that failed in doubt
   // what a renewal sends for this hold, encoded once when the lease keeper takes the hold
   private byte[][] renewalKeys;
   private byte[] renewalOwner;
@@ -221,6 +224,26 @@ public final class Hold {
   }
 
   /**
+   * The id of the owner's release of this hold: the one of a release that failed before its outcome
+   * was known, so that calling the release again is the same release (its replay finds whether it
+   * ended the hold), or a new one. Called by the owner.
+   */
+  public String releaseId(Supplier<String> newId) {
+    String id = releaseId;
+    if (id == null) {
+      id = newId.get();
+      releaseId = id;
+    }
+    return id;
+  }
+
+  /** The owner's release got its answer: the next release is a new one. */
+  public void releaseDone() {
+    releaseId = null;
+    releaseInDoubt = false;
+  }
+
+  /**
    * Marks the hold lost unless it ended or is being released; completes {@link #lost()} on the
    * callback executor so that user stages never run on a Redis I/O thread. Returns whether it did.
    */
@@ -249,9 +272,26 @@ public final class Hold {
     }
   }
 
+  /**
+   * Marks a hold that ended lost after all, whatever its state: its lock was given up for a while
+   * (a condition's await) and could not be taken back. Nothing is reported to listeners or to
+   * {@link #lost()}: the failure is thrown to the owner, and {@code cause} goes with each later
+   * report.
+   */
+  public void lostFor(String reason, Throwable cause) {
+    lostReason = reason;
+    lostCause = cause;
+    state.set(State.LOST);
+  }
+
   /** Why the hold was lost, once it is. */
   public String lostReason() {
     return lostReason;
+  }
+
+  /** The failure that ended the hold, when one did (see {@link #lostFor}); else null. */
+  public Throwable lostCause() {
+    return lostCause;
   }
 
   /** Completes (on the callback executor) when the hold is found lost. */

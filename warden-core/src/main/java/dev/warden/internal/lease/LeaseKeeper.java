@@ -240,9 +240,10 @@ public final class LeaseKeeper {
       if (next < notRenewed.size() && notRenewed.get(next).longValue() == i + 1) {
         next++;
         if (hold.releaseInDoubt() && hold.count() == 1) {
-          // Its owner's release of the last hold failed in doubt (e.g. timed out in a partition)
-          // and evidently ran since: nothing was lost. Its retry finds the hold gone and counts
-          // it done, as LockCore.release decides; until then the record stays, unrenewed.
+          // Its owner's release of the last hold failed in doubt (e.g. timed out in a partition):
+          // the hold may be gone because that release ran, or lost before it. Only the release
+          // can tell (a run of it finds its own marker, or none: LockCore.release), so the keeper
+          // neither reports it lost nor forgets it; it only stops renewing it.
           remove(hold);
         } else {
           lose(hold, "the lock expired, was force-unlocked, or was lost with Redis data");

@@ -84,23 +84,22 @@ final class GroupClaim implements Claim<List<Granted>> {
               List<Granted> grants = new ArrayList<>();
               for (int i = 0; i < group.size(); i++) {
                 grants.add(
-                    new Granted(
-                        Scripts.number(reply, 1 + 2 * i),
-                        heldBefore[i] + 1,
-                        (int) Scripts.number(reply, 2 + 2 * i),
-                        sentAt));
+                    new Granted(Scripts.number(reply, 1 + 2 * i), heldBefore[i] + 1, id, sentAt));
               }
               return Outcome.granted(grants);
             });
   }
 
-  /** Gives back every part an attempt may have raised, as {@link MutexClaim} does for one. */
+  /**
+   * Gives back every part an attempt may have taken, as {@link MutexClaim} does for one: each part
+   * records this acquisition's id, and goes back to the count the client knew where it still does.
+   */
   @Override
   public CompletableFuture<?> giveBackInDoubt() {
     List<CompletableFuture<?>> releases = new ArrayList<>();
     for (int i = 0; i < group.size(); i++) {
       int heldBefore = before.get(i) == null ? 0 : before.get(i).count();
-      releases.add(group.get(i).giveBackInDoubt(owner, heldBefore + 1));
+      releases.add(group.get(i).giveBackInDoubt(owner, id, heldBefore));
     }
     return CompletableFuture.allOf(releases.toArray(new CompletableFuture<?>[0]));
   }
@@ -109,7 +108,9 @@ final class GroupClaim implements Claim<List<Granted>> {
   public CompletableFuture<?> rollback(List<Granted> grants) {
     List<CompletableFuture<?>> releases = new ArrayList<>();
     for (int i = 0; i < group.size(); i++) {
-      releases.add(group.get(i).driver().release(owner, grants.get(i).redisCount()));
+      Granted granted = grants.get(i);
+      releases.add(
+          group.get(i).giveBackInDoubt(owner, granted.acquisitionId(), granted.holdCount() - 1));
     }
     return CompletableFuture.allOf(releases.toArray(new CompletableFuture<?>[0]));
   }

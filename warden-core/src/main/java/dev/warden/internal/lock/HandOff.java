@@ -20,9 +20,11 @@ import java.util.concurrent.TimeUnit;
  * and how their release hands over ({@link LockDriver#releaseLast}); this class knows the waiters.
  *
  * <p>Only a parked waiter is taken, atomically off its topic, so no attempt of its own is in
- * flight; a waiter that gave up meanwhile gives the hold back through its acquisition. The waiter
- * is completed on the thread where the release's reply arrives (the event loop): one thread wake-up
- * less per hand-off.
+ * flight; a waiter that gave up meanwhile gives the hold back through its acquisition, also when
+ * the release's reply was lost (it may have been handed the lock: {@link
+ * Successor#handOffInDoubt}), by its acquisition id, so never a hold its owner took later. The
+ * waiter is completed on the thread where the release's reply arrives (the event loop): one thread
+ * wake-up less per hand-off.
  *
  * <p>Rows: while a waiter that no hand-off can reach (another client's, or a multi-lock's) was
  * refused, a real release follows at most {@link Settings#HAND_OFFS_IN_A_ROW} hand-offs in a row,
@@ -121,6 +123,11 @@ final class HandOff implements Successors {
     @Override
     public void declined() {
       successor.wake();
+    }
+
+    @Override
+    public void inDoubt() {
+      successor.handOffInDoubt();
     }
 
     @Override

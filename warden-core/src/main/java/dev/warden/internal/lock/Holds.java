@@ -82,6 +82,14 @@ final class Holds {
     }
   }
 
+  /**
+   * Records again a hold that ended and is now known lost (see {@link Hold#lostFor}), so that its
+   * owner is told when it next uses it; not renewed, and not reported as a new hold.
+   */
+  void restoreLost(String lock, Hold hold) {
+    holds.put(new Key(lock, hold.owner()), hold);
+  }
+
   /** Stops renewing a hold that is known lost; its record stays, so that its owner is told. */
   void lost(Hold hold) {
     if (hold.renewed()) {

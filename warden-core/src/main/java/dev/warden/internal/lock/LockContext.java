@@ -10,8 +10,9 @@ import java.util.concurrent.Executor;
 
 /**
  * What the lock primitives of one client share, made once by {@link Locks}: its settings, clock and
- * owners, the script runner and blocking calls, waiting, its record of holds and hand-off rows, and
- * the executor that completes the futures users see.
+ * owners, the script runner and blocking calls, waiting, its record of holds and hand-off rows, the
+ * executor that completes the futures users see, and the threads on which a quorum lock runs its
+ * blocking calls to this client's locks ({@link QuorumPart#calls()}).
  */
 record LockContext(
     Settings settings,
@@ -22,4 +23,5 @@ record LockContext(
     Waiting waiting,
     Holds holds,
     HandOff.Rows rows,
-    Executor callbacks) {}
+    Executor callbacks,
+    Executor partCalls) {}

@@ -17,8 +17,11 @@ import java.util.concurrent.TimeUnit;
  * LockInternals}): acquire through an {@link Acquisition}, adopt the grant as a local {@link Hold},
  * and release with retries, hand-off and the verdict on a lost lease.
  *
- * <p>Every script call carries the owner's hold count as this client knows it, so that a replayed
- * call changes nothing; Redis stays the authority, and {@link Holds} is what this client knows.
+ * <p>Every script call carries the owner's hold count as this client knows it, and sets the owner's
+ * count in Redis from it: the client's count is the truth for the client, so Redis counts what
+ * {@link Holds} records after every acquisition and release, and a replayed call changes nothing
+ * more. A give-back names the acquisition it undoes, and changes nothing once a later acquisition
+ * or release of the owner has set the count. Redis stays the authority on who holds.
  */
 final class LockCore {
   /** A check made before every thread-bound acquisition, e.g. no write lock while reading. */
@@ -151,11 +154,15 @@ final class LockCore {
    */
   Hold adopt(Hold before, String owner, Granted granted, Lease lease) {
     if (before != null && granted.token() != before.token()) {
+      // the hold this re-entry went into (or took afresh) is not the one this client knows:
+      // that one is lost, and the owner keeps nothing
       Calls.awaitUninterruptibly(
-          driver.release(owner, granted.redisCount()),
+          driver.giveBack(owner, granted.acquisitionId(), 0),
           driver.describe(),
           "release a re-entry into a lost hold");
-      before.markLost("the lock was taken afresh by a reentrant call", context.callbacks());
+      if (before.markLost("the lock was taken afresh by a reentrant call", context.callbacks())) {
+        context.holds().lost(before);
+      }
       throw leaseExpired(before, "acquire again");
     }
     long deadline = granted.sentAtNanos() + TimeUnit.MILLISECONDS.toNanos(lease.millis());
@@ -183,21 +190,32 @@ final class LockCore {
     return before;
   }
 
-  /** Gives back a grant that an abandoned acquisition of {@code owner} got. */
+  /**
+   * Gives back a grant that an abandoned acquisition of {@code owner} got: the owner's count goes
+   * back to what the acquisition started from, if the hold is still the one it set.
+   */
   CompletableFuture<?> giveBack(String owner, Granted granted) {
-    context.holds().givenBack(driver.holdKey(), owner);
-    return driver
-        .release(owner, granted.redisCount())
-        .thenAccept(released -> wakeLocal(released.wake()));
+    if (granted.holdCount() == 1) {
+      context.holds().givenBack(driver.holdKey(), owner); // a re-entry's owner still holds it
+    }
+    return giveBackInDoubt(owner, granted.acquisitionId(), granted.holdCount() - 1);
   }
 
   /**
-   * Gives back the hold that failed attempts of {@code owner} may have taken, if they took it:
-   * {@code redisCount} is the owner's count had one of them run. The owner's local record (and its
-   * place as the local holder, for a re-entry) stays as it is: this client never learnt of it.
+   * Gives back what acquisition {@code acquisitionId} of {@code owner} may have taken, if it took
+   * it and nothing has changed the owner's count since: the owner keeps {@code heldBefore}, the
+   * count the acquisition started from. The owner's local record (and its place as the local
+   * holder, for a re-entry) stays as it is: this client never learnt of the grant.
    */
-  CompletableFuture<?> giveBackInDoubt(String owner, int redisCount) {
-    return driver.release(owner, redisCount).thenAccept(released -> wakeLocal(released.wake()));
+  CompletableFuture<?> giveBackInDoubt(String owner, String acquisitionId, int heldBefore) {
+    return driver
+        .giveBack(owner, acquisitionId, heldBefore)
+        .thenAccept(
+            released -> {
+              if (released.held() && released.remaining() == 0) {
+                wakeLocal(released.wake());
+              }
+            });
   }
 
   // ---- release ----
@@ -205,14 +223,17 @@ final class LockCore {
   /**
    * Gives back one hold: blocks for the script's reply, retrying transient failures for up to the
    * command timeout. The last hold goes straight to a parked waiter of this client where the lock
-   * type can. A release whose earlier attempt had an unknown outcome, and that now finds the hold
-   * gone, counts as done: that earlier attempt released it.
+   * type can. Every run of one release carries the same release id, also when the caller calls
+   * again after a {@code WardenException}: a run that finds the hold gone counts it as released
+   * only when an earlier run of this release ended it (it finds its marker); otherwise the hold was
+   * lost before, and {@link LeaseExpiredException} says so.
    */
   void release(Hold hold) {
     if (!hold.beginRelease()) {
       throw leaseExpired(hold, "unlock");
     }
     int heldBefore = hold.count();
+    String releaseId = hold.releaseId(this::newAcquisitionId);
     LockDriver.Release reply;
     try {
       reply =
@@ -223,22 +244,20 @@ final class LockCore {
                   "unlock",
                   () ->
                       heldBefore == 1
-                          ? driver.releaseLast(hold.owner(), handOff)
-                          : driver.release(hold.owner(), heldBefore),
-                  // it may have run: a later "not held" means it did
-                  () -> hold.releaseInDoubt(true));
+                          ? driver.releaseLast(hold.owner(), releaseId, handOff)
+                          : driver.release(hold.owner(), heldBefore, releaseId),
+                  () -> hold.releaseInDoubt(true)); // it may have run
     } catch (RuntimeException e) {
       hold.endRelease(false);
       throw e;
     }
-    boolean released = reply.held() || (hold.releaseInDoubt() && heldBefore == 1);
-    if (!released) {
+    hold.releaseDone();
+    if (!reply.held()) {
       hold.lostAtRelease(
           "the lock expired, was force-unlocked, or was lost with Redis data", context.callbacks());
       throw leaseExpired(hold, "unlock");
     }
-    hold.releaseInDoubt(false);
-    int remaining = heldBefore - 1; // this owner's own view; see MutexClaim.attempt
+    int remaining = heldBefore - 1; // what the script left: the client's count
     if (remaining > 0) {
       hold.count(remaining);
       hold.endRelease(false);
@@ -247,6 +266,32 @@ final class LockCore {
     forget(hold);
     hold.endRelease(true);
     wakeLocal(reply.wake());
+  }
+
+  /**
+   * Undoes the acquisition that last raised a hold's count, without waiting (a multi-lock's part
+   * when a later part could not be had, a grant its replicas did not acknowledge): the local record
+   * changes at once, and the owner-checked release is sent before the caller returns, so Redis runs
+   * it before anything the caller does next on this connection; one Redis never runs ends with the
+   * lease. Returns the release's outcome.
+   */
+  CompletableFuture<?> giveBackAsync(Hold hold) {
+    int heldBefore = hold.count();
+    if (!hold.beginRelease()) {
+      leaseExpired(hold, "give back"); // known lost meanwhile: nothing of it is left in Redis
+      return CompletableFuture.completedFuture(null);
+    }
+    if (heldBefore > 1) {
+      hold.count(heldBefore - 1);
+    } else {
+      forget(hold);
+    }
+    hold.endRelease(heldBefore == 1);
+    // a plain release (the count this client knew, less one) with its own release id: nothing of
+    // this owner can reach Redis between the acquisition it undoes and this call
+    return driver
+        .release(hold.owner(), heldBefore, newAcquisitionId())
+        .thenAccept(r -> wakeLocal(r.wake()));
   }
 
   /**
@@ -358,7 +403,8 @@ final class LockCore {
             + " (fencing token "
             + hold.token()
             + ") was lost before: "
-            + hold.lostReason());
+            + hold.lostReason(),
+        hold.lostCause());
   }
 
   /**

@@ -15,11 +15,19 @@ import dev.warden.internal.redis.Calls;
 import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.wait.Waiting;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** The lock primitives of one client: the one way into this package. */
 public final class Locks {
+  private static final AtomicInteger PART_CALL_THREADS = new AtomicInteger();
+
   private final LockContext context;
+  // a quorum lock's blocking calls to this client's locks; no thread until one is made
+  private final ExecutorService partCalls = Executors.newCachedThreadPool(Locks::partCallThread);
 
   /**
    * @param keeper renews the holds taken without an explicit lease
@@ -44,7 +52,14 @@ public final class Locks {
             waiting,
             new Holds(keeper, clock),
             new HandOff.Rows(clock),
-            callbacks);
+            callbacks,
+            partCalls);
+  }
+
+  private static Thread partCallThread(Runnable task) {
+    Thread thread = new Thread(task, "warden-quorum-" + PART_CALL_THREADS.incrementAndGet());
+    thread.setDaemon(true);
+    return thread;
   }
 
   /** The reentrant lock of that name. */
@@ -54,7 +69,10 @@ public final class Locks {
 
   /** The fair lock of that name. */
   public DistributedLock fairLock(String name) {
-    return new RedisMutex(context, new FairDriver(context.scripts(), name), LockCore.Guard.NONE);
+    return new RedisMutex(
+        context,
+        new FairDriver(context.scripts(), name, context.settings().operationMarkerArgument()),
+        LockCore.Guard.NONE);
   }
 
   /** The read-write lock of that name. */
@@ -65,6 +83,27 @@ public final class Locks {
   /** A multi-lock of locks made by this object. */
   public DistributedLock multiLock(DistributedLock... locks) {
     return new RedisMultiLock(context, locks);
+  }
+
+  /**
+   * The view a quorum lock has of {@code lock} when it is a plain reentrant lock made by some
+   * {@code Warden} ({@code Warden.lock(name)}); empty for any other lock.
+   */
+  public static Optional<QuorumPart> quorumPart(DistributedLock lock) {
+    if (!(lock instanceof RedisMutex mutex) || !mutex.core().driver().joinsGroups()) {
+      return Optional.empty();
+    }
+    LockContext context = mutex.core().context();
+    return Optional.of(
+        new QuorumPart(
+            lock,
+            mutex.core().driver().keys().fence(),
+            context.scripts(),
+            context.settings().watchdogLeaseMillis(),
+            context.partCalls(),
+            context.callbacks(),
+            context.clock(),
+            context.waiting().timer()));
   }
 
   /** Reads the reentrant lock's whole state (holders, counts, TTL, tokens, waiting clients). */
@@ -83,7 +122,16 @@ public final class Locks {
     return context.holds().size();
   }
 
+  /** Stops the threads of quorum-lock calls; calls not yet started are dropped. */
+  public void close() {
+    partCalls.shutdownNow();
+  }
+
   private ReentrantDriver reentrantDriver(String name) {
-    return new ReentrantDriver(context.scripts(), context.owners(), LockKeys.of(name));
+    return new ReentrantDriver(
+        context.scripts(),
+        context.owners(),
+        LockKeys.of(name),
+        context.settings().operationMarkerArgument());
   }
 }

@@ -25,6 +25,9 @@ final class MutexClaim implements Claim<Granted> {
   private final String id;
   // made when a release first looks at this claim parked; racy but idempotent (a record)
   private HandOffTerms handOffTerms;
+  // whether the leave was sent; leave() is called by the acquisition's ending, at most once, and
+  // by finished(), which comes after it on the same acquisition: no two threads at once
+  private volatile boolean left;
 
   private final boolean reported;
 
@@ -73,10 +76,8 @@ final class MutexClaim implements Claim<Granted> {
         .thenApply(
             reply ->
                 reply.acquired()
-                    // the owner's own count: Redis may also count an abandoned acquisition of
-                    // the same owner whose give-back is still on its way
-                    ? Outcome.granted(
-                        new Granted(reply.token(), heldBefore + 1, reply.holdCount(), sentAt))
+                    // the script set the owner's count to this: the client's count
+                    ? Outcome.granted(new Granted(reply.token(), heldBefore + 1, id, sentAt))
                     : Outcome.busy(reply.retryAfterMillis()));
   }
 
@@ -86,12 +87,27 @@ final class MutexClaim implements Claim<Granted> {
   }
 
   /**
-   * Gives back the hold an attempt may have raised: the owner's count as it would be after this
-   * acquisition; the release script changes nothing when Redis has less (no attempt ran).
+   * Gives back what this acquisition's attempts (or a hand-off to it) may have taken: the owner's
+   * hold goes back to {@code heldBefore} if it is still the one this acquisition set, and is left
+   * alone otherwise (no attempt ran, or a later acquisition of the owner has taken it since).
    */
   @Override
   public CompletableFuture<?> giveBackInDoubt() {
-    return core.giveBackInDoubt(owner, heldBefore + 1);
+    return core.giveBackInDoubt(owner, id, heldBefore);
+  }
+
+  /**
+   * Leaves the queue a waiting attempt may have joined (a fair lock's, a write lock's waiting
+   * writers), before the caller hears that the acquisition ended: so the same owner's next
+   * acquisition reaches Redis after it, and keeps its own place.
+   */
+  @Override
+  public CompletableFuture<?> leave() {
+    if (!willWait || left) {
+      return null;
+    }
+    left = true;
+    return driver.leave(owner, id);
   }
 
   @Override
@@ -137,19 +153,21 @@ final class MutexClaim implements Claim<Granted> {
 
   @Override
   public long ticket() {
-    return driver.ticket(owner);
+    return driver.ticket(id);
   }
 
   @Override
   public Granted handedOver(long token, long sentAtNanos) {
-    return new Granted(token, 1, 1, sentAtNanos);
+    return new Granted(token, 1, id, sentAtNanos);
   }
 
   @Override
   public void finished(boolean granted) {
-    if (!granted && willWait) {
-      var unused = driver.leave(owner); // a queue the waiter joined must not keep it
+    if (!granted) {
+      // ended without leaving first (the client closed, or an attempt could not be sent): a
+      // queue the waiter joined must not keep it
+      var unused = leave();
     }
-    driver.forget(owner);
+    driver.forget(id);
   }
 }

@@ -37,6 +37,13 @@ import java.util.concurrent.locks.Condition;
  * <p>Thread-bound like the lock's {@code lock()}: the calling thread must hold the lock, or {@link
  * IllegalMonitorStateException}. Cost: await is three script calls plus one per second of waiting;
  * signal and signalAll one each.
+ *
+ * <p>{@code await} returns, or throws, holding the lock again with the thread's own hold count (the
+ * client's count: a hold Redis counted that the client did not know of is not taken back). When it
+ * cannot take the lock back (Redis unreachable for longer than the command timeout), it throws that
+ * {@link dev.warden.WardenException} without the lock, and the thread's hold is recorded as lost
+ * with it: the caller's {@code unlock()} then throws {@link LeaseExpiredException} whose cause is
+ * that failure, so a {@code finally { unlock(); }} does not hide it.
  */
 // WaitNotInLoop: these are Condition's await methods, which may return spuriously; callers loop
 @SuppressWarnings("WaitNotInLoop")
@@ -98,7 +105,11 @@ final class RedisCondition implements Condition {
     return awaitSignal(TimeUnit.MILLISECONDS.toNanos(Math.max(0, millis)), true);
   }
 
-  /** Returns true when signalled, false when the wait ran out. */
+  /**
+   * Returns true when signalled, false when the wait ran out. Returns, or throws, holding the lock
+   * again with the count the thread had, except when the lock cannot be taken back: then throws
+   * that failure, and the thread's hold is recorded as lost for it ({@link #lostForGood}).
+   */
   private boolean awaitSignal(long waitNanos, boolean interruptible) throws InterruptedException {
     if (interruptible) {
       Interrupts.checkBefore(describe, "waiting");
@@ -107,50 +118,64 @@ final class RedisCondition implements Condition {
     if (hold == null || hold.state() != Hold.State.HELD) {
       throw notHeld("await");
     }
+    int count = hold.count(); // the client's count, which the thread gets back
     String waiter = context.owners().newHandle() + ":c";
     // subscribed before joining the list, so that the signal's message cannot be missed
     Topic topic = context.waiting().subscriptions().join(channel);
-    int count;
     boolean signalled = false;
     InterruptedException interrupted = null;
+    RuntimeException failed = null;
     try {
       Calls.awaitUninterruptibly(topic.subscribed(), describe, "await");
-      count =
-          (int)
-              Scripts.number(
-                  call(
-                      LockScripts.COND_ENQUEUE,
-                      new String[] {holdKey, waiters, beats, arrivals},
-                      "await",
-                      hold.owner(),
-                      waiter,
-                      HEARTBEAT_TIMEOUT),
-                  0);
-      if (count == 0) {
+      long enqueued =
+          Scripts.number(
+              call(
+                  LockScripts.COND_ENQUEUE,
+                  new String[] {holdKey, waiters, beats, arrivals},
+                  "await",
+                  hold.owner(),
+                  waiter,
+                  HEARTBEAT_TIMEOUT),
+              0);
+      if (enqueued == 0) {
         throw new LeaseExpiredException(
             describe + ": cannot await: the lock's hold of " + hold.owner() + " was lost");
       }
-      // the one hold left after cond-enqueue.lua goes with the lock's own release
+      // every hold goes with the lock's own release, as the client's last one
       hold.count(1);
-      lock.release(hold);
-      Acquisition<Boolean> signal =
-          new Acquisition<>(context.waiting(), new Signal(waiter), waitNanos).start();
       try {
-        signalled = signal.await(interruptible) != null;
-      } catch (InterruptedException e) {
-        interrupted = e;
+        lock.release(hold);
+      } catch (RuntimeException e) {
+        // not known to be released (Redis failed) or lost: the thread holds nothing it can use
+        lostForGood(hold, count, "await could not give the lock up: " + e.getMessage(), e);
+        throw e;
       }
-      if (!signalled) {
-        // leaving finds out whether a signal took this waiter off the list meanwhile
-        signalled =
-            Scripts.number(
-                    call(LockScripts.COND_LEAVE, new String[] {waiters, beats}, "await", waiter), 0)
-                == 0;
+      try {
+        Acquisition<Boolean> signal =
+            new Acquisition<>(context.waiting(), new Signal(waiter), waitNanos).start();
+        try {
+          signalled = signal.await(interruptible) != null;
+        } catch (InterruptedException e) {
+          interrupted = e;
+        }
+        if (!signalled) {
+          // leaving finds out whether a signal took this waiter off the list meanwhile
+          signalled =
+              Scripts.number(
+                      call(LockScripts.COND_LEAVE, new String[] {waiters, beats}, "await", waiter),
+                      0)
+                  == 0;
+        }
+      } catch (RuntimeException e) {
+        failed = e; // the lock is taken back first, as for an interrupt
       }
     } finally {
       context.waiting().subscriptions().leave(topic);
     }
     reacquire(count, hold);
+    if (failed != null) {
+      throw failed;
+    }
     if (interrupted != null) {
       if (!signalled) {
         throw interrupted;
@@ -196,12 +221,44 @@ final class RedisCondition implements Condition {
     return lock.hold(context.owners().currentThread());
   }
 
-  /** Takes the lock again after a wait, with the hold count the thread had and its lease. */
+  /**
+   * Takes the lock again after a wait, with the hold count the thread had (the client's count, not
+   * whatever Redis counted before) and its lease. If that fails, the thread's hold is recorded as
+   * lost with the failure as the reason, so that the caller's {@code unlock()} reports it, and the
+   * failure is thrown.
+   */
   private void reacquire(int count, Hold before) {
     Lease lease = before.renewed() ? lock.watchdogLease() : Lease.fixed(before.leaseMillis());
-    for (int i = 0; i < count; i++) {
-      Interrupts.uninterruptibly(() -> lock.acquireForThread(lease, -1, false));
+    try {
+      for (int i = 0; i < count; i++) {
+        Interrupts.uninterruptibly(() -> lock.acquireForThread(lease, -1, false));
+      }
+    } catch (RuntimeException e) {
+      lostForGood(before, count, "await could not take the lock back: " + e.getMessage(), e);
+      throw e;
     }
+  }
+
+  /**
+   * Records the thread's hold as lost for good after its lock was given up and could not be taken
+   * back: {@code count} holds, each of which the thread's {@code unlock()} reports with {@link
+   * LeaseExpiredException} carrying {@code cause}. What part of the lock was taken back already is
+   * given back asynchronously (Redis may be unreachable; its lease bounds it otherwise).
+   */
+  private void lostForGood(Hold hold, int count, String reason, Throwable cause) {
+    Hold partial = lock.hold(hold.owner());
+    if (partial != null && partial != hold) {
+      lock.forget(partial);
+      // a release the client counts as the last one: the owner keeps none, whatever Redis counts
+      var unused =
+          lock.driver()
+              .release(hold.owner(), 1, "")
+              .exceptionally(failure -> null); // lease ends it
+    }
+    hold.count(count);
+    hold.lostFor(reason, cause);
+    context.holds().lost(hold); // no longer renewed (a release that failed left it renewed)
+    context.holds().restoreLost(holdKey, hold);
   }
 
   private List<Object> call(Script script, String[] keys, String operation, String... args) {

@@ -4,12 +4,11 @@ import dev.warden.DistributedLock;
 import dev.warden.LockHandle;
 import dev.warden.ObjectType;
 import dev.warden.WardenListener;
-import dev.warden.internal.base.Args;
 import dev.warden.internal.base.Events;
-import dev.warden.internal.base.Interrupts;
 import dev.warden.internal.base.Subject;
 import dev.warden.internal.lease.Hold;
 import dev.warden.internal.lease.Lease;
+import dev.warden.internal.redis.Failures;
 import dev.warden.internal.wait.Acquisition;
 import io.lettuce.core.cluster.SlotHash;
 import java.time.Duration;
@@ -20,8 +19,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,16 +29,18 @@ import org.slf4j.LoggerFactory;
  * two multi-locks of the same locks given in different orders cannot deadlock. Reentrant locks that
  * share a slot are taken together by one script ({@link GroupClaim}), all or none; other parts one
  * after the other, each waiting with its own machinery. If a part cannot be had in time, or the
- * caller is interrupted, or Redis fails, every part taken so far is given back before the call
- * returns or throws: no partial hold is left behind. Each part's hold is an ordinary hold of that
- * lock (renewed by the lease keeper without an explicit lease), and {@link #unlock()} gives back
- * every part, reporting the first failure only after trying them all.
+ * caller is interrupted, or Redis fails, the release of every part taken so far is sent before the
+ * call returns or throws, and not waited for (a frozen Redis cannot keep the caller past its wait;
+ * a release Redis never runs ends with the part's lease): no partial hold is left behind in this
+ * client, nor in Redis once it answers. Each part's hold is an ordinary hold of that lock (renewed
+ * by the lease keeper without an explicit lease), and {@link #unlock()} gives back every part,
+ * reporting the first failure only after trying them all.
  *
  * <p>Supports {@code lock}, {@code lockInterruptibly}, {@code tryLock}, their lease variants,
  * {@code unlock} and {@code isHeldByCurrentThread}; the rest throws {@link
  * UnsupportedOperationException}. Thread-bound, like the parts' {@code lock()}.
  */
-final class RedisMultiLock implements DistributedLock {
+final class RedisMultiLock extends ThreadBoundLock {
   private static final Logger log = LoggerFactory.getLogger(RedisMultiLock.class);
 
   private final LockContext context;
@@ -114,62 +113,31 @@ final class RedisMultiLock implements DistributedLock {
     return describe;
   }
 
-  // ---- acquisition ----
+  // ---- acquisition (the overloads: ThreadBoundLock) ----
 
   @Override
-  public void lock() {
-    uninterruptibly(watchdogLease(), -1);
+  protected String describe() {
+    return describe;
   }
 
   @Override
-  public void lock(long leaseTime, TimeUnit unit) {
-    uninterruptibly(Lease.fixed(Args.leaseMillis("leaseTime", leaseTime, unit)), -1);
+  protected String offers() {
+    return "a multi-lock (it supports lock, tryLock, their lease variants, unlock and"
+        + " isHeldByCurrentThread); use the parts for it";
   }
 
   @Override
-  public void lockInterruptibly() throws InterruptedException {
-    acquire(watchdogLease(), -1, true);
-  }
-
-  @Override
-  public void lockInterruptibly(long leaseTime, TimeUnit unit) throws InterruptedException {
-    acquire(Lease.fixed(Args.leaseMillis("leaseTime", leaseTime, unit)), -1, true);
-  }
-
-  @Override
-  public boolean tryLock() {
-    return uninterruptibly(watchdogLease(), 0);
-  }
-
-  @Override
-  public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-    Args.unit(unit);
-    return acquire(watchdogLease(), Math.max(0, unit.toNanos(time)), true);
-  }
-
-  @Override
-  public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-    long waitNanos = Args.waitNanos("waitTime", waitTime, unit);
-    return acquire(Lease.fixed(Args.leaseMillis("leaseTime", leaseTime, unit)), waitNanos, true);
-  }
-
-  private Lease watchdogLease() {
+  protected Lease watchdogLease() {
     return Lease.renewed(context.settings().watchdogLeaseMillis());
-  }
-
-  private boolean uninterruptibly(Lease lease, long waitNanos) {
-    return Interrupts.uninterruptibly(() -> acquire(lease, waitNanos, false));
   }
 
   /**
    * Takes every group in order within the wait, reported to listeners as one acquisition; on any
    * failure gives back what it took.
    */
-  private boolean acquire(Lease lease, long waitNanos, boolean interruptible)
+  @Override
+  protected boolean acquireForThread(Lease lease, long waitNanos, boolean interruptible)
       throws InterruptedException {
-    if (interruptible) {
-      Interrupts.checkBefore(describe, "acquiring");
-    }
     Events events = context.waiting().events();
     if (!events.on()) {
       return acquireGroups(lease, waitNanos, interruptible);
@@ -238,20 +206,35 @@ final class RedisMultiLock implements DistributedLock {
     return true;
   }
 
-  /** Gives back the groups taken so far, last first; failures are logged (leases bound them). */
+  /**
+   * Gives back the groups taken so far, last first, without waiting: each part's owner-checked
+   * release is sent now (so Redis runs it before anything this thread does next) and its failure
+   * logged; a release Redis never runs is bounded by the part's lease. So a frozen Redis cannot
+   * keep the caller past its wait.
+   */
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void giveBack(List<List<RedisMutex>> taken) {
+    String owner = context.owners().currentThread();
     for (int g = taken.size() - 1; g >= 0; g--) {
       List<RedisMutex> group = taken.get(g);
       for (int i = group.size() - 1; i >= 0; i--) {
-        try {
-          group.get(i).unlock();
-        } catch (RuntimeException e) {
-          log.warn(
-              "{}: could not give back {}; it expires with its lease: {}",
-              describe,
-              group.get(i).core().driver().describe(),
-              e.toString());
+        LockCore core = group.get(i).core();
+        Hold hold = core.hold(owner);
+        if (hold == null) {
+          continue; // already ended (its re-entry was refused as a lost lease)
         }
+        core.giveBackAsync(hold)
+            .whenComplete(
+                (released, failure) -> {
+                  if (failure != null) {
+                    log.warn(
+                        "{}: could not give back {}; it expires with its lease: {}",
+                        describe,
+                        core.driver().describe(),
+                        Failures.unwrap(failure).toString());
+                  }
+                });
       }
     }
   }
@@ -285,26 +268,7 @@ final class RedisMultiLock implements DistributedLock {
     return true;
   }
 
-  // ---- not offered by the multi-lock ----
-
-  private UnsupportedOperationException unsupported(String operation) {
-    return new UnsupportedOperationException(
-        describe
-            + ": "
-            + operation
-            + " is not offered by a multi-lock (it supports lock, tryLock, their lease"
-            + " variants, unlock and isHeldByCurrentThread); use the parts for it");
-  }
-
-  @Override
-  public boolean forceUnlock() {
-    throw unsupported("forceUnlock");
-  }
-
-  @Override
-  public boolean isLocked() {
-    throw unsupported("isLocked");
-  }
+  // ---- not offered by the multi-lock (see also ThreadBoundLock) ----
 
   @Override
   public int getHoldCount() {
@@ -312,23 +276,8 @@ final class RedisMultiLock implements DistributedLock {
   }
 
   @Override
-  public long remainTimeToLive() {
-    throw unsupported("remainTimeToLive");
-  }
-
-  @Override
   public long fencingToken() {
     throw unsupported("fencingToken");
-  }
-
-  @Override
-  public Condition newCondition() {
-    throw unsupported("newCondition");
-  }
-
-  @Override
-  public Condition newCondition(String conditionName) {
-    throw unsupported("newCondition");
   }
 
   @Override

@@ -1,6 +1,5 @@
 package dev.warden.internal.lock;
 
-import dev.warden.DistributedLock;
 import dev.warden.LockHandle;
 import dev.warden.LockTimeoutException;
 import dev.warden.internal.base.Args;
@@ -12,7 +11,6 @@ import dev.warden.internal.redis.Calls;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 
 /**
@@ -24,7 +22,7 @@ import java.util.concurrent.locks.Condition;
  * This client keeps a {@link Hold} per owner and lock (shared by every {@code RedisMutex} of the
  * name) in its {@link Holds}.
  */
-final class RedisMutex implements DistributedLock {
+final class RedisMutex extends ThreadBoundLock {
   private final LockCore core;
   private final LockDriver driver;
 
@@ -42,52 +40,22 @@ final class RedisMutex implements DistributedLock {
     return core;
   }
 
-  // ---- thread-bound acquisition ----
+  // ---- thread-bound acquisition (the overloads: ThreadBoundLock) ----
 
   @Override
-  public void lock() {
-    uninterruptibly(core.watchdogLease(), -1);
-  }
-
-  @Override
-  public void lock(long leaseTime, TimeUnit unit) {
-    uninterruptibly(Lease.fixed(Args.leaseMillis("leaseTime", leaseTime, unit)), -1);
+  protected String describe() {
+    return driver.describe();
   }
 
   @Override
-  public void lockInterruptibly() throws InterruptedException {
-    interruptibly(core.watchdogLease(), -1);
+  protected Lease watchdogLease() {
+    return core.watchdogLease();
   }
 
   @Override
-  public void lockInterruptibly(long leaseTime, TimeUnit unit) throws InterruptedException {
-    interruptibly(Lease.fixed(Args.leaseMillis("leaseTime", leaseTime, unit)), -1);
-  }
-
-  @Override
-  public boolean tryLock() {
-    return uninterruptibly(core.watchdogLease(), 0);
-  }
-
-  @Override
-  public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-    Args.unit(unit);
-    return interruptibly(core.watchdogLease(), Math.max(0, unit.toNanos(time)));
-  }
-
-  @Override
-  public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-    long waitNanos = Args.waitNanos("waitTime", waitTime, unit);
-    return interruptibly(Lease.fixed(Args.leaseMillis("leaseTime", leaseTime, unit)), waitNanos);
-  }
-
-  private boolean interruptibly(Lease lease, long waitNanos) throws InterruptedException {
-    Interrupts.checkBefore(driver.describe(), "acquiring");
-    return core.acquireForThread(lease, waitNanos, true);
-  }
-
-  private boolean uninterruptibly(Lease lease, long waitNanos) {
-    return Interrupts.uninterruptibly(() -> core.acquireForThread(lease, waitNanos, false));
+  protected boolean acquireForThread(Lease lease, long waitNanos, boolean interruptible)
+      throws InterruptedException {
+    return core.acquireForThread(lease, waitNanos, interruptible);
   }
 
   // ---- release ----

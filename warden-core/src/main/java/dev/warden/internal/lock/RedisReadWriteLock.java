@@ -24,8 +24,18 @@ final class RedisReadWriteLock implements DistributedReadWriteLock {
 
   RedisReadWriteLock(LockContext context, String name) {
     ReadWriteKeys keys = ReadWriteKeys.of(name);
-    ReadDriver reads = new ReadDriver(context.scripts(), keys);
-    WriteDriver writes = new WriteDriver(context.scripts(), keys);
+    String markerMillis = context.settings().operationMarkerArgument();
+    ReadDriver reads = new ReadDriver(context.scripts(), keys, markerMillis);
+    WriteDriver writes =
+        new WriteDriver(
+            context.scripts(),
+            keys,
+            markerMillis,
+            owner -> {
+              // the read holds this client knows the owner has: none when it knows them lost
+              Hold read = context.holds().get(reads.holdKey(), owner);
+              return read != null && read.state() != Hold.State.LOST ? read.count() : 0;
+            });
     this.readLock = new RedisMutex(context, reads, LockCore.Guard.NONE);
     this.writeLock =
         new RedisMutex(

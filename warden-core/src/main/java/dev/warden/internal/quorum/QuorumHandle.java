@@ -4,37 +4,31 @@ import dev.warden.LeaseExpiredException;
 import dev.warden.LockHandle;
 import dev.warden.WardenException;
 import dev.warden.internal.base.Args;
+import dev.warden.internal.base.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
  * A hold on a majority of a quorum lock's parts, each part an ordinary fixed-lease hold of its own
- * client. A renewed hold is renewed here, every third of its lease, on all parts at once: each
- * renewal that reaches a majority before the validity ends (the lease minus the drift, counted from
- * when the renewal was sent) starts a new validity; otherwise the hold is lost, {@link
- * #leaseLost()} completes and the parts still held are given back. A fixed-lease hold simply runs
- * out.
+ * client, valid until {@code validUntil} (the lease minus the drift, counted from when the calls
+ * were sent). A renewed hold is renewed here, every third of its lease, on all parts at once, on
+ * the quorum's timer: each renewal that reaches a majority before the validity ends starts a new
+ * validity; otherwise the hold is lost and the parts still held are given back. A fixed-lease hold
+ * is lost when its validity ends (a timer task then). Either way {@link #leaseLost()} completes, on
+ * the callback executor, and {@link #isValid()}, the local check, turns false.
  *
- * <p>Thread-safe. {@code close}, {@code extend} and {@code isHeld} cost one round trip to every
- * part, sent at once.
+ * <p>Thread-safe: its state is guarded by its monitor, never held while waiting. {@code close},
+ * {@code extend} and {@code isHeld} cost one round trip to every part, sent at once, and block the
+ * caller until the parts answer ({@code isHeld}: or their bound passes).
  */
 final class QuorumHandle implements LockHandle {
-  private static final ScheduledExecutorService RENEWALS =
-      Executors.newSingleThreadScheduledExecutor(
-          task -> {
-            Thread thread = new Thread(task, "warden-quorum-renewal");
-            thread.setDaemon(true);
-            return thread;
-          });
-
   private final Quorum quorum;
   private final LockHandle[] parts; // null where the part was not taken
   private final long token;
@@ -43,7 +37,8 @@ final class QuorumHandle implements LockHandle {
   private long leaseMillis; // guarded by this
   private boolean renewed; // guarded by this
   private boolean closed; // guarded by this
-  private ScheduledFuture<?> renewal; // guarded by this
+  private String lostReason; // guarded by this; set once the hold is lost
+  private Timer.Scheduled next; // guarded by this: the renewal, or the end of the validity
 
   QuorumHandle(
       Quorum quorum,
@@ -59,82 +54,114 @@ final class QuorumHandle implements LockHandle {
     this.leaseMillis = leaseMillis;
     this.renewed = renewed;
     synchronized (this) {
-      scheduleRenewal();
+      scheduleNext();
     }
   }
 
-  private void scheduleRenewal() {
-    if (renewed && !closed) {
-      renewal = RENEWALS.schedule(this::renew, Math.max(1, leaseMillis / 3), TimeUnit.MILLISECONDS);
+  /** Schedules the renewal of a renewed hold, or the end of a fixed one's validity. Under this. */
+  private void scheduleNext() {
+    if (next != null) {
+      next.cancel();
+    }
+    if (closed || lostReason != null) {
+      return;
+    }
+    try {
+      next =
+          renewed
+              ? quorum
+                  .timer()
+                  .schedule(
+                      this::renew, TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis / 3)))
+              : quorum.timer().schedule(this::validityEnded, validUntil - now());
+    } catch (RejectedExecutionException e) {
+      markLost("the timer of its first part's Warden stopped (that Warden was closed)");
     }
   }
 
-  /** Extends every part by the lease, on the renewal thread; never blocks it. */
+  private long now() {
+    return quorum.clock().nanoTime();
+  }
+
+  /** On the timer: a fixed lease's validity has ended (unless it was extended meanwhile). */
+  private synchronized void validityEnded() {
+    if (closed || lostReason != null || renewed) {
+      return;
+    }
+    if (now() - validUntil < 0) {
+      scheduleNext(); // extended meanwhile
+      return;
+    }
+    markLost("its lease ran out (it is not renewed)");
+  }
+
+  /** On the timer: extends every part by the lease; the verdict comes with the replies. */
   private void renew() {
     long lease;
     synchronized (this) {
-      if (closed || lost.isDone()) {
+      if (closed || lostReason != null || !renewed) {
         return;
       }
       lease = leaseMillis;
     }
-    long started = quorum.clock().nanoTime();
+    long started = now();
     var unused =
-        onAll(part -> part.extend(Duration.ofMillis(lease)), Quorum.callBoundMillis(lease))
+        onAll(part -> part.extend(Duration.ofMillis(lease)), lease)
             .thenAccept(
                 extended -> {
                   boolean kept;
                   synchronized (this) {
-                    if (closed) {
+                    if (closed || lostReason != null) {
                       return;
                     }
-                    kept =
-                        count(extended) >= quorum.majority()
-                            && quorum.clock().nanoTime() - validUntil < 0;
+                    kept = count(extended) >= quorum.majority() && now() - validUntil < 0;
                     if (kept) {
                       validUntil = Quorum.validUntil(started, lease);
-                      scheduleRenewal();
+                      scheduleNext();
+                    } else {
+                      markLost(
+                          "a renewal reached fewer than "
+                              + quorum.majority()
+                              + " of "
+                              + quorum.size()
+                              + " parts within the validity");
                     }
                   }
                   if (!kept) {
-                    loseHold();
+                    var unusedGiveBack = quorum.giveBack(parts);
                   }
                 });
   }
 
-  private void loseHold() {
-    lost.complete(null);
-    for (LockHandle part : parts) {
-      if (part != null) {
-        var unused = CompletableFuture.runAsync(() -> closeQuietly(part), Quorum.CALLS);
-      }
+  /**
+   * Marks the hold lost and completes {@link #leaseLost()} on the callback executor. Under this.
+   */
+  private void markLost(String reason) {
+    lostReason = reason;
+    if (next != null) {
+      next.cancel();
     }
-  }
-
-  private static void closeQuietly(LockHandle part) {
-    try {
-      part.close();
-    } catch (RuntimeException e) {
-      // already gone, or unreachable: its lease ends it
-    }
+    quorum.callbacks().execute(() -> lost.complete(null));
   }
 
   /**
-   * Runs {@code call} on every held part at once and waits at most {@code boundMillis}; each entry
-   * of the result is the part's answer, or null (not taken, failed, or no reply in time).
+   * Runs {@code call} on every held part at once and waits at most the call bound of {@code
+   * leaseMillis}; each entry of the result is the part's answer, or null (not taken, failed, or no
+   * reply in time).
    */
   private CompletableFuture<List<Boolean>> onAll(
-      Function<LockHandle, Boolean> call, long boundMillis) {
+      Function<LockHandle, Boolean> call, long leaseMillis) {
     List<CompletableFuture<Boolean>> calls = new ArrayList<>();
-    for (LockHandle part : parts) {
+    for (int i = 0; i < parts.length; i++) {
+      LockHandle part = parts[i];
       calls.add(
           part == null
               ? CompletableFuture.completedFuture(null)
-              : CompletableFuture.supplyAsync(() -> call.apply(part), Quorum.CALLS));
+              : quorum.part(i).call(() -> call.apply(part)));
     }
-    return CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0]))
-        .handle((ignored, failure) -> null)
-        .completeOnTimeout(null, boundMillis, TimeUnit.MILLISECONDS)
+    long bound = TimeUnit.MILLISECONDS.toNanos(Quorum.callBoundMillis(leaseMillis));
+    return quorum
+        .settle(calls, bound)
         .thenApply(
             ignored -> {
               List<Boolean> answers = new ArrayList<>();
@@ -153,6 +180,31 @@ final class QuorumHandle implements LockHandle {
     return yes;
   }
 
+  /**
+   * Whether the hold is still valid as far as this client knows, without a round trip: not closed,
+   * not lost, and its validity not ended.
+   */
+  synchronized boolean isValid() {
+    return !closed && lostReason == null && now() - validUntil < 0;
+  }
+
+  /** The exception for using this hold after it ended; {@code operation}: what was refused. */
+  synchronized LeaseExpiredException expired(String operation) {
+    return new LeaseExpiredException(
+        quorum.describe()
+            + ": cannot "
+            + operation
+            + ": the quorum hold (fencing token "
+            + token
+            + ") "
+            + (lostReason != null ? "was lost: " + lostReason : "ran past its validity"));
+  }
+
+  /** The number of stages waiting on the lost signal, for tests: no call may add one that stays. */
+  int lostDependents() {
+    return lost.getNumberOfDependents();
+  }
+
   @Override
   public long fencingToken() {
     return token;
@@ -161,17 +213,14 @@ final class QuorumHandle implements LockHandle {
   /** Whether a majority of parts still hold the lock for this handle, within the validity. */
   @Override
   public boolean isHeld() {
+    long lease;
     synchronized (this) {
-      if (closed || lost.isDone() || quorum.clock().nanoTime() - validUntil >= 0) {
+      if (!isValid()) {
         return false;
       }
+      lease = leaseMillis;
     }
-    List<Boolean> held = onAll(LockHandle::isHeld, Quorum.callBoundMillis(leaseMillis())).join();
-    return count(held) >= quorum.majority();
-  }
-
-  private synchronized long leaseMillis() {
-    return leaseMillis;
+    return count(onAll(LockHandle::isHeld, lease).join()) >= quorum.majority();
   }
 
   @Override
@@ -183,23 +232,24 @@ final class QuorumHandle implements LockHandle {
   public boolean extend(Duration leaseTime) {
     long lease = Args.leaseMillis("leaseTime", leaseTime);
     synchronized (this) {
-      if (closed || lost.isDone()) {
+      if (closed || lostReason != null) {
         return false;
       }
       renewed = false; // as for a plain handle: from now on the lease simply runs out
-      if (renewal != null) {
-        renewal.cancel(false);
-      }
+      scheduleNext(); // the end of the current validity, until the parts answer
     }
-    long started = quorum.clock().nanoTime();
-    List<Boolean> extended =
-        onAll(part -> part.extend(Duration.ofMillis(lease)), Quorum.callBoundMillis(lease)).join();
+    long started = now();
+    List<Boolean> extended = onAll(part -> part.extend(Duration.ofMillis(lease)), lease).join();
     synchronized (this) {
-      if (count(extended) < quorum.majority() || quorum.clock().nanoTime() - validUntil >= 0) {
+      if (closed
+          || lostReason != null
+          || count(extended) < quorum.majority()
+          || now() - validUntil >= 0) {
         return false;
       }
       leaseMillis = lease;
       validUntil = Quorum.validUntil(started, lease);
+      scheduleNext();
       return true;
     }
   }
@@ -219,28 +269,56 @@ final class QuorumHandle implements LockHandle {
     end(LockHandle::close);
   }
 
-  /**
-   * Ends the hold on every part; throws when fewer than a majority could be ended normally: {@link
-   * LeaseExpiredException} if the hold had already been lost, else the first Redis failure.
-   */
-  private void end(java.util.function.Consumer<LockHandle> ending) {
+  /** Gives every part back without waiting or throwing: for a hold nobody will use. */
+  void abandon() {
     synchronized (this) {
       if (closed) {
         return;
       }
       closed = true;
-      if (renewal != null) {
-        renewal.cancel(false);
+      if (next != null) {
+        next.cancel();
+      }
+    }
+    var unused = quorum.giveBack(parts);
+  }
+
+  /**
+   * Ends the hold on every part; throws when the hold was lost or ran past its validity ({@link
+   * LeaseExpiredException}), or when fewer than a majority could be ended normally (that, or the
+   * first Redis failure).
+   */
+  private void end(Consumer<LockHandle> ending) {
+    boolean expired;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      if (lostReason == null && now() - validUntil >= 0) {
+        markLost("its validity ended before it was released");
+      }
+      expired = lostReason != null;
+      closed = true;
+      if (next != null) {
+        next.cancel();
       }
     }
     List<CompletableFuture<Void>> calls = new ArrayList<>();
-    for (LockHandle part : parts) {
+    for (int i = 0; i < parts.length; i++) {
+      LockHandle part = parts[i];
       if (part != null) {
-        calls.add(CompletableFuture.runAsync(() -> ending.accept(part), Quorum.CALLS));
+        calls.add(
+            quorum
+                .part(i)
+                .call(
+                    () -> {
+                      ending.accept(part);
+                      return null;
+                    }));
       }
     }
     int ended = 0;
-    RuntimeException failure = null;
+    WardenException failure = null;
     for (CompletableFuture<Void> call : calls) {
       try {
         call.join();
@@ -252,19 +330,25 @@ final class QuorumHandle implements LockHandle {
         }
       }
     }
-    if (lost.isDone() || ended < quorum.majority()) {
-      if (failure != null && !lost.isDone()) {
-        throw new WardenException(
-            quorum.describe() + ": could not release a majority of its parts", failure);
-      }
-      throw new LeaseExpiredException(
-          quorum.describe()
-              + ": the quorum hold had expired or was lost before it was released (fewer than "
-              + quorum.majority()
-              + " of "
-              + quorum.size()
-              + " parts still held it)");
+    if (!expired && ended >= quorum.majority()) {
+      return;
     }
+    if (!expired && failure != null) {
+      throw new WardenException(
+          quorum.describe() + ": could not release a majority of its parts", failure);
+    }
+    String why;
+    synchronized (this) {
+      why = lostReason;
+    }
+    if (why == null) {
+      why = "fewer than " + quorum.majority() + " of " + quorum.size() + " parts still held it";
+    }
+    throw new LeaseExpiredException(
+        quorum.describe()
+            + ": the quorum hold had expired or was lost before it was released ("
+            + why
+            + ")");
   }
 
   @Override

@@ -4,18 +4,21 @@ import dev.warden.DistributedLock;
 import dev.warden.LockHandle;
 import dev.warden.LockTimeoutException;
 import dev.warden.internal.base.Args;
-import dev.warden.internal.base.Clock;
 import dev.warden.internal.base.Interrupts;
-import dev.warden.internal.lock.LockParts;
+import dev.warden.internal.lease.Lease;
+import dev.warden.internal.lock.Locks;
+import dev.warden.internal.lock.QuorumPart;
+import dev.warden.internal.lock.ThreadBoundLock;
+import dev.warden.internal.redis.Failures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
+import java.util.concurrent.ExecutionException;
 
 /**
  * The quorum lock (Redlock): the reentrant lock of one name on N independent deployments, one
@@ -31,11 +34,19 @@ import java.util.concurrent.locks.Condition;
  * parts every third of it ({@link QuorumHandle}).
  *
  * <p>Thread-bound holds ({@code lock}, {@code tryLock}) belong to this object and the calling
- * thread, and are reentrant for that thread only; handles ({@code acquire}, {@code tryAcquire}) are
- * their own owners. {@code fencingToken()} gives the thread's hold's token. Conditions, {@code
- * forceUnlock}, {@code isLocked}, {@code remainTimeToLive} are not offered. Thread-safe.
+ * thread, and are reentrant for that thread only while the hold is valid (a local check, no round
+ * trip): once it was lost or its validity ended, a nested {@code lock}/{@code tryLock} throws
+ * {@link dev.warden.LeaseExpiredException} instead of taking a new hold, and so does each {@code
+ * unlock} of it; the last {@code unlock} drops it. Handles ({@code acquire}, {@code tryAcquire})
+ * are their own owners. {@code fencingToken()} gives the thread's hold's token. Conditions, {@code
+ * forceUnlock}, {@code isLocked}, {@code remainTimeToLive} are not offered.
+ *
+ * <p>Threads: the parts' calls run on the quorum threads of each part's own {@code Warden}; the
+ * bounds, back-offs, renewals and the end of fixed leases on the timer of the first part's {@code
+ * Warden}, with its clock (so closing that {@code Warden} ends the renewals: its holds are then
+ * lost). Thread-safe.
  */
-public final class QuorumLock implements DistributedLock {
+public final class QuorumLock extends ThreadBoundLock {
   private final Quorum quorum;
   private final long watchdogLeaseMillis;
   private final Map<Thread, ThreadHold> threads = new ConcurrentHashMap<>();
@@ -59,20 +70,34 @@ public final class QuorumLock implements DistributedLock {
    *     names differ, or a lock is given twice
    */
   public QuorumLock(DistributedLock... locks) {
+    this(partsOf(locks));
+  }
+
+  private QuorumLock(List<QuorumPart> parts) {
+    this(quorumOf(parts), minimumWatchdogLease(parts));
+  }
+
+  /** A quorum lock over any parts (tests give scripted ones). */
+  QuorumLock(Quorum quorum, long watchdogLeaseMillis) {
+    this.quorum = quorum;
+    this.watchdogLeaseMillis = watchdogLeaseMillis;
+  }
+
+  private static List<QuorumPart> partsOf(DistributedLock... locks) {
     if (locks == null) {
       throw new NullPointerException("locks must not be null");
     }
     if (locks.length == 0) {
       throw new IllegalArgumentException("locks must not be empty");
     }
-    List<DistributedLock> parts = new ArrayList<>();
-    long watchdog = Long.MAX_VALUE;
+    List<QuorumPart> parts = new ArrayList<>();
     for (int i = 0; i < locks.length; i++) {
       DistributedLock lock = locks[i];
       if (lock == null) {
         throw new NullPointerException("locks[" + i + "] must not be null");
       }
-      if (!LockParts.isReentrantLock(lock)) {
+      Optional<QuorumPart> part = Locks.quorumPart(lock);
+      if (part.isEmpty()) {
         throw new IllegalArgumentException(
             "locks[" + i + "] must be a reentrant lock of a Warden (Warden.lock(name)): " + lock);
       }
@@ -85,18 +110,32 @@ public final class QuorumLock implements DistributedLock {
                 + "): "
                 + lock.getName());
       }
-      for (DistributedLock earlier : parts) {
-        if (LockParts.scripts(earlier) == LockParts.scripts(lock)) {
+      for (QuorumPart earlier : parts) {
+        if (earlier.scripts() == part.get().scripts()) {
           throw new IllegalArgumentException(
               "locks[" + i + "] comes from the same Warden as an earlier lock: " + lock);
         }
       }
-      parts.add(lock);
-      watchdog = Math.min(watchdog, LockParts.watchdogLeaseMillis(lock));
+      parts.add(part.get());
     }
-    this.watchdogLeaseMillis = watchdog;
-    String describe = "quorum lock " + locks[0].getName() + " on " + locks.length + " deployments";
-    this.quorum = new Quorum(List.copyOf(parts), describe, Clock.SYSTEM);
+    return parts;
+  }
+
+  private static Quorum quorumOf(List<QuorumPart> parts) {
+    List<Part> algorithmParts = new ArrayList<>();
+    parts.forEach(part -> algorithmParts.add(new ClientPart(part)));
+    QuorumPart first = parts.get(0);
+    String describe =
+        "quorum lock " + first.lock().getName() + " on " + parts.size() + " deployments";
+    return new Quorum(algorithmParts, describe, first.clock(), first.timer(), first.callbacks());
+  }
+
+  private static long minimumWatchdogLease(List<QuorumPart> parts) {
+    long watchdog = Long.MAX_VALUE;
+    for (QuorumPart part : parts) {
+      watchdog = Math.min(watchdog, part.watchdogLeaseMillis());
+    }
+    return watchdog;
   }
 
   @Override
@@ -104,58 +143,43 @@ public final class QuorumLock implements DistributedLock {
     return quorum.describe();
   }
 
-  // ---- thread-bound ----
+  // ---- thread-bound (the overloads: ThreadBoundLock) ----
 
   @Override
-  public void lock() {
-    Interrupts.uninterruptibly(() -> lockForThread(watchdogLeaseMillis, true, -1, false));
+  protected String describe() {
+    return quorum.describe();
   }
 
   @Override
-  public void lock(long leaseTime, TimeUnit unit) {
-    long lease = Args.leaseMillis("leaseTime", leaseTime, unit);
-    Interrupts.uninterruptibly(() -> lockForThread(lease, false, -1, false));
+  protected String offers() {
+    return "a quorum lock (it supports lock, tryLock, their lease variants, unlock,"
+        + " isHeldByCurrentThread, getHoldCount, fencingToken and handles)";
   }
 
   @Override
-  public void lockInterruptibly() throws InterruptedException {
-    lockForThread(watchdogLeaseMillis, true, -1, true);
+  protected Lease watchdogLease() {
+    return Lease.renewed(watchdogLeaseMillis);
   }
 
+  /**
+   * Re-enters the thread's hold while it is valid, or takes a new one when the thread has none.
+   *
+   * @throws dev.warden.LeaseExpiredException if the thread's hold was lost or ran past its validity
+   *     (its count stays: each {@code unlock} of it throws this too)
+   */
   @Override
-  public void lockInterruptibly(long leaseTime, TimeUnit unit) throws InterruptedException {
-    lockForThread(Args.leaseMillis("leaseTime", leaseTime, unit), false, -1, true);
-  }
-
-  @Override
-  public boolean tryLock() {
-    return Interrupts.uninterruptibly(() -> lockForThread(watchdogLeaseMillis, true, 0, false));
-  }
-
-  @Override
-  public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-    Args.unit(unit);
-    return lockForThread(watchdogLeaseMillis, true, Math.max(0, unit.toNanos(time)), true);
-  }
-
-  @Override
-  public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-    long waitNanos = Args.waitNanos("waitTime", waitTime, unit);
-    return lockForThread(Args.leaseMillis("leaseTime", leaseTime, unit), false, waitNanos, true);
-  }
-
-  private boolean lockForThread(
-      long leaseMillis, boolean renewed, long waitNanos, boolean interruptible)
+  protected boolean acquireForThread(Lease lease, long waitNanos, boolean interruptible)
       throws InterruptedException {
-    if (interruptible) {
-      Interrupts.checkBefore(quorum.describe(), "acquiring");
-    }
     ThreadHold mine = threads.get(Thread.currentThread());
-    if (mine != null && !mine.handle.leaseLost().toCompletableFuture().isDone()) {
+    if (mine != null) {
+      if (!mine.handle.isValid()) {
+        throw mine.handle.expired("acquire again");
+      }
       mine.count++;
       return true;
     }
-    QuorumHandle handle = quorum.acquire(leaseMillis, renewed, waitNanos, interruptible);
+    QuorumHandle handle =
+        await(quorum.acquire(lease.millis(), lease.renewed(), waitNanos), interruptible);
     if (handle == null) {
       return false;
     }
@@ -163,11 +187,37 @@ public final class QuorumLock implements DistributedLock {
     return true;
   }
 
+  /** Waits for an acquisition; an interrupt abandons it if {@code interruptible}. */
+  private QuorumHandle await(QuorumAcquisition acquisition, boolean interruptible)
+      throws InterruptedException {
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return acquisition.result().get();
+        } catch (InterruptedException e) {
+          if (interruptible) {
+            acquisition.abandon();
+            throw e;
+          }
+          interrupted = true;
+        } catch (ExecutionException | CancellationException e) {
+          throw Failures.forCaller(quorum.describe(), "acquire", e);
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
   /**
    * Gives back one hold of the calling thread; the last one releases every part.
    *
    * @throws IllegalMonitorStateException if the thread holds none
-   * @throws dev.warden.LeaseExpiredException if the hold had been lost (then it is dropped)
+   * @throws dev.warden.LeaseExpiredException if the hold had been lost or ran past its validity
+   *     (the count goes down all the same; at none the hold is dropped)
    */
   @Override
   public void unlock() {
@@ -176,11 +226,21 @@ public final class QuorumLock implements DistributedLock {
       throw new IllegalMonitorStateException(
           quorum.describe() + ": not held by thread " + Thread.currentThread().getName());
     }
-    if (--mine.count > 0) {
+    if (mine.count > 1) {
+      mine.count--;
+      if (!mine.handle.isValid()) {
+        throw mine.handle.expired("unlock");
+      }
       return;
     }
     threads.remove(Thread.currentThread());
     mine.handle.close();
+  }
+
+  /** The calling thread's hold, or null; for tests. */
+  QuorumHandle threadHold() {
+    ThreadHold mine = threads.get(Thread.currentThread());
+    return mine == null ? null : mine.handle;
   }
 
   @Override
@@ -189,18 +249,28 @@ public final class QuorumLock implements DistributedLock {
     return mine != null && mine.handle.isHeld();
   }
 
+  /** The calling thread's count of valid holds: 0 once its hold was lost or ran out. */
   @Override
   public int getHoldCount() {
     ThreadHold mine = threads.get(Thread.currentThread());
-    return mine == null ? 0 : mine.count;
+    return mine == null || !mine.handle.isValid() ? 0 : mine.count;
   }
 
+  /**
+   * The token of the calling thread's valid hold.
+   *
+   * @throws IllegalMonitorStateException if it holds none; {@link dev.warden.LeaseExpiredException}
+   *     once its hold was lost or ran past its validity
+   */
   @Override
   public long fencingToken() {
     ThreadHold mine = threads.get(Thread.currentThread());
     if (mine == null) {
       throw new IllegalMonitorStateException(
           quorum.describe() + ": not held by thread " + Thread.currentThread().getName());
+    }
+    if (!mine.handle.isValid()) {
+      throw mine.handle.expired("give its fencing token");
     }
     return mine.handle.fencingToken();
   }
@@ -209,18 +279,17 @@ public final class QuorumLock implements DistributedLock {
 
   @Override
   public LockHandle acquire(Duration waitTime) throws InterruptedException {
-    long waitNanos = Args.waitNanos("waitTime", waitTime);
-    QuorumHandle handle = quorum.acquire(watchdogLeaseMillis, true, waitNanos, true);
-    if (handle == null) {
-      throw new LockTimeoutException(quorum.describe() + ": not acquired within " + waitTime);
-    }
-    return handle;
+    return tryAcquire(waitTime)
+        .orElseThrow(
+            () ->
+                new LockTimeoutException(quorum.describe() + ": not acquired within " + waitTime));
   }
 
   @Override
   public Optional<LockHandle> tryAcquire(Duration waitTime) throws InterruptedException {
     long waitNanos = Args.waitNanos("waitTime", waitTime);
-    return Optional.ofNullable(quorum.acquire(watchdogLeaseMillis, true, waitNanos, true));
+    Interrupts.checkBefore(quorum.describe(), "acquiring");
+    return Optional.ofNullable(await(quorum.acquire(watchdogLeaseMillis, true, waitNanos), true));
   }
 
   @Override
@@ -228,69 +297,50 @@ public final class QuorumLock implements DistributedLock {
       throws InterruptedException {
     long waitNanos = Args.waitNanos("waitTime", waitTime);
     long lease = Args.leaseMillis("leaseTime", leaseTime);
-    return Optional.ofNullable(quorum.acquire(lease, false, waitNanos, true));
+    Interrupts.checkBefore(quorum.describe(), "acquiring");
+    return Optional.ofNullable(await(quorum.acquire(lease, false, waitNanos), true));
   }
 
   /**
-   * Acquires on a {@code warden-quorum} thread. Cancelling the future abandons the attempt: a hold
-   * taken meanwhile is given back.
+   * Acquires without a thread of its own; the result completes on the callback executor. Cancelling
+   * it abandons the attempt: a hold taken meanwhile is given back.
    */
   @Override
   public CompletableFuture<LockHandle> acquireAsync(Duration waitTime) {
     long waitNanos = Args.waitNanos("waitTime", waitTime);
+    QuorumAcquisition acquisition = quorum.acquire(watchdogLeaseMillis, true, waitNanos);
     CompletableFuture<LockHandle> result = new CompletableFuture<>();
-    Quorum.CALLS.execute(
-        () -> {
-          try {
-            QuorumHandle handle = quorum.acquire(watchdogLeaseMillis, true, waitNanos, false);
-            if (handle == null) {
-              result.completeExceptionally(
-                  new LockTimeoutException(
-                      quorum.describe() + ": not acquired within " + waitTime));
-            } else if (!result.complete(handle)) {
-              handle.close(); // cancelled meanwhile
-            }
-          } catch (InterruptedException | RuntimeException e) {
-            result.completeExceptionally(e);
-          }
-        });
+    var unused =
+        result.whenComplete(
+            (handle, failure) -> {
+              if (result.isCancelled()) {
+                acquisition.abandon();
+              }
+            });
+    var unusedToo =
+        acquisition
+            .result()
+            .whenComplete(
+                (handle, failure) ->
+                    quorum.callbacks().execute(() -> deliver(result, handle, failure, waitTime)));
     return result;
   }
 
-  // ---- not offered ----
-
-  private UnsupportedOperationException unsupported(String operation) {
-    return new UnsupportedOperationException(
-        quorum.describe()
-            + ": "
-            + operation
-            + " is not offered by a quorum lock (it supports lock, tryLock, their lease variants,"
-            + " unlock, isHeldByCurrentThread, getHoldCount, fencingToken and handles)");
-  }
-
-  @Override
-  public boolean forceUnlock() {
-    throw unsupported("forceUnlock");
-  }
-
-  @Override
-  public boolean isLocked() {
-    throw unsupported("isLocked");
-  }
-
-  @Override
-  public long remainTimeToLive() {
-    throw unsupported("remainTimeToLive");
-  }
-
-  @Override
-  public Condition newCondition() {
-    throw unsupported("newCondition");
-  }
-
-  @Override
-  public Condition newCondition(String conditionName) {
-    throw unsupported("newCondition");
+  private void deliver(
+      CompletableFuture<LockHandle> result,
+      QuorumHandle handle,
+      Throwable failure,
+      Duration waitTime) {
+    if (failure != null) {
+      if (!(Failures.unwrap(failure) instanceof CancellationException)) {
+        result.completeExceptionally(Failures.forCaller(quorum.describe(), "acquire", failure));
+      }
+    } else if (handle == null) {
+      result.completeExceptionally(
+          new LockTimeoutException(quorum.describe() + ": not acquired within " + waitTime));
+    } else if (!result.complete(handle)) {
+      handle.abandon(); // cancelled meanwhile
+    }
   }
 
   @Override

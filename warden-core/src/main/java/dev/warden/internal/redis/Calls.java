@@ -2,10 +2,12 @@ package dev.warden.internal.redis;
 
 import dev.warden.internal.base.Clock;
 import dev.warden.internal.base.Settings;
+import dev.warden.internal.base.Timer;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -13,7 +15,8 @@ import java.util.function.Supplier;
 
 /**
  * Waiting for Redis replies on a caller thread: once, or retried after transient failures for up to
- * the command timeout. The only place where Warden blocks.
+ * the command timeout; and pausing one of Warden's own threads on the timer ({@link #pause}). The
+ * only place where Warden blocks a thread to let time pass.
  */
 public final class Calls {
   private final Settings settings;
@@ -106,6 +109,33 @@ public final class Calls {
       if (interrupted || Thread.interrupted()) {
         Thread.currentThread().interrupt();
       }
+    }
+  }
+
+  /**
+   * Blocks the calling thread (one of Warden's own, never a caller's or an event loop's) for {@code
+   * delayNanos} on the timer, so that the pause follows the {@link Timer}'s time (virtual in
+   * tests). Returns false, with the interrupt flag set, if the thread was interrupted or the timer
+   * was shut down meanwhile: Warden is closing.
+   */
+  public static boolean pause(Timer timer, long delayNanos) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    Timer.Scheduled wakeUp;
+    try {
+      wakeUp = timer.schedule(() -> done.complete(null), delayNanos);
+    } catch (RejectedExecutionException closing) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+    try {
+      done.get();
+      return true;
+    } catch (InterruptedException e) {
+      wakeUp.cancel();
+      Thread.currentThread().interrupt();
+      return false;
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e); // never: nothing completes it exceptionally
     }
   }
 }

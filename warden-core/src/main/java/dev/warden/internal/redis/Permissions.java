@@ -14,7 +14,7 @@ public final class Permissions {
       "resetkeys ~warden:* resetchannels &warden:* -@all"
           // sent by the client: connection set-up, scripts, wake-ups, read-only queries
           + " +client|setname +evalsha +eval +subscribe +unsubscribe +pubsub|numsub"
-          + " +get +hget +hmget +hexists +pttl +wait"
+          + " +get +hget +hmget +hexists +pttl +wait +info"
           // called inside the scripts, which run with the caller's permissions
           + " +del +exists +set +incr +incrby +decrby +type +persist +pexpire +time +publish"
           + " +hset +hdel +hgetall +hincrby"
@@ -25,26 +25,32 @@ public final class Permissions {
 
   /** What a cluster needs on every node besides the single-server rule. */
   public static final String CLUSTER_EXTRA =
-      "+cluster|nodes +cluster|myid +cluster|info +info +spublish +ssubscribe +sunsubscribe"
+      "+cluster|nodes +cluster|myid +cluster|info +spublish +ssubscribe +sunsubscribe"
           + " +pubsub|shardnumsub";
 
   private Permissions() {}
 
   /**
-   * Returns whether Redis refused a command for want of an ACL permission: a {@code NOPERM} reply,
-   * or its form inside a script ({@code "The user executing the script can't ..."}).
+   * Returns whether the server refused a command for want of an ACL permission: a {@code NOPERM}
+   * reply (Redis: {@code "NOPERM this user has no permissions to run the 'x' command"}, Valkey:
+   * {@code "NOPERM User app has no permissions to run the 'x' command"}), or its form inside a
+   * script (Redis: {@code "The user executing the script can't run this command"}, Valkey: {@code
+   * "ACL failure in script: User app has no permissions ..."}).
    */
   public static boolean isRefusal(String message) {
     return message != null
-        && (message.startsWith("NOPERM") || message.contains("The user executing the script"));
+        && (message.startsWith("NOPERM")
+            || message.contains("The user executing the script")
+            || message.contains("ACL failure in script"));
   }
 
   /**
-   * Explains a refusal: what Redis refused (the command, key or channel when it says so; for a
-   * script, the script's failing line) and the rule that lets Warden work.
+   * Explains a refusal: what the server refused (the command, key or channel when it says so; for a
+   * script, the script's failing line, or on Valkey the command) and the rule that lets Warden
+   * work.
    */
   public static String explain(String redisMessage) {
-    return "the Redis user lacks a permission Warden needs (Redis said: "
+    return "the Redis user lacks a permission Warden needs (the server said: "
         + redisMessage.strip()
         + "); give it the ACL rule of README 'Security': "
         + SINGLE_SERVER_RULE

@@ -1,15 +1,12 @@
 package dev.warden.internal.redis;
 
-import dev.warden.TlsOptions;
 import dev.warden.WardenException;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionStateListener;
-import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -21,7 +18,6 @@ import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import java.net.SocketAddress;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
@@ -38,41 +34,31 @@ public final class SingleServer implements Deployment {
   private final ServerPubSub pubSub;
   private final ReplicaWaits replicaWaits;
 
-  private SingleServer(RedisURI uri, Duration commandTimeout, String clientName, TlsOptions tls) {
-    this.address = Redaction.redact(uri.toString());
-    this.resources = ClientThreads.create();
+  private SingleServer(RedisURI uri, ClientSetup setup) {
+    this.address = ClientSetup.describe(uri);
+    this.resources = ClientSetup.resources();
     this.client = RedisClient.create(resources, uri);
-    client.setOptions(
-        TlsSetup.apply(
-                ClientOptions.builder()
-                    .autoReconnect(true)
-                    .replayFilter(new NoScriptReplay())
-                    .timeoutOptions(TimeoutOptions.enabled(commandTimeout)),
-                tls)
-            .build());
-    StatefulRedisConnection<String, String> commandConnection = null;
-    StatefulRedisPubSubConnection<String, String> pubSubConnection = null;
-    try {
-      commandConnection = client.connect();
-      pubSubConnection = client.connectPubSub();
-      commandConnection.sync().clientSetname(clientName);
-      pubSubConnection.sync().clientSetname(clientName + "-pubsub");
-    } catch (RedisException e) {
-      if (commandConnection != null) {
-        commandConnection.close();
-      }
-      shutdown();
-      throw new WardenException(
-          "cannot connect to Redis at " + address + ": " + Failures.connectReason(e), e);
-    }
-    this.connection = commandConnection;
+    client.setOptions(setup.options(ClientOptions.builder()).build());
+    String target = "Redis at " + address;
+    String name = setup.clientName();
+    this.connection =
+        ClientSetup.connect(target, () -> named(client.connect(), name), this::shutdown);
     this.commands = connection.async();
-    this.pubSub = new ServerPubSub(pubSubConnection);
+    this.pubSub =
+        new ServerPubSub(
+            ClientSetup.connect(
+                target, () -> named(client.connectPubSub(), name + "-pubsub"), this::shutdown));
     String self = uri.getHost() + ":" + uri.getPort();
     this.replicaWaits =
         new ReplicaWaits(
             key -> self,
             address -> client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture());
+  }
+
+  private static <C extends StatefulRedisConnection<String, String>> C named(
+      C connection, String name) {
+    connection.sync().clientSetname(name);
+    return connection;
   }
 
   @Override
@@ -81,24 +67,14 @@ public final class SingleServer implements Deployment {
   }
 
   /**
-   * Connects to the server at {@code uri}, naming both connections after {@code clientName}, with
-   * TLS if the URI says {@code rediss://} or {@code tls} is given (else null).
+   * Connects to the server at {@code uri}, naming both connections after the set-up's client name,
+   * with TLS if the URI says {@code rediss://} or the set-up has TLS options.
    *
    * @throws IllegalArgumentException if the URI is malformed
    * @throws WardenException if Redis cannot be reached
    */
-  public static SingleServer connect(
-      String uri, Duration commandTimeout, String clientName, TlsOptions tls) {
-    RedisURI redisUri;
-    try {
-      redisUri = RedisURI.create(uri);
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException(
-          Redaction.redact(
-              "redisUri is not a valid Redis URI: " + uri + " (" + e.getMessage() + ")"));
-    }
-    redisUri.setTimeout(commandTimeout);
-    return new SingleServer(TlsSetup.apply(redisUri, tls), commandTimeout, clientName, tls);
+  public static SingleServer connect(String uri, ClientSetup setup) {
+    return new SingleServer(setup.uri("redisUri", uri, "Redis URI"), setup);
   }
 
   @Override
@@ -164,7 +140,7 @@ public final class SingleServer implements Deployment {
   }
 
   private void shutdown() {
-    ClientThreads.shutdown(resources, client);
+    ClientSetup.shutdown(resources, client);
   }
 
   /** The server's SUBSCRIBE on one pub/sub connection. */

@@ -1,11 +1,18 @@
 package dev.warden.internal.redis;
 
 import java.security.cert.CertificateException;
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import javax.net.ssl.SSLException;
 
 /**
- * Tells what a failed TLS connection failed on, from the JDK's exceptions in a failure's causes.
+ * Tells what a failed TLS connection failed on, from the JDK's exceptions in a failure's causes and
+ * suppressed exceptions.
  */
 final class TlsFailures {
   private TlsFailures() {}
@@ -17,11 +24,26 @@ final class TlsFailures {
   static String explain(Throwable failure) {
     boolean tls = false;
     StringBuilder seen = new StringBuilder();
-    for (Throwable t = failure; t != null && t.getCause() != t; t = t.getCause()) {
+    // Causes and suppressed exceptions: a cluster client reports each seed's failure as a
+    // suppressed exception of "Cannot retrieve cluster partitions".
+    Deque<Throwable> next = new ArrayDeque<>();
+    Set<Throwable> visited = Collections.newSetFromMap(new IdentityHashMap<>());
+    if (failure != null) {
+      next.add(failure);
+    }
+    while (!next.isEmpty()) {
+      Throwable t = next.poll();
+      if (!visited.add(t)) {
+        continue;
+      }
       if (t instanceof SSLException || t instanceof CertificateException) {
         tls = true;
       }
       seen.append(' ').append(t.getMessage());
+      if (t.getCause() != null) {
+        next.add(t.getCause());
+      }
+      next.addAll(List.of(t.getSuppressed()));
     }
     if (!tls) {
       return null;

@@ -18,7 +18,9 @@ import java.util.function.Function;
  * awaited; the count-down that reaches zero (and {@link #delete()}) publishes {@code all}, which
  * wakes every parked awaiter in every process at once. A lost message costs at most the recheck
  * interval, and a resubscription after a reconnect wakes every awaiter, which then reads the count
- * again.
+ * again. Each {@link #trySetCount} records a new arming: an awaiter that finds the latch counting
+ * under another arming than the one it first found returns, since the latch opened meanwhile (it
+ * was set again before the awaiter looked).
  */
 final class RedisCountDownLatch implements DistributedCountDownLatch {
   private final SyncKeys keys;
@@ -94,8 +96,15 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
     return Scripts.number(calls.change(operation, call), 0) == 1;
   }
 
-  /** Awaiting the latch, for {@link Acquisition}: the "grant" is the latch found open. */
+  /**
+   * Awaiting the latch, for {@link Acquisition}: the "grant" is the latch found open, or found
+   * counting under another arming than the one this awaiter first found (it opened, and was set
+   * again before this awaiter looked: latch-await.lua).
+   */
   private final class Opening extends SyncCalls.Claim<Boolean> {
+    // the arming first found; written by one attempt's reply at a time (attempts never overlap)
+    private volatile String arming = "";
+
     Opening() {
       super(keys);
     }
@@ -108,10 +117,17 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
     @Override
     public CompletableFuture<Outcome<Boolean>> attempt(boolean othersWait) {
       return calls
-          .run(SyncScripts.LATCH_AWAIT, new String[] {keys.key()})
+          .run(SyncScripts.LATCH_AWAIT, new String[] {keys.key()}, arming)
           .thenApply(
-              reply ->
-                  Scripts.number(reply, 0) == 1 ? Outcome.granted(Boolean.TRUE) : Outcome.busy(0));
+              reply -> {
+                if (Scripts.number(reply, 0) == 1) {
+                  return Outcome.granted(Boolean.TRUE);
+                }
+                if (arming.isEmpty()) {
+                  arming = String.valueOf(reply.get(1));
+                }
+                return Outcome.busy(0);
+              });
     }
 
     @Override

@@ -154,24 +154,24 @@ final class RedisSemaphore implements DistributedSemaphore {
 
     @Override
     public CompletableFuture<?> rollback(Integer granted) {
-      return leave();
+      return leaveQueue();
     }
 
     /** Leaving also gives back what an attempt took under this acquisition's marker. */
     @Override
     public CompletableFuture<?> giveBackInDoubt() {
-      return leave();
+      return leaveQueue();
     }
 
     @Override
     public void finished(boolean granted) {
       if (!granted && waits) {
-        var unused = leave(); // a queue the waiter joined must not keep it
+        var unused = leaveQueue(); // a queue the waiter joined must not keep it
       }
     }
 
     /** Leaves the queue and gives back a grant this acquisition will not use, if there was one. */
-    private CompletableFuture<List<Object>> leave() {
+    private CompletableFuture<List<Object>> leaveQueue() {
       return run("leave", 0, entry, keys.operation(waiterId));
     }
   }

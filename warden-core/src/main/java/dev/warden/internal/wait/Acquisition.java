@@ -23,10 +23,8 @@ import java.util.function.BiConsumer;
  * not answer at all.
  *
  * <p>It completes with the grant, with {@code null} when the wait ran out, or exceptionally.
- * Whoever cancels it owns nothing; a grant that arrives after cancellation is given back here. An
- * attempt whose outcome is unknown (it failed after it may have run, e.g. timed out in a silent
- * partition whose held bytes Redis runs later, or it is still on its way when the verdict comes) is
- * given back by the claim's {@link Claim#giveBackInDoubt()}, sent before the acquisition ends.
+ * Whoever cancels it owns nothing: {@link GiveBacks} gives back a grant that arrives after that,
+ * and what an attempt whose outcome is unknown may have taken.
  *
  * <p>A parked acquisition whose claim takes hand-offs is also a {@link Successor} (see HandOff).
  *
@@ -93,7 +91,7 @@ public final class Acquisition<T> implements Waiter, Successor {
     if (!interruptible) {
       return Calls.awaitUninterruptibly(result, claim.describe(), claim.verb());
     }
-    return Calls.await(result, claim.describe(), claim.verb(), this::abandonAndGiveBack);
+    return Calls.await(result, claim.describe(), claim.verb(), giveBacks::abandon);
   }
 
   /** Runs {@code action} when the acquisition completes, on the thread that completes it. */
@@ -110,21 +108,6 @@ public final class Acquisition<T> implements Waiter, Successor {
   public boolean cancel() {
     giveBacks.beginEnding();
     return result.cancel(false);
-  }
-
-  /**
-   * Abandons the acquisition (the caller was interrupted or gave up): afterwards nothing is held. A
-   * grant that had already been made is given back.
-   */
-  void abandonAndGiveBack() {
-    giveBacks.beginEnding();
-    if (result.cancel(false) || result.isCompletedExceptionally()) {
-      return; // a grant arriving later is given back by granted()
-    }
-    T granted = result.getNow(null);
-    if (granted != null) {
-      giveBacks.unused(granted);
-    }
   }
 
   /** Fails the acquisition from outside, e.g. when the Warden closes. */
@@ -170,6 +153,12 @@ public final class Acquisition<T> implements Waiter, Successor {
     if (!parked) {
       wake();
     }
+  }
+
+  @Override
+  public void handOffInDoubt() {
+    giveBacks.handOffInDoubt(); // over: gives back what it may have been handed
+    wake(); // else its next attempt finds it
   }
 
   @Override
@@ -220,29 +209,33 @@ public final class Acquisition<T> implements Waiter, Successor {
       return;
     }
     long sentAt = waiting.clock().nanoTime();
-    CompletableFuture<Outcome<T>> reply;
+    GiveBacks.Sent<T> sent;
     try {
-      reply = claim.attempt(othersWait);
+      sent = giveBacks.send(() -> claim.attempt(othersWait));
     } catch (RuntimeException e) {
       result.completeExceptionally(e);
       return;
     }
-    long number = giveBacks.sent();
-    reply.whenComplete(
-        (outcome, failure) -> {
-          giveBacks.answered(number, failure);
-          if (failure != null) {
-            retryOrFail(failure, sentAt);
-          } else if (outcome.granted() != null) {
-            granted(outcome.granted(), number);
-          } else {
-            heldByAnother(
-                outcome.retryAfterMillis(),
-                outcome.channel() != null ? outcome.channel() : claim.channel(),
-                seen,
-                generation);
-          }
-        });
+    if (sent == null) {
+      return; // ending: no attempt may follow its give-back and leave
+    }
+    long number = sent.number();
+    sent.reply()
+        .whenComplete(
+            (outcome, failure) -> {
+              giveBacks.answered(number, failure);
+              if (failure != null) {
+                retryOrFail(failure, sentAt);
+              } else if (outcome.granted() != null) {
+                granted(outcome.granted(), number);
+              } else {
+                heldByAnother(
+                    outcome.retryAfterMillis(),
+                    outcome.channel() != null ? outcome.channel() : claim.channel(),
+                    seen,
+                    generation);
+              }
+            });
   }
 
   /** Hands the grant of attempt {@code number}, or of a hand-off, to the caller if it still may. */

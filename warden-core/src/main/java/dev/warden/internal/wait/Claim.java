@@ -47,19 +47,30 @@ public interface Claim<T> {
   CompletableFuture<?> rollback(T granted);
 
   /**
-   * Gives back whatever this claim's attempts may have taken without anybody knowing, or returns
-   * null if the claim has no such give-back (the default; it may clean up in {@link #finished}).
-   * Sent, at most once per attempt, when an acquisition ends without a grant after an attempt
-   * failed in a way that leaves open whether it ran (a timeout, a dropped connection), or while one
-   * is still on its way. It goes out on the connection behind those attempts, so Redis runs it
-   * after any of them that reached it: it must undo what one of them did, and change nothing if
-   * none ran.
+   * Gives back whatever this claim's attempts (or a hand-off to it) may have taken without anybody
+   * knowing, or returns null if the claim has no such give-back (the default; it may clean up in
+   * {@link #finished}). Sent, at most once per attempt, when an acquisition ends without a grant
+   * after an attempt (or a hand-off) failed in a way that leaves open whether it ran (a timeout, a
+   * dropped connection), or while one is still on its way. It goes out on the connection behind
+   * those attempts, so Redis runs it after any of them that reached it: it must undo what one of
+   * them did, change nothing if none ran, and never undo what anything else did (a later
+   * acquisition of the same owner, whose calls may reach Redis before it).
    */
   default CompletableFuture<?> giveBackInDoubt() {
     return null;
   }
 
-  /** Called once the acquisition is over, however it ended (e.g. to leave a queue). */
+  /**
+   * Leaves whatever queue an attempt may have joined, or returns null if the claim joins none (the
+   * default). Sent once when the acquisition decides to end without a grant, before its result
+   * completes: so Redis runs it after every attempt and before anything the caller does next (the
+   * same owner's next acquisition keeps its place).
+   */
+  default CompletableFuture<?> leave() {
+    return null;
+  }
+
+  /** Called once the acquisition is over, however it ended (e.g. to forget what it kept). */
   default void finished(boolean granted) {}
 
   /**

@@ -2,22 +2,27 @@ package dev.warden.internal.wait;
 
 import dev.warden.internal.redis.Failures;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What one {@link Acquisition} gives back: a grant nobody will use (through the claim's {@link
- * Claim#rollback}), and what its attempts may have taken without anybody knowing (through {@link
- * Claim#giveBackInDoubt()}). An attempt is in doubt when it failed after it may have run (a
- * timeout, a dropped connection: a silent partition's held bytes reach Redis later), or when it is
- * still on its way as the acquisition ends (the verdict came first). The give-back is sent when the
- * acquisition decides to end without a grant, before its result completes: on the connection behind
- * those attempts, so Redis runs it after any of them, and before the caller hears the outcome and
- * can try again. A grant that then arrives from an attempt it covers is not the caller's, and needs
- * no give-back of its own.
+ * What one {@link Acquisition} sends and gives back: its attempts, a grant nobody will use (through
+ * the claim's {@link Claim#rollback}), what its attempts may have taken without anybody knowing
+ * (through {@link Claim#giveBackInDoubt()}), and its leaving of a queue ({@link Claim#leave()}). An
+ * attempt is in doubt when it failed after it may have run (a timeout, a dropped connection: a
+ * silent partition's held bytes reach Redis later), or when it is still on its way as the
+ * acquisition ends (the verdict came first); so is a hand-off to it whose reply was lost. The
+ * give-back and the leave are sent when the acquisition decides to end without a grant, before its
+ * result completes: on the connection behind those attempts, so Redis runs them after any of them,
+ * and before the caller hears the outcome and can try again. No attempt is sent once that decision
+ * is made (sending and deciding take this monitor), so none can reach Redis after them. A grant
+ * that then arrives from an attempt the give-back covers is not the caller's, and needs no
+ * give-back of its own.
  *
  * <p>Thread-safety: its own monitor, taken after the acquisition's (never before), held only to
- * read and write these fields and to send the give-back, which does not block.
+ * read and write these fields and to send the attempts, the give-back and the leave, none of which
+ * blocks.
  */
 final class GiveBacks<T> {
   private static final Logger log = LoggerFactory.getLogger(GiveBacks.class);
@@ -43,16 +48,28 @@ final class GiveBacks<T> {
   private long coveredUpTo; // a give-back sent after attempt number coveredUpTo undoes them all
   private boolean delivering; // a grant is being handed to the caller: nothing is given back
   private boolean ending; // the acquisition is ending without a grant
+  private boolean handOffInDoubt; // a hand-off to it may have run unseen, and is not covered yet
+  private boolean left; // the leave was sent
+
+  /** An attempt sent: its number (from 1) and its reply. */
+  record Sent<T>(long number, CompletableFuture<Outcome<T>> reply) {}
 
   GiveBacks(Claim<T> claim, CompletableFuture<T> result) {
     this.claim = claim;
     this.result = result;
   }
 
-  /** Records an attempt just sent; returns its number. */
-  synchronized long sent() {
+  /**
+   * Sends an attempt ({@code attempt} sends it and returns its reply) and records it, unless the
+   * acquisition is ending or over: then returns null and sends nothing.
+   */
+  synchronized Sent<T> send(Supplier<CompletableFuture<Outcome<T>>> attempt) {
+    if (ending || result.isDone()) {
+      return null;
+    }
+    CompletableFuture<Outcome<T>> reply = attempt.get();
     unanswered++;
-    return ++attemptsSent;
+    return new Sent<>(++attemptsSent, reply);
   }
 
   /**
@@ -92,10 +109,61 @@ final class GiveBacks<T> {
       return false;
     }
     ending = true;
-    if ((inDoubt || unanswered > 0) && coveredUpTo < attemptsSent) {
+    if (((inDoubt || unanswered > 0) && coveredUpTo < attemptsSent) || handOffInDoubt) {
       giveBack(attemptsSent);
     }
+    if (!left) {
+      left = true;
+      leave();
+    }
     return true;
+  }
+
+  /**
+   * Records that a hand-off to this acquisition may have run unseen; returns whether the
+   * acquisition goes on (it then tries again, and finds what it was given). If it is ending or
+   * over, the give-back goes out now, behind the hand-off.
+   */
+  synchronized boolean handOffInDoubt() {
+    if (ending || result.isDone()) {
+      giveBack(attemptsSent);
+      return false;
+    }
+    handOffInDoubt = true;
+    return true;
+  }
+
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void leave() {
+    CompletableFuture<?> sent = claim.leave();
+    if (sent != null) {
+      sent.whenComplete(
+          (unused, failure) -> {
+            if (failure != null) {
+              log.warn(
+                  "{}: could not leave the queue; the entry lapses with its heartbeat: {}",
+                  claim.describe(),
+                  Failures.unwrap(failure).toString());
+            }
+          });
+    }
+  }
+
+  /**
+   * Abandons the acquisition (the caller was interrupted or gave up): afterwards nothing is held. A
+   * grant that had already been made is given back; one arriving later is given back by {@link
+   * #granted}.
+   */
+  void abandon() {
+    beginEnding();
+    if (result.cancel(false) || result.isCompletedExceptionally()) {
+      return;
+    }
+    T granted = result.getNow(null);
+    if (granted != null) {
+      unused(granted);
+    }
   }
 
   /** Gives back a grant that arrived when nobody would use it any more. */
@@ -124,6 +192,7 @@ final class GiveBacks<T> {
       return; // the claim cleans up in finished() instead
     }
     coveredUpTo = upTo;
+    handOffInDoubt = false;
     sent.whenComplete(
         (released, failure) -> {
           if (failure != null) {

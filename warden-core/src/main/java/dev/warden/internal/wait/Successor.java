@@ -19,6 +19,14 @@ public interface Successor {
   void wake();
 
   /**
+   * The release that was to hand it the object failed in a way that leaves open whether it did (a
+   * timeout, a dropped connection). If the acquisition goes on, it tries again for itself (and
+   * finds the object it was given, if so); if it is over, or ends without a grant, what the release
+   * may have given it goes back through its claim's {@link Claim#giveBackInDoubt()}.
+   */
+  void handOffInDoubt();
+
+  /**
    * It was not handed the object because another waiter comes first: it parks again on {@code
    * topic} unless a wake-up it would have had came since {@code claimedAtGeneration} (then it tries
    * at once).

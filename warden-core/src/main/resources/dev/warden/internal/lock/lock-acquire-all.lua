@@ -4,9 +4,10 @@
 -- KEYS[2i]    fence counter of the i-th lock (see lock-acquire.lua)
 -- ARGV[1]     owner id
 -- ARGV[2]     lease in ms
--- ARGV[3]  fence terms: "<retention ms>:<epoch>" (see prelude.lua's mint_token)
--- ARGV[4]     this acquisition's id (see lock-acquire.lua)
--- ARGV[4+i]   the owner's hold count of the i-th lock as the client knows it
+-- ARGV[3]     fence terms: "<retention ms>:<epoch>" (see prelude.lua's mint_token)
+-- ARGV[4]     this acquisition's id, recorded in each lock's '#a' (see lock-acquire.lua)
+-- ARGV[4+i]   the owner's hold count of the i-th lock as the client knows it: a lock the owner
+--             holds gets count known + 1 (see lock-acquire.lua's ARGV[3])
 -- Returns     {1, token1, count1, token2, count2, ...} when the owner holds every lock afterwards;
 --             {0, i, pttl} when the i-th lock is held by another owner: nothing was taken, and
 --             that lock is marked so that its release publishes and its hand-offs give way

@@ -139,51 +139,43 @@ local function grant_read(reads, owner, token, acquisition)
   redis.call('HSET', reads, owner, 1, 't:' .. owner, token, 'a:' .. owner, acquisition)
 end
 
--- Counts one more hold of an owner that holds `held` (as HGET read it) and returns its count.
--- A replay of the acquisition that raised the count last (its first reply lost: the count is
--- above `known`, the count the client knew, and `field` names that acquisition) changes nothing;
--- a count raised by another, abandoned acquisition of the same owner is not mistaken for it.
-local function count_again(hash, owner, held, known, acquisition, field)
-  held = tonumber(held)
-  if held <= tonumber(known) or redis.call('HGET', hash, field) ~= acquisition then
-    held = redis.call('HINCRBY', hash, owner, 1)
-    redis.call('HSET', hash, field, acquisition)
+-- The counts: the client's count is the truth for the client. An acquisition carries `known`, the
+-- owner's hold count as its client knows it, and its id; it sets the owner's count to known + 1 and
+-- records the id in the hash (`field`: '#a', or 'a:<owner>' for a read hold). A release carries
+-- `known` too and leaves known - 1. So after every acquisition and release Redis counts what the
+-- client counts, whatever a rewind (a restart from an older file, a failover) or an abandoned
+-- acquisition had left there before; and a give-back names the acquisition it undoes (lower()).
+
+-- Raises an owner's hold (it holds one, `held` as HGET read it) for `acquisition`: sets the count to
+-- known + 1 and records the acquisition under `field`. A replay of the same acquisition (its first
+-- reply lost: `field` names it already) changes nothing. Returns the count, and whether the hold
+-- is one the client did not know of (known 0, raised by another acquisition: a rewind brought it
+-- back, or an acquisition that gave up got it): the acquisition takes it over as its own, with
+-- count 1, and must hand out a new token (the old one may be below tokens issued since, which the
+-- rewind lost).
+local function raise(hash, owner, held, known, acquisition, field)
+  if redis.call('HGET', hash, field) == acquisition then
+    return tonumber(held), false
   end
-  return held
+  local count = tonumber(known) + 1
+  redis.call('HSET', hash, owner, count, field, acquisition)
+  return count, count == 1
 end
 
--- Whether an owner's hold in Redis is one its client does not know of: the client knows no hold
--- (`known` is '0') and the hold was not raised by this acquisition (`field` names the one that
--- did; a retry of this one finds its own id there). Such a hold was brought back by a rewind (a
--- restart from an older file, a failover that lost its release), or granted to an acquisition that
--- gave up meanwhile, whose give-back may still be on its way (so its count stays, to be given back).
--- Its token must not be handed out again: it may be below tokens issued since, which the rewind
--- lost. Ask before re-entering, which records this acquisition.
-local function unknown_hold(hash, known, acquisition, field)
-  return tonumber(known) == 0 and redis.call('HGET', hash, field) ~= acquisition
-end
-
--- Re-enters a lock hash the owner holds (count_again under '#a'), and gives it at least `lease`
--- ms: never shortens the lease an outer hold asked for. Returns the hold count.
-local function reenter(hash, owner, held, known, acquisition, lease)
-  held = count_again(hash, owner, held, known, acquisition, '#a')
+-- Raises an owner's hold of a lock hash (raise, under '#a'), gives the hash at least `lease` ms
+-- (never shortens the lease an outer hold asked for), and returns the count and the token: a new
+-- one, written to '#t', for a hold the client did not know of.
+local function reenter_fenced(hash, fence, terms, owner, held, known, acquisition, lease)
+  local count, unknown = raise(hash, owner, held, known, acquisition, '#a')
   if redis.call('PTTL', hash) < lease then
     redis.call('PEXPIRE', hash, lease)
   end
-  return held
-end
-
--- Re-enters a lock hash the owner holds (reenter, above) and returns the count and the token: a
--- new one when the hold is one the client does not know of (unknown_hold), written to '#t'.
-local function reenter_fenced(hash, fence, terms, owner, held, known, acquisition, lease)
-  local unknown = unknown_hold(hash, known, acquisition, '#a')
-  held = reenter(hash, owner, held, known, acquisition, lease)
   if unknown then
     local token = mint_token(fence, terms)
     redis.call('HSET', hash, '#t', token)
-    return held, token
+    return count, token
   end
-  return held, redis.call('HGET', hash, '#t')
+  return count, redis.call('HGET', hash, '#t')
 end
 
 -- Ends an owner's read hold: its count, token and acquisition in the reads hash, and its lease
@@ -193,17 +185,48 @@ local function drop_reader(reads, readers, owner)
   redis.call('ZREM', readers, owner)
 end
 
--- Gives back one of the `held` (> 0) holds of an owner, `known` being the count the client knew
--- before: a replayed call finds the count lowered already and changes nothing. Returns the holds
--- left; 0 when this was the last one, which the caller then ends (the hash field is untouched).
-local function give_back(hash, owner, held, known)
-  if held < tonumber(known) then
-    return held
+-- Lowers an owner's hold (it holds `held` > 0) by a release or a give-back, and returns the holds
+-- it keeps; 0 when none, which the caller then ends with its usual side effects (the owner's field
+-- is left to it). nil when a give-back does not apply.
+--   * A release (`undo` is ''): `count` is the owner's count as the client knows it before; the
+--     owner keeps count - 1, whatever Redis counted (a replay keeps the same).
+--   * A give-back (`undo` names an acquisition): only while `field` still names that acquisition,
+--     whose count is then exactly what it set (every other change of the count rewrites or clears
+--     the field); it is undone: the owner keeps held - 1, and at most `count` (0: nothing).
+--     When the field names another acquisition, or none, nil: the hold is no longer the undone
+--     acquisition's, and a later one of the same owner (or a release) has set it to what its
+--     client counts.
+-- Either way the field is cleared when holds are left: no give-back applies to them any more.
+local function lower(hash, owner, held, count, undo, field)
+  local keep
+  if undo == '' then
+    keep = tonumber(count) - 1
+  elseif redis.call('HGET', hash, field) == undo then
+    keep = math.min(tonumber(count), held - 1)
+  else
+    return nil
   end
-  if held > 1 then
-    return redis.call('HINCRBY', hash, owner, -1)
+  if keep > 0 then
+    redis.call('HSET', hash, owner, keep)
+    redis.call('HDEL', hash, field)
   end
-  return 0
+  return keep
+end
+
+-- Records that release `id` ended its owner's hold, for a replay of that release to find: in the
+-- owner's marker key (one per owner and lock, KEYS of the release scripts), living `life` ms
+-- (longer than the release may be retried). '' records nothing (a give-back).
+local function mark_released(marker, id, life)
+  if id ~= '' then
+    redis.call('SET', marker, id, 'PX', life)
+  end
+end
+
+-- Whether release `id` (not '') already ended its owner's hold: a replay after a lost reply finds
+-- its own mark, while a hold lost before the release (it expired, was force-unlocked, or was lost
+-- with Redis data) leaves none.
+local function released_before(marker, id)
+  return id ~= '' and redis.call('GET', marker) == id
 end
 
 -- The first live waiter of a queue (zset, waiter -> ticket) whose heartbeats (zset, waiter ->

@@ -1,6 +1,8 @@
 -- latch-set: sets the count of a latch that is not counting (never set, or down to zero).
--- KEYS[1]  latch: a hash, 'count' -> the count; '#w' -> present when somebody awaits the latch.
---          Absent while the count is zero.
+-- KEYS[1]  latch: a hash, 'count' -> the count; 's' -> this arming (the name of the marker of
+--          the call that set it, unique), so that an awaiter can tell a latch that opened and was
+--          set again (latch-await.lua); '#w' -> present when somebody awaits the latch. Absent
+--          while the count is zero.
 -- KEYS[2]  marker of this call: a replay (a retry after a lost reply) finds it and changes nothing
 -- ARGV[1]  count, at least 1
 -- ARGV[2]  marker lifetime, ms
@@ -15,6 +17,6 @@ end
 if redis.call('HEXISTS', latch, 'count') == 1 then
   return {0}
 end
-redis.call('HSET', latch, 'count', ARGV[1])
+redis.call('HSET', latch, 'count', ARGV[1], 's', marker)
 redis.call('SET', marker, 1, 'PX', ARGV[2])
 return {1}

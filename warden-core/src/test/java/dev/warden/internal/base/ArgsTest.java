@@ -50,4 +50,28 @@ class ArgsTest {
         .hasMessage("permitId must not be null or blank: ' '");
     assertThat(Args.permitId("0af3")).isEqualTo("0af3");
   }
+
+  @Test
+  void theBuildersChecksNameTheArgumentAndItsValue() {
+    assertThatThrownBy(() -> Args.required("tls", null)).hasMessage("tls must not be null");
+    assertThatThrownBy(() -> Args.text("redisUri", " "))
+        .hasMessage("redisUri must not be null or blank:  ");
+    assertThatThrownBy(() -> Args.atLeast("watchdogTimeout", Duration.ZERO, Duration.ofMillis(30)))
+        .hasMessage("watchdogTimeout must be at least PT0.03S: PT0S");
+    assertThatThrownBy(() -> Args.atLeast("commandTimeout", null, Duration.ofMillis(1)))
+        .hasMessage("commandTimeout must be at least PT0.001S: null");
+    assertThat(Args.atLeast("recheckInterval", Duration.ofMillis(1), Duration.ofMillis(1)))
+        .isEqualTo(Duration.ofMillis(1));
+  }
+
+  @Test
+  void aListOfTextsNeedsOneAndNamesTheBadOneByIndex() {
+    assertThat(Args.texts("seedUris", "redis://a:1", "redis://b:2"))
+        .containsExactly("redis://a:1", "redis://b:2");
+    assertThatThrownBy(() -> Args.texts("seedUris")).hasMessage("seedUris must not be empty");
+    assertThatThrownBy(() -> Args.texts("seedUris", (String[]) null))
+        .hasMessage("seedUris must not be null");
+    assertThatThrownBy(() -> Args.texts("seedUris", "redis://a:1", null))
+        .hasMessage("seedUris[1] must not be null or blank: null");
+  }
 }

@@ -295,6 +295,58 @@ class AcquisitionTest {
   }
 
   @Test
+  void anAcquisitionThatEndsWithoutAGrantLeavesItsQueueBeforeTheCallerHearsAndAfterItsAttempts() {
+    claim.leaves = true;
+    Acquisition<String> acquisition = parked(claim, Duration.ofSeconds(2), 0);
+    acquisition.whenComplete((granted, failure) -> claim.log.add("caller hears"));
+    time.advance(Duration.ofSeconds(2)); // the re-check at the deadline asks once more
+    claim.refuse(0);
+    assertThat(claim.log)
+        .as("nothing is sent after the leave: the owner's next acquisition keeps its place")
+        .containsExactly("attempt", "attempt", "attempt", "leave", "caller hears");
+    subscriptions.releasedLocally(CHANNEL, WakeMessage.ONE);
+    assertThat(claim.attempts).hasSize(3);
+    assertThat(claim.finished).containsExactly(false);
+
+    ScriptedClaim granted = new ScriptedClaim();
+    granted.leaves = true;
+    start(granted, Duration.ofSeconds(2));
+    granted.grant("token-1");
+    assertThat(granted.log).as("a grant left the queue already").containsExactly("attempt");
+  }
+
+  @Test
+  void aHandOffInDoubtToAnAcquisitionThatIsOverIsGivenBackAtOnce() {
+    claim.givesBackInDoubt = true;
+    Acquisition<String> acquisition = parked(claim, Duration.ofSeconds(1), 0);
+    time.advance(Duration.ofSeconds(1));
+    claim.refuse(0);
+    assertThat(claim.giveBacksInDoubt).as("nothing was in doubt").isEmpty();
+    acquisition.handOffInDoubt(); // a transfer to it, claimed while parked, timed out
+    assertThat(claim.giveBacksInDoubt).hasSize(1);
+    assertThat(claim.attempts).as("no attempt of an acquisition that is over").hasSize(3);
+  }
+
+  @Test
+  void aHandOffInDoubtMakesAWaiterTryAgainAndItsLaterEndGivesItBack() {
+    claim.givesBackInDoubt = true;
+    Acquisition<String> acquisition = parked(claim, Duration.ofSeconds(5), 0);
+    Result result = new Result(acquisition);
+    assertThat(claim.attempts).hasSize(2);
+    // a release took it off its topic for a hand-off, and the transfer timed out
+    acquisition.handOffInDoubt();
+    assertThat(claim.attempts).as("it tries for itself at once").hasSize(3);
+    claim.refuse(0); // the transfer did not run: another owner holds the lock
+    assertThat(claim.giveBacksInDoubt).isEmpty();
+    time.advance(Duration.ofSeconds(5));
+    claim.refuse(0);
+    assertThat(result.done).isTrue();
+    assertThat(claim.giveBacksInDoubt)
+        .as("the hand-off is still in doubt at the end: given back by the acquisition's id")
+        .hasSize(1);
+  }
+
+  @Test
   void closingWaitingFailsEveryPendingAcquisitionAndEveryLaterOne() {
     Result parked = new Result(parked(claim, null, 0));
     ScriptedClaim other = new ScriptedClaim();

@@ -7,7 +7,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * A claim whose attempts the test answers by hand: each {@link #attempt} returns a future the test
  * completes ({@link #grant}, {@link #refuse}, {@link #fail}); rollbacks and {@code finished} calls
- * are recorded, and so are give-backs in doubt, once {@link #givesBackInDoubt} is set.
+ * are recorded, and so are give-backs in doubt and leaves, once {@link #givesBackInDoubt} and
+ * {@link #leaves} are set.
  */
 final class ScriptedClaim implements Claim<String> {
   static final String CHANNEL = "warden:{orders}:released";
@@ -23,6 +24,12 @@ final class ScriptedClaim implements Claim<String> {
   /** For each give-back in doubt: how many attempts had been sent when it was sent. */
   final List<Integer> giveBacksInDoubt = new ArrayList<>();
 
+  /** Whether the claim leaves a queue; without one, it returns null as by default. */
+  boolean leaves;
+
+  /** What was sent and when, in order: "attempt", "give-back", "leave" (and what a test adds). */
+  final List<String> log = new ArrayList<>();
+
   @Override
   public String describe() {
     return "lock 'orders'";
@@ -36,6 +43,7 @@ final class ScriptedClaim implements Claim<String> {
   @Override
   public CompletableFuture<Outcome<String>> attempt(boolean othersWait) {
     this.othersWait.add(othersWait);
+    log.add("attempt");
     CompletableFuture<Outcome<String>> reply = new CompletableFuture<>();
     attempts.add(reply);
     return reply;
@@ -53,6 +61,16 @@ final class ScriptedClaim implements Claim<String> {
       return null;
     }
     giveBacksInDoubt.add(attempts.size());
+    log.add("give-back");
+    return CompletableFuture.completedFuture(null);
+  }
+
+  @Override
+  public CompletableFuture<?> leave() {
+    if (!leaves) {
+      return null;
+    }
+    log.add("leave");
     return CompletableFuture.completedFuture(null);
   }
 

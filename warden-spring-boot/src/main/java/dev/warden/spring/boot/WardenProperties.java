@@ -26,6 +26,10 @@ public class WardenProperties {
   /** Redis Cluster settings. */
   private final Cluster cluster = new Cluster();
 
+  // The three defaults are Warden's (Warden.DEFAULT_WATCHDOG_TIMEOUT and the others), written as
+  // Duration.ofX(literal) because Spring Boot's configuration processor reads only that form into
+  // the metadata IDEs show; WardenAutoConfigurationTest checks that they stay Warden's.
+
   /** Lease of holds taken without an explicit lease; renewed every third of it while held. */
   private Duration watchdogTimeout = Duration.ofSeconds(30);
 

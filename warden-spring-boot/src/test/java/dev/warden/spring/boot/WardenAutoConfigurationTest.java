@@ -199,4 +199,13 @@ class WardenAutoConfigurationTest {
         .contains("\"defaultValue\": \"30s\"")
         .contains("How long one Redis call may take");
   }
+
+  @Test
+  void thePropertiesDefaultToWardensOwnDefaults() {
+    WardenProperties properties = new WardenProperties();
+
+    assertThat(properties.getWatchdogTimeout()).isEqualTo(Warden.DEFAULT_WATCHDOG_TIMEOUT);
+    assertThat(properties.getCommandTimeout()).isEqualTo(Warden.DEFAULT_COMMAND_TIMEOUT);
+    assertThat(properties.getRecheckInterval()).isEqualTo(Warden.DEFAULT_RECHECK_INTERVAL);
+  }
 }

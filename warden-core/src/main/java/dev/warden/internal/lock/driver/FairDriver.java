@@ -36,12 +36,22 @@ public final class FairDriver implements LockDriver {
   private final Scripts scripts;
   private final LockKeys keys;
   private final Parts parts;
+  private final String markerMillis;
 
-  /** Tickets of this client's waiters, kept between their attempts. */
+  /**
+   * Tickets of this client's waiting acquisitions, by acquisition id, kept between their attempts:
+   * by acquisition, not by owner, so that an acquisition that ended cannot pass its ticket on to
+   * (or take it from) the same owner's next one.
+   */
   private final Map<String, Long> tickets = new ConcurrentHashMap<>();
 
-  public FairDriver(Scripts scripts, String name) {
+  /**
+   * @param markerMillis how long a release's marker lives, in ms, as a script argument (see {@link
+   *     LockDriver#release})
+   */
+  public FairDriver(Scripts scripts, String name, String markerMillis) {
     this.scripts = scripts;
+    this.markerMillis = markerMillis;
     this.keys = LockKeys.of(name, "fair", "fair lock");
     this.parts =
         new Parts(
@@ -62,13 +72,13 @@ public final class FairDriver implements LockDriver {
   }
 
   @Override
-  public long ticket(String owner) {
-    return tickets.getOrDefault(owner, Long.MAX_VALUE);
+  public long ticket(String acquisitionId) {
+    return tickets.getOrDefault(acquisitionId, Long.MAX_VALUE);
   }
 
   @Override
-  public void forget(String owner) {
-    tickets.remove(owner);
+  public void forget(String acquisitionId) {
+    tickets.remove(acquisitionId);
   }
 
   @Override
@@ -80,7 +90,7 @@ public final class FairDriver implements LockDriver {
       boolean othersWait,
       boolean willWait) {
     // a waiter keeps its ticket across attempts: a late heartbeat must not cost its place
-    Long ticket = tickets.get(owner);
+    Long ticket = tickets.get(acquisitionId);
     return scripts
         .run(
             DriverScripts.FAIR_ACQUIRE,
@@ -99,34 +109,36 @@ public final class FairDriver implements LockDriver {
         .thenApply(
             reply -> {
               if (Scripts.succeeded(reply)) {
-                tickets.remove(owner);
+                tickets.remove(acquisitionId);
                 return Attempt.acquired(Scripts.number(reply, 1), (int) Scripts.number(reply, 2));
               }
               long given = Scripts.number(reply, 2);
               if (given >= 0) {
-                tickets.put(owner, given);
+                tickets.put(acquisitionId, given);
               }
               return Attempt.busy(Replies.heartbeat(Scripts.number(reply, 1)));
             });
   }
 
   @Override
-  public CompletableFuture<Release> release(String owner, int heldBefore) {
-    return releaseTo(owner, heldBefore, null).thenApply(FairDriver::parseRelease);
+  public CompletableFuture<Release> lower(String owner, int count, String undo, String releaseId) {
+    return releaseTo(owner, count, null, undo, releaseId).thenApply(FairDriver::parseRelease);
   }
 
   @Override
-  public CompletableFuture<Release> releaseLast(String owner, Successors successors) {
+  public CompletableFuture<Release> releaseLast(
+      String owner, String releaseId, Successors successors) {
     Successors.Candidate first = successors.earliest();
     if (first == null) {
-      return release(owner, 1);
+      return release(owner, 1, releaseId);
     }
-    return releaseTo(owner, 1, first.terms())
+    return releaseTo(owner, 1, first.terms(), "", releaseId)
         .handle(
             (reply, failure) -> {
               if (failure != null) {
-                // it may have run: the waiter's own attempt then finds the hold it was given
-                first.declined();
+                // it may have run: the waiter's own attempt then finds the hold it was given, or,
+                // if its acquisition is over, it gives that hold back
+                first.inDoubt();
                 throw failure instanceof CompletionException completion
                     ? completion
                     : new CompletionException(failure);
@@ -141,21 +153,28 @@ public final class FairDriver implements LockDriver {
   }
 
   /**
-   * Gives back one hold; with the last one, hands the lock straight to the waiter of {@code to} (or
-   * to nobody when null) if it is the live head of the queue. The reply is {1, remaining, head or
-   * ''}, {1, 0, waiter, token} when handed over, or {0} when the owner held no hold.
+   * Gives back one hold, or acquisition {@code undo} ('' for a release); with the last one, hands
+   * the lock straight to the waiter of {@code to} (or to nobody when null) if it is the live head
+   * of the queue. The reply is {1, remaining, head or ''}, {1, 0, waiter, token} when handed over,
+   * or {0} when the owner held no hold (or not the undone acquisition's).
    */
-  private CompletableFuture<List<Object>> releaseTo(String owner, int heldBefore, HandOffTerms to) {
+  private CompletableFuture<List<Object>> releaseTo(
+      String owner, int count, HandOffTerms to, String undo, String releaseId) {
     return scripts.run(
         DriverScripts.FAIR_RELEASE,
-        new String[] {keys.lock(), keys.key("queue"), keys.key("beats"), keys.fence()},
+        new String[] {
+          keys.lock(), keys.key("queue"), keys.key("beats"), keys.fence(), keys.releaseMarker(owner)
+        },
         owner,
-        Integer.toString(heldBefore),
+        Integer.toString(count),
         keys.channel(),
         to == null ? "" : to.owner(),
         Long.toString(to == null ? 0 : to.leaseMillis()),
         to == null ? "" : to.acquisitionId(),
-        scripts.fenceTerms());
+        scripts.fenceTerms(),
+        undo,
+        releaseId,
+        markerMillis);
   }
 
   /** Parses a release that did not hand the lock over: the head named in it is woken alone. */
@@ -171,13 +190,14 @@ public final class FairDriver implements LockDriver {
   }
 
   @Override
-  public CompletableFuture<?> leave(String owner) {
-    tickets.remove(owner);
+  public CompletableFuture<?> leave(String owner, String acquisitionId) {
+    Long ticket = tickets.remove(acquisitionId);
     return scripts.run(
         DriverScripts.FAIR_LEAVE,
         new String[] {keys.lock(), keys.key("queue"), keys.key("beats")},
         owner,
-        keys.channel());
+        keys.channel(),
+        ticket == null ? "" : Long.toString(ticket));
   }
 
   @Override

@@ -100,11 +100,13 @@ public interface LockDriver {
   }
 
   /**
-   * Tries once.
+   * Tries once. Where the owner holds the lock in Redis, its count becomes {@code heldBefore + 1},
+   * whatever Redis counted: the client's count is the truth for the client; a hold the client does
+   * not know of ({@code heldBefore} 0) becomes this acquisition's, with a new token.
    *
-   * @param acquisitionId unique per acquisition: a retry of the same acquisition that finds its
-   *     first try applied changes nothing, while a hold left by another (abandoned) acquisition of
-   *     the same owner is not mistaken for it
+   * @param acquisitionId unique per acquisition, recorded with the count it sets: a retry of the
+   *     same acquisition that finds its first try applied changes nothing, and a give-back names it
+   *     ({@link #giveBack})
    * @param heldBefore the owner's hold count as the client knows it
    * @param othersWait other local acquirers wait: the release must publish
    * @param willWait the caller waits if refused (a fair lock queues it; {@code tryLock()} not)
@@ -117,17 +119,49 @@ public interface LockDriver {
       boolean othersWait,
       boolean willWait);
 
-  /** Gives back one hold (see {@link Release}). */
-  CompletableFuture<Release> release(String owner, int heldBefore);
+  /**
+   * Gives back one hold (see {@link Release}): the owner keeps {@code heldBefore - 1}, whatever
+   * Redis counted.
+   *
+   * @param heldBefore the owner's hold count as the client knows it
+   * @param releaseId the same for every retry of this release: the release that ends the hold
+   *     records it, so that a retry that finds the hold gone counts as released only when it was
+   *     this release that ended it (and not a lease that ran out before)
+   */
+  default CompletableFuture<Release> release(String owner, int heldBefore, String releaseId) {
+    return lower(owner, heldBefore, "", releaseId);
+  }
 
   /**
    * Gives back the owner's last hold, handing the lock straight to a parked waiter of this client
    * where this lock type can ({@link Release#HANDED_OVER} then). By default a plain release. Safe
-   * to call again after a failure whose outcome is unknown.
+   * to call again, with the same {@code releaseId}, after a failure whose outcome is unknown.
    */
-  default CompletableFuture<Release> releaseLast(String owner, Successors successors) {
-    return release(owner, 1);
+  default CompletableFuture<Release> releaseLast(
+      String owner, String releaseId, Successors successors) {
+    return release(owner, 1, releaseId);
   }
+
+  /**
+   * Undoes acquisition {@code acquisitionId} of the owner (a grant nobody will use, an attempt or a
+   * hand-off that may have run unseen), if the owner's hold in Redis is still the one it set: the
+   * owner then keeps one hold less, and at most {@code keep}, and the hold ends (with the release's
+   * wake-ups) when none is left. Changes nothing when a later acquisition or release of the owner
+   * has set the count since, or the hold is gone: so it can never take a hold another acquisition
+   * made. Safe to send more than once.
+   *
+   * @param keep the most holds the owner keeps: the count the acquisition started from (0 ends the
+   *     hold)
+   */
+  default CompletableFuture<Release> giveBack(String owner, String acquisitionId, int keep) {
+    return lower(owner, keep, acquisitionId, "");
+  }
+
+  /**
+   * The lock type's release script, which serves both {@link #release} ({@code undo} '') and {@link
+   * #giveBack} ({@code undo}: the acquisition id; {@code releaseId} '').
+   */
+  CompletableFuture<Release> lower(String owner, int count, String undo, String releaseId);
 
   /**
    * Whether a thread that finds the lock held by another owner of this client may wait without
@@ -146,16 +180,19 @@ public interface LockDriver {
     return false;
   }
 
-  /** Removes a waiter that gave up from whatever queue it joined; a no-op for most locks. */
-  default CompletableFuture<?> leave(String owner) {
+  /**
+   * Removes a waiter that gave up from whatever queue its acquisition joined, leaving an entry of a
+   * later acquisition of the same owner alone; a no-op for most locks.
+   */
+  default CompletableFuture<?> leave(String owner, String acquisitionId) {
     return CompletableFuture.completedFuture(null);
   }
 
-  /** Forgets what the driver kept for a waiter whose acquisition is over. */
-  default void forget(String owner) {}
+  /** Forgets what the driver kept for an acquisition that is over. */
+  default void forget(String acquisitionId) {}
 
-  /** The waiter's place in the lock's queue, or {@link Long#MAX_VALUE} when it has none. */
-  default long ticket(String owner) {
+  /** The acquisition's place in the lock's queue, or {@link Long#MAX_VALUE} when it has none. */
+  default long ticket(String acquisitionId) {
     return Long.MAX_VALUE;
   }
 

@@ -30,6 +30,15 @@ public record LockKeys(String name, String lock, String fence, String channel, S
     return lock + ":" + suffix;
   }
 
+  /**
+   * The marker of {@code owner}'s last release that ended its hold: {@code
+   * <lock>:unlocked:<owner>}, holding that release's id for a while (see lock-release.lua), so that
+   * the release, run again after its reply was lost, finds that it was the one that ended the hold.
+   */
+  public String releaseMarker(String owner) {
+    return key("unlocked:" + owner);
+  }
+
   /** Describes the lock for messages: {@code lock 'orders'}. */
   public String describe() {
     return description;

@@ -18,10 +18,16 @@ public final class ReadDriver implements LockDriver {
   private final Scripts scripts;
   private final ReadWriteKeys keys;
   private final Parts parts;
+  private final String markerMillis;
 
-  public ReadDriver(Scripts scripts, ReadWriteKeys keys) {
+  /**
+   * @param markerMillis how long a release's marker lives, in ms, as a script argument (see {@link
+   *     LockDriver#release})
+   */
+  public ReadDriver(Scripts scripts, ReadWriteKeys keys, String markerMillis) {
     this.scripts = scripts;
     this.keys = keys;
+    this.markerMillis = markerMillis;
     this.parts =
         new Parts(
             keys.side(keys.reads(), "read lock"),
@@ -60,15 +66,21 @@ public final class ReadDriver implements LockDriver {
         .thenApply(Replies::queuedAttempt);
   }
 
+  /** Releases one hold, or gives back acquisition {@code undo} (rw-read-release.lua). */
   @Override
-  public CompletableFuture<Release> release(String owner, int heldBefore) {
+  public CompletableFuture<Release> lower(String owner, int count, String undo, String releaseId) {
     return scripts
         .run(
             DriverScripts.RW_READ_RELEASE,
-            new String[] {keys.reads(), keys.readers(), keys.wanted()},
+            new String[] {
+              keys.reads(), keys.readers(), keys.wanted(), parts.keys().releaseMarker(owner)
+            },
             owner,
-            Integer.toString(heldBefore),
-            keys.channel())
+            Integer.toString(count),
+            keys.channel(),
+            undo,
+            releaseId,
+            markerMillis)
         .thenApply(reply -> Replies.release(reply, WakeMessage.ALL));
   }
 

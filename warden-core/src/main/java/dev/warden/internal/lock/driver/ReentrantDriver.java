@@ -33,9 +33,15 @@ public final class ReentrantDriver implements LockDriver {
   private final String releaseMessage;
   private final LockKeys keys;
   private final Parts parts;
+  private final String markerMillis;
 
-  public ReentrantDriver(Scripts scripts, Owners owners, LockKeys keys) {
+  /**
+   * @param markerMillis how long a release's marker lives, in ms, as a script argument (see {@link
+   *     #release(String, int, String)})
+   */
+  public ReentrantDriver(Scripts scripts, Owners owners, LockKeys keys, String markerMillis) {
     this.scripts = scripts;
+    this.markerMillis = markerMillis;
     this.ownerPrefix = owners.prefix();
     this.releaseMessage = WakeMessage.released(owners.clientId());
     this.keys = keys;
@@ -86,74 +92,84 @@ public final class ReentrantDriver implements LockDriver {
   }
 
   @Override
-  public CompletableFuture<Release> release(String owner, int heldBefore) {
-    return release(owner, heldBefore, false);
+  public CompletableFuture<Release> lower(String owner, int count, String undo, String releaseId) {
+    return release(owner, count, false, undo, releaseId);
   }
 
   /**
-   * Releases one hold. A last release nominates the first client whose waiters a holder of another
-   * client refused, if any, and only that client wakes a waiter (lock-release.lua); {@code
-   * yielding}: the release ends a full row of hand-offs while another client's waiter waits, so
-   * when no client is listed the lock is kept from this client for a moment.
+   * Releases one hold, or gives back acquisition {@code undo} (lock-release.lua). A last release
+   * nominates the first client whose waiters a holder of another client refused, if any, and only
+   * that client wakes a waiter; {@code yielding}: the release ends a full row of hand-offs while
+   * another client's waiter waits, so when no client is listed the lock is kept from this client
+   * for a moment.
    */
-  private CompletableFuture<Release> release(String owner, int heldBefore, boolean yielding) {
+  private CompletableFuture<Release> release(
+      String owner, int count, boolean yielding, String undo, String releaseId) {
     return scripts
         .run(
             DriverScripts.LOCK_RELEASE,
-            new String[] {keys.lock()},
+            new String[] {keys.lock(), keys.releaseMarker(owner)},
             owner,
-            Integer.toString(heldBefore),
+            Integer.toString(count),
             keys.channel(),
             releaseMessage,
             yielding ? "1" : "0",
             TURN,
             RESERVATION,
-            NOMINATED_LIFE)
+            NOMINATED_LIFE,
+            undo,
+            releaseId,
+            markerMillis)
         .thenApply(reply -> Replies.release(reply, WakeMessage.ONE));
   }
 
   /**
    * Hands the last hold to this client's next parked waiter (lock-transfer.lua, whose reply is {1,
-   * token, othersWait} when handed over, {0} when the owner held no hold, {2} when it held more
-   * than one); when it cannot, releases as usual.
+   * token, othersWait} when handed over, {0} when the owner held no hold); when it cannot, releases
+   * as usual. A transfer whose outcome is unknown may have given the waiter the lock: the waiter is
+   * told so ({@link Successors.Candidate#inDoubt()}), and gives it back if it no longer wants it.
    */
   @Override
-  public CompletableFuture<Release> releaseLast(String owner, Successors successors) {
+  public CompletableFuture<Release> releaseLast(
+      String owner, String releaseId, Successors successors) {
     Successors.Candidate next = successors.next();
     if (next == null) {
-      return release(owner, 1, successors.yielding());
+      return release(owner, 1, successors.yielding(), "", releaseId);
     }
     HandOffTerms to = next.terms();
     return scripts
         .run(
             DriverScripts.LOCK_TRANSFER,
-            new String[] {keys.lock(), keys.fence()},
+            new String[] {keys.lock(), keys.fence(), keys.releaseMarker(owner)},
             owner,
             to.owner(),
             Long.toString(to.leaseMillis()),
             to.acquisitionId(),
-            scripts.fenceTerms())
+            scripts.fenceTerms(),
+            releaseId,
+            markerMillis)
         .handle(
             (reply, failure) -> {
-              if (failure == null && Scripts.succeeded(reply)) {
-                next.handedOver(Scripts.number(reply, 1), Scripts.number(reply, 2) == 1);
-                return true;
-              }
-              // it may have run: then the waiter's own attempt finds the hold it was given, and
-              // the release that follows (or its retry) finds this owner's hold gone
-              next.declined();
               if (failure != null) {
+                // it may have run: then the waiter holds the lock, and the release that follows
+                // (or its retry) finds this owner's hold ended by this release
+                next.inDoubt();
                 throw failure instanceof CompletionException completion
                     ? completion
                     : new CompletionException(failure);
               }
+              if (Scripts.succeeded(reply)) {
+                next.handedOver(Scripts.number(reply, 1), Scripts.number(reply, 2) == 1);
+                return true;
+              }
+              next.declined(); // this owner held nothing: nothing was handed over
               return false;
             })
         .thenCompose(
             handedOver ->
                 handedOver
                     ? CompletableFuture.completedFuture(Release.HANDED_OVER)
-                    : release(owner, 1));
+                    : release(owner, 1, false, "", releaseId));
   }
 
   @Override

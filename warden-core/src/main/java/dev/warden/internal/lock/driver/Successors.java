@@ -37,8 +37,16 @@ public interface Successors {
      */
     void handedOver(long token, boolean othersWait);
 
-    /** The release did not give it the lock (it failed, or may not have run): it tries at once. */
+    /** The release did not give it the lock: it tries at once. */
     void declined();
+
+    /**
+     * The release failed in a way that leaves open whether it gave it the lock (a timeout, a
+     * dropped connection): it tries at once, and finds the lock it was given if so; if its
+     * acquisition is over, the lock it may have been given goes back (by its acquisition id, so
+     * that a later acquisition of the same owner keeps what it took).
+     */
+    void inDoubt();
 
     /** The release did not give it the lock because another waiter is first: it waits on. */
     void notFirst();

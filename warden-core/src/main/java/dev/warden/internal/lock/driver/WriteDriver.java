@@ -8,6 +8,7 @@ import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.wait.WakeMessage;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.ToIntFunction;
 
 /**
  * The write side of a read-write lock: a hash of owner to hold count like the reentrant lock, taken
@@ -21,10 +22,22 @@ public final class WriteDriver implements LockDriver {
   private final Scripts scripts;
   private final ReadWriteKeys keys;
   private final Parts parts;
+  private final String markerMillis;
+  private final ToIntFunction<String> readHolds;
 
-  public WriteDriver(Scripts scripts, ReadWriteKeys keys) {
+  /**
+   * @param markerMillis how long a release's marker lives, in ms, as a script argument (see {@link
+   *     LockDriver#release})
+   * @param readHolds the read holds an owner has as this client knows them (0 when it knows of
+   *     none, or knows them lost): a live read hold in Redis that this client does not know of does
+   *     not refuse the owner the write lock (rw-write-acquire.lua)
+   */
+  public WriteDriver(
+      Scripts scripts, ReadWriteKeys keys, String markerMillis, ToIntFunction<String> readHolds) {
     this.scripts = scripts;
     this.keys = keys;
+    this.markerMillis = markerMillis;
+    this.readHolds = readHolds;
     this.parts =
         new Parts(
             keys.side(keys.write(), "write lock"),
@@ -56,7 +69,8 @@ public final class WriteDriver implements LockDriver {
             scripts.fenceTerms(),
             willWait ? "1" : "0",
             HEARTBEAT_TIMEOUT,
-            acquisitionId)
+            acquisitionId,
+            Integer.toString(readHolds.applyAsInt(owner)))
         .thenApply(
             reply -> {
               if (Scripts.number(reply, 0) < 0) {
@@ -71,25 +85,30 @@ public final class WriteDriver implements LockDriver {
             });
   }
 
+  /** Releases one hold, or gives back acquisition {@code undo} (rw-write-release.lua). */
   @Override
-  public CompletableFuture<Release> release(String owner, int heldBefore) {
+  public CompletableFuture<Release> lower(String owner, int count, String undo, String releaseId) {
     return scripts
         .run(
             DriverScripts.RW_WRITE_RELEASE,
-            new String[] {keys.write(), keys.wanted()},
+            new String[] {keys.write(), keys.wanted(), parts.keys().releaseMarker(owner)},
             owner,
-            Integer.toString(heldBefore),
-            keys.channel())
+            Integer.toString(count),
+            keys.channel(),
+            undo,
+            releaseId,
+            markerMillis)
         .thenApply(reply -> Replies.release(reply, WakeMessage.ALL));
   }
 
   @Override
-  public CompletableFuture<?> leave(String owner) {
+  public CompletableFuture<?> leave(String owner, String acquisitionId) {
     return scripts.run(
         DriverScripts.RW_WRITER_LEAVE,
         new String[] {keys.writers(), keys.wanted()},
         owner,
-        keys.channel());
+        keys.channel(),
+        acquisitionId);
   }
 
   @Override

@@ -6,15 +6,18 @@
 -- KEYS[5]  ticket counter
 -- ARGV[1]  owner id
 -- ARGV[2]  lease in ms
--- ARGV[3]  the owner's hold count as the client knows it
+-- ARGV[3]  the owner's hold count as the client knows it (see lock-acquire.lua's ARGV[3])
 -- ARGV[4]  fence terms: "<retention ms>:<epoch>" (see prelude.lua's mint_token)
 -- ARGV[5]  '1' to join the queue when refused (the caller waits), '0' not to (tryLock())
 -- ARGV[6]  heartbeat timeout in ms: a waiter that has not asked again for this long is dead
--- ARGV[7]  the ticket this waiter was given before ('' if none): a waiter dropped for a late
---          heartbeat takes its old place again
+-- ARGV[7]  the ticket this acquisition was given before ('' if none): its place in the queue. A
+--          waiter dropped for a late heartbeat takes its old place again; an acquisition without
+--          a ticket gets a new one (at the end), even where an earlier acquisition of the same
+--          owner left an entry (its leave still on its way): so that leave, which names that
+--          entry's ticket (fair-leave.lua), cannot take the new one's place
 -- ARGV[8]  release channel
--- ARGV[9]  this acquisition's id (see lock-acquire.lua: a retry of it changes nothing)
--- Returns  {1, token, holdCount} when the owner holds the lock afterwards;
+-- ARGV[9]  this acquisition's id (see lock-acquire.lua's ARGV[6])
+-- Returns  {1, token, holdCount} when the owner holds the lock afterwards (as lock-acquire.lua);
 --          {0, retryAfterMs, ticket} when refused (ticket -1 when not queued).
 -- Wakes    'w:<waiter>' (see "Wake messages" in CONCURRENCY.md)
 -- Cost: independent of the queue's length (only its head is looked at, and only when the lock is
@@ -60,17 +63,15 @@ end
 local ticket = -1
 if ARGV[5] == '1' then
   local fresh = false -- a key made just now, without an expiry yet
-  ticket = redis.call('ZSCORE', queue, owner)
-  if not ticket then
-    if ARGV[7] ~= '' then
-      ticket = ARGV[7]
-    else
-      ticket = redis.call('INCR', tickets)
-      fresh = ticket == 1
-    end
+  if ARGV[7] ~= '' then
+    ticket = tonumber(ARGV[7])
+  else
+    ticket = redis.call('INCR', tickets)
+    fresh = ticket == 1
+  end
+  if tonumber(redis.call('ZSCORE', queue, owner)) ~= ticket then
     redis.call('ZADD', queue, ticket, owner)
   end
-  ticket = tonumber(ticket)
   redis.call('ZADD', beats, now + timeout, owner)
   -- The queue's keys live while some waiter is alive: they are given KEY_LIFE heartbeat timeouts
   -- whenever fewer than RENEW_BELOW are left (the three always expire together; a key made just

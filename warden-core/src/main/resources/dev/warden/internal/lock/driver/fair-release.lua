@@ -1,32 +1,48 @@
--- fair-release: gives back one hold of the fair lock; with the last one, hands it to the head.
+-- fair-release: gives back one hold of the fair lock, or what one acquisition took (a give-back);
+-- when no hold is left, hands the lock to the head of the queue.
 -- KEYS[1]  lock hash (see fair-acquire.lua)
 -- KEYS[2]  queue (see fair-acquire.lua)
 -- KEYS[3]  heartbeats (see fair-acquire.lua)
 -- KEYS[4]  fence counter (see fair-acquire.lua)
+-- KEYS[5]  the owner's release marker (see lock-release.lua)
 -- ARGV[1]  owner id
--- ARGV[2]  the owner's hold count as the client knows it (a replayed call changes nothing)
+-- ARGV[2]  as lock-release.lua's ARGV[2]: for a release, the owner's hold count as the client
+--          knows it (it keeps one less); for a give-back, the most holds it keeps
 -- ARGV[3]  release channel: the head waiter is told by a message 'w:<its id>', nobody else
 -- ARGV[4]  a parked waiter of the releasing client that may take the lock at once if it is the
 --          head ('' for none): the client then completes its acquisition without a message and
 --          without another script call
 -- ARGV[5]  that waiter's lease in ms
--- ARGV[6]  that waiter's acquisition id (see lock-acquire.lua: its own retry changes nothing)
+-- ARGV[6]  that waiter's acquisition id, recorded in '#a' (see lock-transfer.lua's ARGV[4])
 -- ARGV[7]  fence terms: "<retention ms>:<epoch>" (see prelude.lua's mint_token)
--- Returns  {1, remaining, next waiter id or ''} when the owner held the lock;
+-- ARGV[8]  '' for a release; for a give-back, the id of the acquisition it undoes (see
+--          lock-release.lua's ARGV[9])
+-- ARGV[9]  this release's id, recorded in KEYS[5] when it ends the hold ('' for a give-back)
+-- ARGV[10] how long the marker lives, in ms
+-- Returns  {1, remaining, next waiter id or ''} when the owner held the lock, and also {1, 0, ''}
+--          for a replay of the release that ended the hold (it finds its own marker);
 --          {1, 0, ARGV[4], token} when the lock went straight to that waiter, with a new token;
---          {0} when it holds no hold (expired, force-unlocked, or already released).
+--          {0} when it holds no hold and this release did not end it (expired, force-unlocked,
+--          lost), or, for a give-back, when the hold is not the undone acquisition's.
 -- Wakes    'w:<waiter>' (see "Wake messages" in CONCURRENCY.md)
 local DEAD_HEADS = 10 -- dead waiters dropped from the head of the queue per call, at most
-local lock, queue, beats, owner = KEYS[1], KEYS[2], KEYS[3], ARGV[1]
+local lock, queue, beats, marker, owner = KEYS[1], KEYS[2], KEYS[3], KEYS[5], ARGV[1]
 local held = tonumber(redis.call('HGET', lock, owner))
 if not held then
+  if ARGV[8] == '' and released_before(marker, ARGV[9]) then
+    return {1, 0, ''}
+  end
   return {0}
 end
-local remaining = give_back(lock, owner, held, ARGV[2])
+local remaining = lower(lock, owner, held, ARGV[2], ARGV[8], '#a')
+if not remaining then
+  return {0}
+end
 if remaining > 0 then
   return {1, remaining, ''}
 end
 redis.call('DEL', lock)
+mark_released(marker, ARGV[9], ARGV[10])
 local head = live_head(queue, beats, server_ms(), DEAD_HEADS)
 if not head then
   return {1, 0, ''}

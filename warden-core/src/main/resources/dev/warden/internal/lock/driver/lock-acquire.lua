@@ -1,7 +1,9 @@
 -- lock-acquire: takes or re-enters the reentrant lock for one owner, in one step.
 -- KEYS[1]  lock hash: owner id -> hold count; '#t' -> fencing token of the current hold;
 --          '#w' -> present when some acquirer waited (its release must publish);
---          '#a' -> id of the acquisition that last raised the count;
+--          '#a' -> id of the acquisition that set the owner's count last; a release or a
+--          give-back that leaves holds, and cond-enqueue.lua, clear it (see prelude.lua's raise
+--          and lower)
 --          '#c' -> the holder's client, as its owner prefix '<client id>:';
 --          '#o' -> present when an acquirer waited that the holder's client cannot hand the
 --          lock to (another client's, or a multi-lock's): hand-offs then give way to a real
@@ -19,16 +21,21 @@
 -- KEYS[2]  fence: what the last fencing token of this lock name was made of (prelude.lua)
 -- ARGV[1]  owner id
 -- ARGV[2]  lease in milliseconds
--- ARGV[3]  the owner's hold count as the client knows it before this call
+-- ARGV[3]  the owner's hold count as the client knows it before this call ('known'): when the
+--          owner holds the lock, its count becomes known + 1 (see prelude.lua's raise), whatever
+--          Redis counted; a hold the client does not know of (known 0, '#a' names another
+--          acquisition) is taken over with count 1 and a new token
 -- ARGV[4]  '1' when other acquirers of the same client wait, so the release must publish
 -- ARGV[5]  fence terms: "<retention ms>:<epoch>" (see prelude.lua's mint_token)
--- ARGV[6]  this acquisition's id: a retry of it (its first reply lost) finds the count already
---          raised under the same id and changes nothing; a count raised by another, abandoned
---          acquisition of the same owner (given back later) is not mistaken for it
+-- ARGV[6]  this acquisition's id, recorded in '#a': a retry of it (its first reply lost) finds
+--          its own id there and changes nothing; a give-back names it (see lock-release.lua)
 -- ARGV[7]  the owner's client, as its owner prefix '<client id>:'
 -- ARGV[8]  '1' when the owner waits if refused (then a refusal by another client's holder marks
 --          '#o' and lists the owner's client in '#q'), '0' when it does not
--- Returns  {1, token, holdCount} when the owner holds the lock afterwards;
+-- Returns  {1, token, holdCount} when the owner holds the lock afterwards (holdCount: known + 1
+--          where the owner held it, or what the first run of this acquisition set; 1, with a new
+--          token, when the lock was free, whatever known: a client that knew a hold then sees
+--          that it was lost);
 --          {0, pttl} when another owner holds it (pttl: its remaining lease in ms, -1 if none)
 --          or it is another client's turn (pttl: the ms until the turn ends).
 local lock, fence = KEYS[1], KEYS[2]
@@ -117,16 +124,9 @@ if not held then
   return refuse(state[2] ~= client, nil)
 end
 
--- a re-entry (or a replay, whose first run did the same); a hold the client does not know of gets
--- a new token (see prelude.lua's unknown_hold)
-local unknown = ARGV[3] == '0' and state[10] ~= ARGV[6]
-held = reenter(lock, owner, held, ARGV[3], ARGV[6], lease)
+-- a re-entry, a replay, or a hold the client does not know of (see prelude.lua's raise)
+local count, token = reenter_fenced(lock, fence, ARGV[5], owner, held, ARGV[3], ARGV[6], lease)
 if ARGV[4] == '1' and not state[4] then
   redis.call('HSET', lock, '#w', 1)
 end
-if unknown then
-  local token = mint_token(fence, ARGV[5])
-  redis.call('HSET', lock, '#t', token)
-  return {1, token, held}
-end
-return {1, state[8], held}
+return {1, token, count}

@@ -1,8 +1,13 @@
--- lock-release: gives back one hold of the reentrant lock; deletes the lock with the last one.
+-- lock-release: gives back one hold of the reentrant lock, or gives back what one acquisition took
+-- (a give-back); deletes the lock when no hold is left.
 -- KEYS[1]  lock hash (see lock-acquire.lua)
+-- KEYS[2]  the owner's release marker: the id of its release that ended its hold last (a string
+--          key, living ARGV[11] ms; see prelude.lua's mark_released)
 -- ARGV[1]  owner id
--- ARGV[2]  the owner's hold count as the client knows it before this call; a replayed call
---          finds the count already lowered and changes nothing
+-- ARGV[2]  for a release: the owner's hold count as the client knows it before this call; the
+--          owner keeps one less, whatever Redis counted, so a replay changes nothing more.
+--          For a give-back: the most holds the owner keeps (the undone acquisition's own count
+--          before it; 0 to end the hold)
 -- ARGV[3]  release channel, published to when an acquirer waited
 -- ARGV[4]  the message: 'released <client id>' (the releasing client woke its own waiters
 --          already and ignores it; other clients wake one waiter, or only the nominated one)
@@ -16,23 +21,37 @@
 -- ARGV[8]  how long, in ms, the hash of a lock nominated for a client lives (its waiting clients
 --          with it): longer than ARGV[6], so that after a turn nobody took, the next acquirer of
 --          any client finds the rest of the list
--- Returns  {1, remaining} when the owner held the lock (remaining: its holds afterwards);
---          {0} when the owner holds no hold: the lease ran out, the lock was force-unlocked,
---          or (for a replayed last release) it was released already; the client tells which.
+-- ARGV[9]  '' for a release; for a give-back, the id of the acquisition it undoes: nothing
+--          happens unless '#a' still names it (see prelude.lua's lower)
+-- ARGV[10] this release's id (the same for each retry of it), recorded in KEYS[2] when it ends
+--          the hold; '' for a give-back
+-- ARGV[11] how long the marker lives, in ms
+-- Returns  {1, remaining} when the owner held the lock (remaining: its holds afterwards), and also
+--          {1, 0} for a replay of the release that ended the hold (it finds its own marker);
+--          {0} when the owner holds no hold and this release did not end it (the lease ran out,
+--          the lock was force-unlocked or lost with Redis data), or, for a give-back, when the
+--          hold is not (any more) the undone acquisition's: nothing changed.
 -- Wakes    'released <client id>' (see "Wake messages" in CONCURRENCY.md), or
 --          'released <client id> <nominated client id>' when it nominated a client: only that
 --          client wakes a waiter
-local lock, owner = KEYS[1], ARGV[1]
+local lock, marker, owner = KEYS[1], KEYS[2], ARGV[1]
 local state = redis.call('HMGET', lock, owner, '#w', '#o', '#c', '#q')
 local held = tonumber(state[1])
 if not held then
+  if ARGV[9] == '' and released_before(marker, ARGV[10]) then
+    return {1, 0}
+  end
   return {0}
 end
-local remaining = give_back(lock, owner, held, ARGV[2])
+local remaining = lower(lock, owner, held, ARGV[2], ARGV[9], '#a')
+if not remaining then
+  return {0}
+end
 if remaining > 0 then
   return {1, remaining}
 end
 redis.call('DEL', lock)
+mark_released(marker, ARGV[10], ARGV[11])
 local queue = state[5]
 if queue and queue ~= '' then
   -- the first client listed takes its turn; the others stay listed, in order

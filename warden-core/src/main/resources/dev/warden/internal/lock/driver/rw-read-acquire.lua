@@ -9,10 +9,13 @@
 -- KEYS[6]  'wanted' flag (see rw-write-acquire.lua)
 -- ARGV[1]  owner id
 -- ARGV[2]  lease in ms (each read hold has its own)
--- ARGV[3]  the owner's read hold count as the client knows it
+-- ARGV[3]  the owner's read hold count as the client knows it (see lock-acquire.lua's ARGV[3]:
+--          a live read hold of the owner gets count known + 1; one the client does not know of is
+--          taken over with count 1 and a new token)
 -- ARGV[4]  fence terms: "<retention ms>:<epoch>" (see prelude.lua's mint_token)
--- ARGV[5]  this acquisition's id (see lock-acquire.lua)
--- Returns  {1, token, holdCount} when acquired; {0, retryAfterMs} when refused.
+-- ARGV[5]  this acquisition's id, recorded in 'a:<owner>' (see lock-acquire.lua's ARGV[6])
+-- Returns  {1, token, holdCount} when acquired (as lock-acquire.lua); {0, retryAfterMs} when
+--          refused.
 -- Cost: independent of the number of readers (sorted-set lookups; a bounded clean-up).
 local WANTED_MS = 60000 -- lifetime of the 'wanted' flag, ms (as rw-write-acquire.lua)
 local write, reads, readers, writers, fence, wanted =
@@ -32,15 +35,15 @@ end
 local held = redis.call('HGET', reads, owner)
 local deadline = tonumber(redis.call('ZSCORE', readers, owner))
 if held and deadline and deadline > now then
-  local unknown = unknown_hold(reads, ARGV[3], ARGV[5], 'a:' .. owner)
-  held = count_again(reads, owner, held, ARGV[3], ARGV[5], 'a:' .. owner)
+  -- a re-entry, a replay, or a hold the client does not know of (see prelude.lua's raise)
+  local count, unknown = raise(reads, owner, held, ARGV[3], ARGV[5], 'a:' .. owner)
   extend()
-  if unknown then -- a new token (see prelude.lua's unknown_hold)
+  if unknown then
     local token = mint_token(fence, ARGV[4])
     redis.call('HSET', reads, 't:' .. owner, token)
-    return {1, token, held}
+    return {1, token, count}
   end
-  return {1, redis.call('HGET', reads, 't:' .. owner), held}
+  return {1, redis.call('HGET', reads, 't:' .. owner), count}
 end
 if held then -- its lease ran out: that hold is gone
   drop_reader(reads, readers, owner)

@@ -1,4 +1,4 @@
-package dev.warden.internal.redis;
+package dev.warden.internal.redis.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

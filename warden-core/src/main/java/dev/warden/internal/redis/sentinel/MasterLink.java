@@ -1,5 +1,6 @@
-package dev.warden.internal.redis;
+package dev.warden.internal.redis.sentinel;
 
+import dev.warden.internal.redis.ClientSetup;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
@@ -114,14 +115,15 @@ final class MasterLink {
    * TLS, database and timeout.
    */
   static RedisURI address(RedisURI template, String host, int port, String clientName) {
-    return RedisURI.builder()
-        .withHost(host)
-        .withPort(port)
-        .withAuthentication(template)
-        .withSsl(template)
-        .withDatabase(template.getDatabase())
-        .withTimeout(template.getTimeout())
-        .withClientName(clientName)
-        .build();
+    return ClientSetup.withoutLibraryInfo(
+        RedisURI.builder()
+            .withHost(host)
+            .withPort(port)
+            .withAuthentication(template)
+            .withSsl(template)
+            .withDatabase(template.getDatabase())
+            .withTimeout(template.getTimeout())
+            .withClientName(clientName)
+            .build());
   }
 }

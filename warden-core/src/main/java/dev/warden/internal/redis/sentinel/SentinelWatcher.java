@@ -1,4 +1,4 @@
-package dev.warden.internal.redis;
+package dev.warden.internal.redis.sentinel;
 
 import dev.warden.internal.base.Clock;
 import io.lettuce.core.RedisClient;
@@ -68,11 +68,13 @@ final class SentinelWatcher {
   private final String masterName;
   private final List<Sentinel> sentinels = new ArrayList<>();
   private final Duration timeout;
+  private final Clock clock;
   private final AtomicLong announcedEpoch = new AtomicLong();
   private volatile Events events;
 
-  SentinelWatcher(RedisClient client, RedisURI uri, Duration timeout) {
+  SentinelWatcher(RedisClient client, RedisURI uri, Duration timeout, Clock clock) {
     this.client = client;
+    this.clock = clock;
     this.masterName = uri.getSentinelMasterId();
     this.timeout = timeout;
     for (RedisURI sentinel : uri.getSentinels()) {
@@ -148,13 +150,13 @@ final class SentinelWatcher {
     for (Sentinel sentinel : sentinels) {
       replies.add(sentinel.askMaster(masterName));
     }
-    long deadline = Clock.SYSTEM.nanoTime() + timeout.toNanos();
+    long deadline = clock.nanoTime() + timeout.toNanos();
     Answer best = null;
     Throwable last = null;
     for (CompletableFuture<Map<String, String>> reply : replies) {
       try {
         Map<String, String> state =
-            reply.get(Math.max(0, deadline - Clock.SYSTEM.nanoTime()), TimeUnit.NANOSECONDS);
+            reply.get(Math.max(0, deadline - clock.nanoTime()), TimeUnit.NANOSECONDS);
         if (String.valueOf(state.get("flags")).contains("failover_in_progress")) {
           continue; // the address may be the one being demoted: wait for the switch
         }

@@ -1,5 +1,6 @@
-package dev.warden.internal.redis;
+package dev.warden.internal.redis.sentinel;
 
+import dev.warden.internal.redis.PubSub;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.RedisPubSubListener;
 import java.util.Set;

@@ -1,5 +1,8 @@
-package dev.warden.internal.redis;
+package dev.warden.internal.redis.cluster;
 
+import dev.warden.internal.base.Timer;
+import dev.warden.internal.redis.Failures;
+import dev.warden.internal.redis.PubSub;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.SlotHash;
@@ -11,7 +14,7 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -38,7 +41,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Thread-safety: every method may be called from any thread and does not block. Listener calls
  * and moves run on Lettuce's event loop (topology changes on its event executor), retries on the
- * common pool after their pause; none blocks.
+ * Warden's timer after their pause; none blocks.
  */
 final class ShardedPubSub implements PubSub {
   /** Redirections followed by one subscription attempt. */
@@ -49,7 +52,7 @@ final class ShardedPubSub implements PubSub {
 
   private final StatefulRedisClusterPubSubConnection<String, String> cluster;
   private final String clientName;
-  private final Executor retries;
+  private final Timer timer;
   private final Map<String, Wanted> channels = new ConcurrentHashMap<>();
   private final Map<String, StatefulRedisPubSubConnection<String, String>> nodes =
       new ConcurrentHashMap<>();
@@ -75,10 +78,13 @@ final class ShardedPubSub implements PubSub {
     }
   }
 
-  ShardedPubSub(StatefulRedisClusterPubSubConnection<String, String> cluster, String clientName) {
+  ShardedPubSub(
+      StatefulRedisClusterPubSubConnection<String, String> cluster,
+      String clientName,
+      Timer timer) {
     this.cluster = cluster;
     this.clientName = clientName;
-    this.retries = CompletableFuture.delayedExecutor(RETRY_MILLIS, TimeUnit.MILLISECONDS);
+    this.timer = timer;
   }
 
   @Override
@@ -147,7 +153,7 @@ final class ShardedPubSub implements PubSub {
       unsubscribeOn(old, wanted.channel);
     }
     if (node == null) {
-      retries.execute(() -> retry(wanted));
+      retryLater(wanted);
       return;
     }
     connectionTo(node)
@@ -189,7 +195,16 @@ final class ShardedPubSub implements PubSub {
       wanted.confirmed.completeExceptionally(failure);
       return;
     }
-    retries.execute(() -> retry(wanted));
+    retryLater(wanted);
+  }
+
+  /** Has the timer try {@code wanted} again after {@link #RETRY_MILLIS}, unless it is stopping. */
+  private void retryLater(Wanted wanted) {
+    try {
+      timer.schedule(() -> retry(wanted), TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS));
+    } catch (RejectedExecutionException closing) {
+      // the Warden is closing: nothing to subscribe for
+    }
   }
 
   private void retry(Wanted wanted) {

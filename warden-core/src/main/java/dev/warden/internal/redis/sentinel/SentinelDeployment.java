@@ -1,16 +1,16 @@
-package dev.warden.internal.redis;
+package dev.warden.internal.redis.sentinel;
 
-import dev.warden.TlsOptions;
 import dev.warden.WardenException;
-import dev.warden.internal.base.Settings;
+import dev.warden.internal.redis.ClientSetup;
+import dev.warden.internal.redis.Deployment;
+import dev.warden.internal.redis.PubSub;
+import dev.warden.internal.redis.ReplicaWaits;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.CommandOutput;
@@ -43,11 +43,11 @@ import org.slf4j.LoggerFactory;
  * nothing more is written to the master being demoted (which stays writable until the sentinels
  * convert it, about 10 s later); writes sent before the promotion get READONLY, which callers
  * retry. Once the replica answers {@code ROLE} as master (polled every {@link
- * Settings#SENTINEL_PROMOTION_POLL_MILLIS}), the fence epoch is raised above the old one and the
+ * SentinelFollower#PROMOTION_POLL_MILLIS}), the fence epoch is raised above the old one and the
  * {@link #onReconnect} actions run: the lease keeper checks every hold on the new master and
  * reports those the failover lost. If it is not promoted within {@link
- * Settings#SENTINEL_PROMOTION_WAIT_MILLIS} (an aborted failover), the sentinels are asked again.
- * <em>Switch:</em> on {@code +switch-master}, and every {@link Settings#SENTINEL_POLL_MILLIS} (a
+ * SentinelFollower#PROMOTION_WAIT_MILLIS} (an aborted failover), the sentinels are asked again.
+ * <em>Switch:</em> on {@code +switch-master}, and every {@link SentinelFollower#POLL_MILLIS} (a
  * lost announcement, a sentinel that was down, a failover that took several votes), the sentinels
  * are asked ({@code SENTINEL MASTER}); when they name another master with a configuration epoch at
  * least the current one, the follower opens a link to it, checks {@code ROLE}, and swaps it in.
@@ -85,34 +85,21 @@ public final class SentinelDeployment implements Deployment {
   private volatile String epochText; // epoch as fenceEpoch() gives it: built once per change
   private boolean closed; // guarded by this
 
-  private SentinelDeployment(
-      RedisURI uri, Duration commandTimeout, String clientName, TlsOptions tls) {
+  private SentinelDeployment(RedisURI uri, ClientSetup setup) {
     this.masterName = uri.getSentinelMasterId();
-    this.clientName = clientName;
+    this.clientName = setup.clientName();
     this.template = uri;
-    this.commandTimeout = commandTimeout;
-    this.resources = ClientThreads.create();
+    this.commandTimeout = setup.commandTimeout();
+    this.resources = ClientSetup.resources();
     this.masterClient = RedisClient.create(resources);
-    masterClient.setOptions(
-        TlsSetup.apply(
-                ClientOptions.builder()
-                    .autoReconnect(true)
-                    .replayFilter(new NoScriptReplay())
-                    .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
-                    .timeoutOptions(TimeoutOptions.enabled(commandTimeout)),
-                tls)
-            .build());
+    masterClient.setOptions(setup.options(ClientOptions.builder()).build());
     this.sentinelClient = RedisClient.create(resources);
     sentinelClient.setOptions(
-        TlsSetup.apply(
-                ClientOptions.builder()
-                    .autoReconnect(true)
-                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                    .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
-                    .timeoutOptions(TimeoutOptions.enabled(commandTimeout)),
-                tls)
+        setup
+            .options(ClientOptions.builder())
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
             .build());
-    this.watcher = new SentinelWatcher(sentinelClient, uri, commandTimeout);
+    this.watcher = new SentinelWatcher(sentinelClient, uri, commandTimeout, setup.clock());
     this.description =
         (uri.isSsl() ? "rediss-sentinel://" : "redis-sentinel://")
             + watcher.addresses()
@@ -132,24 +119,21 @@ public final class SentinelDeployment implements Deployment {
                       clientName + "-wait");
               return masterClient.connectAsync(StringCodec.UTF8, node).toCompletableFuture();
             });
-    this.follower = new SentinelFollower(this, watcher, masterName);
-    try {
-      SentinelWatcher.Answer answer = watcher.ask();
-      this.current = open(answer.host(), answer.port(), /* requireMaster= */ true);
-      setEpoch(answer.epoch());
-    } catch (RuntimeException e) {
-      follower.stop(commandTimeout);
-      watcher.close();
-      shutdown();
-      throw new WardenException(
-          "cannot connect to the Redis master '"
-              + masterName
-              + "' through the sentinels at "
-              + watcher.addresses()
-              + ": "
-              + Failures.connectReason(e),
-          e);
-    }
+    this.follower = new SentinelFollower(this, watcher, masterName, setup.clock(), setup.timer());
+    SentinelWatcher.Answer first =
+        ClientSetup.connect(
+            "the Redis master '" + masterName + "' through the sentinels at " + watcher.addresses(),
+            () -> {
+              SentinelWatcher.Answer answer = watcher.ask();
+              this.current = open(answer.host(), answer.port(), /* requireMaster= */ true);
+              return answer;
+            },
+            () -> {
+              follower.stop(commandTimeout);
+              watcher.close();
+              shutdown();
+            });
+    setEpoch(first.epoch());
     masterClient.addListener(
         new RedisConnectionStateListener() {
           @Override
@@ -164,27 +148,19 @@ public final class SentinelDeployment implements Deployment {
 
   /**
    * Asks the sentinels of a {@code redis-sentinel://} (or {@code rediss-sentinel://}) URI for the
-   * master and connects to it, naming the connections after {@code clientName}. The URI's password,
-   * TLS settings and database apply to the data nodes, as in Lettuce.
+   * master and connects to it, naming the connections after the set-up's client name. The URI's
+   * password, TLS settings and database apply to the data nodes, as in Lettuce.
    *
    * @throws IllegalArgumentException if the URI is malformed or names no sentinel and master
    * @throws WardenException if no sentinel answers, or the master they name cannot be reached
    */
-  public static SentinelDeployment connect(
-      String uri, Duration commandTimeout, String clientName, TlsOptions tls) {
-    RedisURI redisUri;
-    try {
-      redisUri = RedisURI.create(uri);
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException(
-          Redaction.redact("redisUri is not a valid Redis Sentinel URI (" + e.getMessage() + ")"));
-    }
+  public static SentinelDeployment connect(String uri, ClientSetup setup) {
+    RedisURI redisUri = setup.uri("redisUri", uri, "Redis Sentinel URI");
     if (redisUri.getSentinels().isEmpty() || redisUri.getSentinelMasterId() == null) {
       throw new IllegalArgumentException(
           "redisUri must name sentinels and a master: redis-sentinel://host:port,...#master");
     }
-    redisUri.setTimeout(commandTimeout);
-    return new SentinelDeployment(TlsSetup.apply(redisUri, tls), commandTimeout, clientName, tls);
+    return new SentinelDeployment(redisUri, setup);
   }
 
   /** Whether {@code uri} is a Sentinel URI, which {@link #connect} takes. */
@@ -221,8 +197,9 @@ public final class SentinelDeployment implements Deployment {
 
   /**
    * Returns the sentinels' configuration epoch of the current master, as a decimal string. A
-   * failover raises it; it changes just before commands start to go to the new master, so a call
-   * that read it just before a switch may still carry the old epoch to the new master.
+   * failover raises it; it changes just before commands start to go to the new master (on an early
+   * move, before the replica is promoted), so a call that read it before a switch and is sent after
+   * it (its thread paused in between) may still carry the old epoch to the new master.
    */
   @Override
   public String fenceEpoch() {
@@ -338,6 +315,6 @@ public final class SentinelDeployment implements Deployment {
   }
 
   private void shutdown() {
-    ClientThreads.shutdown(resources, masterClient, sentinelClient);
+    ClientSetup.shutdown(resources, masterClient, sentinelClient);
   }
 }

@@ -1,11 +1,12 @@
-package dev.warden.internal.redis;
+package dev.warden.internal.redis.sentinel;
 
 import dev.warden.internal.base.Clock;
-import dev.warden.internal.base.Settings;
+import dev.warden.internal.base.Timer;
+import dev.warden.internal.redis.Calls;
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -14,27 +15,58 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Follows a Sentinel-managed master on its own daemon thread ({@code warden-sentinel-N}): asks the
- * sentinels every {@link Settings#SENTINEL_POLL_MILLIS} and whenever one announces a switch, and
- * moves to the replica a failover leader selected as soon as it is named. Every decision and every
- * move of {@link SentinelDeployment}'s link happens on this one thread, one at a time; it may block
- * on connecting and on the sentinels' and nodes' answers, never on an event-loop thread.
+ * sentinels every {@link #POLL_MILLIS} and whenever one announces a switch, and moves to the
+ * replica a failover leader selected as soon as it is named. Every decision and every move of
+ * {@link SentinelDeployment}'s link happens on this one thread, one at a time; it may block on
+ * connecting and on the sentinels' and nodes' answers, never on an event-loop thread. Its time is
+ * the Warden's {@link Clock}, and the Warden's {@link Timer} runs its poll and ends its pauses
+ * ({@link Calls#pause}), so nothing here reads the system clock or sleeps by itself.
  */
 final class SentinelFollower {
+  /**
+   * How often the sentinels are asked where the master is, besides hearing their {@code
+   * +switch-master} announcements: covers a lost announcement, a sentinel that was down and a
+   * failover that needed several votes.
+   */
+  static final long POLL_MILLIS = 1_000;
+
+  /**
+   * How long a deployment that moved to the replica a failover leader selected waits for it to
+   * become master (the leader promotes it within about 100 ms) before asking the sentinels again,
+   * and how often it asks the replica its role meanwhile.
+   */
+  static final long PROMOTION_WAIT_MILLIS = 2_000;
+
+  /** See {@link #PROMOTION_WAIT_MILLIS}. */
+  static final long PROMOTION_POLL_MILLIS = 10;
+
+  private static final long PROMOTION_POLL_NANOS =
+      TimeUnit.MILLISECONDS.toNanos(PROMOTION_POLL_MILLIS);
+
   private static final Logger log = LoggerFactory.getLogger(SentinelFollower.class);
   private static final AtomicInteger threads = new AtomicInteger();
 
   private final SentinelDeployment deployment;
   private final SentinelWatcher watcher;
   private final String masterName;
-  private final ScheduledExecutorService watcherThread;
+  private final Clock clock;
+  private final Timer timer;
+  private final ExecutorService watcherThread;
   private final AtomicBoolean checkPending = new AtomicBoolean();
 
-  SentinelFollower(SentinelDeployment deployment, SentinelWatcher watcher, String masterName) {
+  SentinelFollower(
+      SentinelDeployment deployment,
+      SentinelWatcher watcher,
+      String masterName,
+      Clock clock,
+      Timer timer) {
     this.deployment = deployment;
     this.watcher = watcher;
     this.masterName = masterName;
+    this.clock = clock;
+    this.timer = timer;
     this.watcherThread =
-        Executors.newSingleThreadScheduledExecutor(
+        Executors.newSingleThreadExecutor(
             task -> {
               Thread thread = new Thread(task, "warden-sentinel-" + threads.incrementAndGet());
               thread.setDaemon(true);
@@ -56,7 +88,7 @@ final class SentinelFollower {
 
   /** Starts the periodic poll, once the deployment has its first link. */
   void start() {
-    startPolling();
+    schedulePoll();
   }
 
   /** Stops the thread, interrupting a wait, and waits up to {@code timeout} for it to end. */
@@ -69,14 +101,27 @@ final class SentinelFollower {
     }
   }
 
-  // FutureReturnValueIgnored: the poll ends with the thread, in close(); check() throws nothing
-  @SuppressWarnings("FutureReturnValueIgnored")
-  private void startPolling() {
-    watcherThread.scheduleWithFixedDelay(
-        this::check,
-        Settings.SENTINEL_POLL_MILLIS,
-        Settings.SENTINEL_POLL_MILLIS,
-        TimeUnit.MILLISECONDS);
+  /**
+   * Has the timer hand the next poll to the watcher thread in {@link #POLL_MILLIS}: a fixed delay
+   * between the end of one check and the start of the next. The chain ends when either is shut down
+   * (closing).
+   */
+  private void schedulePoll() {
+    try {
+      timer.schedule(
+          () ->
+              submit(
+                  () -> {
+                    try {
+                      check();
+                    } finally {
+                      schedulePoll();
+                    }
+                  }),
+          TimeUnit.MILLISECONDS.toNanos(POLL_MILLIS));
+    } catch (RejectedExecutionException closing) {
+      // the timer stopped: the Warden is closing
+    }
   }
 
   private void requestCheck() {
@@ -149,16 +194,13 @@ final class SentinelFollower {
       try {
         return deployment.open(host, port, /* requireMaster= */ false);
       } catch (RuntimeException e) {
-        if (Clock.SYSTEM.nanoTime() - deadline > 0) {
+        if (clock.nanoTime() - deadline > 0) {
           log.warn("Cannot reach {}:{}, replacing Redis master '{}'", host, port, masterName, e);
           checkOnce();
           return null;
         }
       }
-      try {
-        Thread.sleep(Settings.SENTINEL_PROMOTION_POLL_MILLIS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+      if (!Calls.pause(timer, PROMOTION_POLL_NANOS)) {
         return null; // closing
       }
     }
@@ -182,7 +224,7 @@ final class SentinelFollower {
           answer,
           masterName,
           e.getMessage(),
-          Settings.SENTINEL_POLL_MILLIS);
+          POLL_MILLIS);
       return;
     }
     // never lower: tokens minted after this one must not rank below those minted before
@@ -206,15 +248,19 @@ final class SentinelFollower {
     if (!link.isAt(masterHost, masterPort) || link.isAt(host, port)) {
       return; // about a master Warden has left already
     }
-    long deadline =
-        Clock.SYSTEM.nanoTime()
-            + TimeUnit.MILLISECONDS.toNanos(Settings.SENTINEL_PROMOTION_WAIT_MILLIS);
+    long deadline = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PROMOTION_WAIT_MILLIS);
     MasterLink next = openUntil(deadline, host, port);
     if (next == null) {
       return;
     }
     long oldEpoch = deployment.epoch();
-    MasterLink previous = deployment.swapTo(next, oldEpoch);
+    // The promoted replica's configuration epoch is the failover's: above the old one, and at
+    // least any a sentinel announced. Every command reaches the replica with it from now on, so
+    // none mints a token there with the old epoch: until the promotion the replica refuses
+    // writes, and the promotion cuts its connections (a script cut off is not replayed). Should
+    // the failover be aborted, the old master keeps the raised epoch: a later failover's is higher
+    // still (the sentinels that voted for this one only vote for a higher epoch).
+    MasterLink previous = deployment.swapTo(next, Math.max(oldEpoch + 1, watcher.announcedEpoch()));
     if (previous == null) {
       return;
     }
@@ -222,7 +268,7 @@ final class SentinelFollower {
     // The promotion's transaction ends with CLIENT KILL TYPE normal and pubsub: both connections
     // of the new link are cut then and reconnect by themselves (the pub/sub connection subscribes
     // again, which wakes the waiters); commands cut off fail as transient and are retried.
-    while (Clock.SYSTEM.nanoTime() - deadline < 0) {
+    while (clock.nanoTime() - deadline < 0) {
       try {
         if (next.isMaster()) {
           // the new configuration epoch is at least the next one, and at least any announced
@@ -231,12 +277,15 @@ final class SentinelFollower {
           deployment.runReconnectActions();
           return;
         }
-        Thread.sleep(Settings.SENTINEL_PROMOTION_POLL_MILLIS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return; // closing
       } catch (RuntimeException e) {
         log.debug("Asking {} for its role failed: {}", next, e.toString());
+        if (Thread.currentThread().isInterrupted()) {
+          return; // closing
+        }
+        continue; // at once: the failed call took its time
+      }
+      if (!Calls.pause(timer, PROMOTION_POLL_NANOS)) {
+        return; // closing
       }
     }
     log.warn("{} was not promoted to Redis master '{}' in time", next, masterName);

@@ -1,0 +1,98 @@
+package dev.warden.internal;
+
+import dev.warden.Replication;
+import dev.warden.TlsOptions;
+import dev.warden.Warden;
+import dev.warden.WardenListener;
+import dev.warden.internal.base.Args;
+import dev.warden.internal.base.Settings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The options of one {@code Warden} as its builder collects them, in one value that {@link
+ * WardenRuntime#start} reads once: each checked as it is set ({@link Args}, messages naming the
+ * argument and its value), the rest at the start. Unset options keep the defaults that {@link
+ * Warden} names ({@link Warden#DEFAULT_WATCHDOG_TIMEOUT} and the others).
+ *
+ * <p>Not thread-safe, like the builder that fills it.
+ */
+public final class WardenOptions {
+  /** The shortest watchdog lease accepted (renewed every third of it). */
+  private static final Duration MIN_WATCHDOG_TIMEOUT = Duration.ofMillis(30);
+
+  /** The shortest command timeout and recheck interval. */
+  private static final Duration MIN_INTERVAL = Duration.ofMillis(1);
+
+  private String uri;
+  private List<String> clusterSeeds = List.of();
+  private Duration watchdogTimeout = Warden.DEFAULT_WATCHDOG_TIMEOUT;
+  private Duration commandTimeout = Warden.DEFAULT_COMMAND_TIMEOUT;
+  private Duration recheckInterval = Warden.DEFAULT_RECHECK_INTERVAL;
+  private final List<WardenListener> listeners = new ArrayList<>();
+  private TlsOptions tls; // null: TLS only where a URI says rediss://
+  private Replication replication = Replication.none();
+
+  /** Sets the address of one server or of Sentinel's master (a Lettuce URI). */
+  public void uri(String redisUri) {
+    this.uri = Args.text("redisUri", redisUri);
+  }
+
+  /** Sets the seeds of a Redis Cluster, replacing those of an earlier call. */
+  public void cluster(String... seedUris) {
+    this.clusterSeeds = Args.texts("seedUris", seedUris);
+  }
+
+  public void watchdogTimeout(Duration watchdogTimeout) {
+    this.watchdogTimeout = Args.atLeast("watchdogTimeout", watchdogTimeout, MIN_WATCHDOG_TIMEOUT);
+  }
+
+  public void commandTimeout(Duration commandTimeout) {
+    this.commandTimeout = Args.atLeast("commandTimeout", commandTimeout, MIN_INTERVAL);
+  }
+
+  public void recheckInterval(Duration recheckInterval) {
+    this.recheckInterval = Args.atLeast("recheckInterval", recheckInterval, MIN_INTERVAL);
+  }
+
+  /** Adds a listener that hears every event of the new instance. */
+  public void listener(WardenListener listener) {
+    listeners.add(Args.required("listener", listener));
+  }
+
+  public void tls(TlsOptions tls) {
+    this.tls = Args.required("tls", tls);
+  }
+
+  public void replication(Replication replication) {
+    this.replication = Args.required("replication", replication);
+  }
+
+  /** The URI of one server or of Sentinel, or null when cluster seeds (or nothing) were set. */
+  String uri() {
+    return uri;
+  }
+
+  /** The cluster's seeds; empty unless set. */
+  List<String> clusterSeeds() {
+    return clusterSeeds;
+  }
+
+  List<WardenListener> listeners() {
+    return List.copyOf(listeners);
+  }
+
+  TlsOptions tls() {
+    return tls;
+  }
+
+  /**
+   * The settings of these options.
+   *
+   * @throws IllegalArgumentException if the replication timeout is not below the command timeout
+   */
+  Settings settings() {
+    return new Settings(watchdogTimeout, commandTimeout, recheckInterval, replication);
+  }
+}

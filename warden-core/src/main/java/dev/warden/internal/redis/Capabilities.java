@@ -1,0 +1,267 @@
+package dev.warden.internal.redis;
+
+import dev.warden.DeploymentReport;
+import dev.warden.DeploymentReport.Check;
+import dev.warden.DeploymentReport.Status;
+import dev.warden.WardenException;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The capability check that {@code build()} runs after connecting, and {@code warden doctor}
+ * prints: whether the deployment lets the connected user do what Warden will do there, each refusal
+ * named with the server's words and what to do. One round trip, in parallel: the probe script
+ * {@code server-probe.lua} (scripts, {@code TIME}, the wake-up publish, {@code CLUSTER MYID/INFO}
+ * on a cluster, and every command of Warden's scripts under the user's ACL), the wake-up
+ * subscription ({@code SUBSCRIBE}, or {@code SSUBSCRIBE} on a cluster) on the pub/sub connection,
+ * {@code INFO replication} (a multi-master store is refused), and {@code WAIT 0 0} when a
+ * replication policy needs it.
+ *
+ * <p>Stateless; {@link #probe} blocks the caller for at most about twice the command timeout.
+ */
+public final class Capabilities {
+  /** The probe's key and channel: in Warden's namespace, under a hash tag no object uses. */
+  static final String PROBE_KEY = "warden:{warden-probe}:probe";
+
+  private static final String PROBE_CHANNEL = "warden:{warden-probe}:probe";
+  private static final Script PROBE = Script.load(Capabilities.class, "server-probe");
+  private static final String RULE = "give the user the ACL rule of README 'Security'";
+
+  private Capabilities() {}
+
+  /**
+   * Checks the deployment and returns the report; refusals are in the report, not thrown.
+   *
+   * @param needsWait whether a replication policy will send {@code WAIT}
+   * @throws WardenException if the deployment does not answer within the command timeout
+   */
+  public static DeploymentReport probe(
+      Deployment deployment, boolean needsWait, long commandTimeoutNanos) {
+    boolean cluster = deployment.shardedPubSub();
+    CompletableFuture<List<Object>> script =
+        new Scripts(deployment)
+            .run(PROBE, new String[] {PROBE_KEY}, PROBE_CHANNEL, cluster ? "1" : "0");
+    CompletableFuture<Void> subscription = deployment.pubSub().subscribe(PROBE_CHANNEL);
+    CompletableFuture<String> info = deployment.command(PROBE_KEY, c -> c.info("replication"));
+    CompletableFuture<Long> wait =
+        needsWait
+            ? deployment.dispatch(
+                PROBE_KEY.getBytes(StandardCharsets.UTF_8),
+                CommandType.WAIT,
+                new IntegerOutput<>(StringCodec.UTF8),
+                new CommandArgs<>(StringCodec.UTF8).add(0).add(0))
+            : null;
+    long bound = 2 * commandTimeoutNanos;
+    List<Check> checks = new ArrayList<>();
+    Outcome<List<Object>> scripted = Outcome.of(script, bound, deployment);
+    Map<String, String> failed = scripted.failure == null ? pairs(scripted.value) : Map.of();
+    if (scripted.failure != null) {
+      checks.add(refused("scripts (EVALSHA, EVAL)", scripted.failure, scriptsFix(scripted)));
+      String why = "scripts refused";
+      checks.add(notChecked("TIME from a script", why));
+      checks.add(notChecked(publish(cluster) + " from a script", why));
+      if (cluster) {
+        checks.add(notChecked("CLUSTER MYID and CLUSTER INFO from a script", why));
+      }
+      checks.add(notChecked("the commands of Warden's scripts", why));
+    } else {
+      checks.add(ok("scripts (EVALSHA, EVAL)"));
+      checks.add(fromScript("TIME from a script", failed, List.of("time")));
+      checks.add(
+          fromScript(
+              publish(cluster) + " from a script",
+              failed,
+              List.of(publish(cluster).toLowerCase(java.util.Locale.ROOT))));
+      if (cluster) {
+        checks.add(
+            fromScript(
+                "CLUSTER MYID and CLUSTER INFO from a script",
+                failed,
+                List.of("cluster|myid", "cluster|info")));
+      }
+      checks.add(commands(failed));
+    }
+    Outcome<Void> subscribed = Outcome.of(subscription, bound, deployment);
+    String subscribe = cluster ? "SSUBSCRIBE" : "SUBSCRIBE";
+    if (subscribed.failure == null) {
+      deployment.pubSub().unsubscribe(PROBE_CHANNEL);
+      checks.add(ok(subscribe + " (wake-ups)"));
+    } else {
+      checks.add(
+          refused(
+              subscribe + " (wake-ups)",
+              subscribed.failure,
+              Permissions.isRefusal(subscribed.failure)
+                  ? RULE
+                      + (subscribed.failure.toLowerCase(java.util.Locale.ROOT).contains("channel")
+                          ? " (its channel pattern &warden:* covers every channel Warden uses)"
+                          : " (it has +" + subscribe.toLowerCase(java.util.Locale.ROOT) + ")")
+                  : "waiters are woken by " + subscribe + ": this deployment does not serve it"));
+    }
+    if (wait != null) {
+      Outcome<Long> waited = Outcome.of(wait, bound, deployment);
+      checks.add(
+          waited.failure == null
+              ? ok("WAIT (the replication policy)")
+              : refused(
+                  "WAIT (the replication policy)",
+                  waited.failure,
+                  Permissions.isRefusal(waited.failure)
+                      ? RULE + " (it has +wait)"
+                      : "this deployment does not serve WAIT: use Replication.none()"));
+    }
+    checks.add(master(Outcome.of(info, bound, deployment), cluster));
+    return new DeploymentReport(deployment.describe(), checks);
+  }
+
+  private static String publish(boolean cluster) {
+    return cluster ? "SPUBLISH" : "PUBLISH";
+  }
+
+  private static String scriptsFix(Outcome<?> scripted) {
+    if (Permissions.isRefusal(scripted.failure)) {
+      String lower = scripted.failure.toLowerCase(java.util.Locale.ROOT);
+      if (lower.contains("key")) {
+        return RULE + " (its key pattern ~warden:* covers every key Warden uses)";
+      }
+      return RULE + " (it has +evalsha +eval)";
+    }
+    return "every Warden operation is one Lua script: this deployment cannot host Warden";
+  }
+
+  /** The script's reply as command to error, in order. */
+  private static Map<String, String> pairs(List<Object> reply) {
+    Map<String, String> failed = new LinkedHashMap<>();
+    for (int i = 0; i + 1 < reply.size(); i += 2) {
+      failed.put(String.valueOf(reply.get(i)), String.valueOf(reply.get(i + 1)));
+    }
+    return failed;
+  }
+
+  /** Whether a script's call failed because the command is not there for it, or not allowed. */
+  private static boolean denied(String error) {
+    return Permissions.isRefusal(error) || missing(error);
+  }
+
+  private static boolean missing(String error) {
+    String lower = error.toLowerCase(java.util.Locale.ROOT);
+    return lower.contains("unknown command")
+        || lower.contains("unknown redis command")
+        || lower.contains("unknown subcommand")
+        || lower.contains("not allowed from script");
+  }
+
+  private static Check fromScript(String name, Map<String, String> failed, List<String> commands) {
+    for (String command : commands) {
+      String error = failed.get(command);
+      if (error != null && denied(error)) {
+        String fix =
+            Permissions.isRefusal(error)
+                ? RULE + " (it has +" + command + ")"
+                : "Warden's scripts call " + command + ": this deployment refuses it in scripts";
+        if (command.endsWith("publish") && !Permissions.isRefusal(error)) {
+          fix +=
+              " (every release publishes its wake-up from its script; a mode without it is"
+                  + " not there yet)";
+        }
+        return new Check(name, Status.REFUSED, error.strip(), fix);
+      }
+    }
+    return ok(name);
+  }
+
+  private static Check commands(Map<String, String> failed) {
+    List<String> refused = new ArrayList<>();
+    for (Map.Entry<String, String> call : failed.entrySet()) {
+      String command = call.getKey();
+      if (!List.of("time", "publish", "spublish", "cluster|myid", "cluster|info").contains(command)
+          && denied(call.getValue())) {
+        refused.add(command + ": " + call.getValue().strip());
+      }
+    }
+    if (refused.isEmpty()) {
+      return ok("the commands of Warden's scripts");
+    }
+    return new Check(
+        "the commands of Warden's scripts", Status.REFUSED, String.join("; ", refused), RULE);
+  }
+
+  private static Check master(Outcome<String> info, boolean cluster) {
+    String name = "one writable master (INFO replication)";
+    if (info.failure != null) {
+      return notChecked(name, "INFO: " + info.failure.strip() + "; the rule's +info lets it check");
+    }
+    String replication = info.value;
+    if (replication.contains("role:active-replica")) {
+      return new Check(
+          name,
+          Status.REFUSED,
+          "role:active-replica",
+          "a KeyDB active replica is a writable master beside its peers: two clients could each"
+              + " take the same lock on another master. Connect to a store with one master per"
+              + " key (turn off active-replica)");
+    }
+    if (!cluster && replication.contains("role:slave")) {
+      return new Check(
+          name,
+          Status.REFUSED,
+          "role:slave",
+          "this server is a read-only replica: connect to its master (or through Sentinel)");
+    }
+    return ok(name);
+  }
+
+  private static Check ok(String name) {
+    return new Check(name, Status.OK, "", "");
+  }
+
+  private static Check notChecked(String name, String why) {
+    return new Check(name, Status.NOT_CHECKED, why, "");
+  }
+
+  private static Check refused(String name, String serverSaid, String fix) {
+    return new Check(name, Status.REFUSED, serverSaid.strip(), fix);
+  }
+
+  /** A call's value, or the server's refusal; anything else (no answer in time) is thrown. */
+  private static final class Outcome<T> {
+    final T value;
+    final String failure;
+
+    private Outcome(T value, String failure) {
+      this.value = value;
+      this.failure = failure;
+    }
+
+    static <T> Outcome<T> of(CompletableFuture<T> call, long boundNanos, Deployment deployment) {
+      try {
+        return new Outcome<>(call.get(boundNanos, TimeUnit.NANOSECONDS), null);
+      } catch (ExecutionException e) {
+        Throwable cause = Failures.unwrap(e);
+        if (cause instanceof io.lettuce.core.RedisCommandExecutionException) {
+          return new Outcome<>(null, Redaction.redact(String.valueOf(cause.getMessage())));
+        }
+        throw new WardenException(
+            "cannot check " + deployment.describe() + ": " + Failures.connectReason(cause), cause);
+      } catch (TimeoutException e) {
+        call.cancel(false);
+        throw new WardenException(
+            "cannot check " + deployment.describe() + ": no answer within the command timeout", e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new WardenException("interrupted while checking " + deployment.describe(), e);
+      }
+    }
+  }
+}

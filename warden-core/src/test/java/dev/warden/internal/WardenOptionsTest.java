@@ -1,0 +1,40 @@
+package dev.warden.internal;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.warden.Replication;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** What {@link WardenRuntime#start} refuses before it opens anything. */
+class WardenOptionsTest {
+  /** Nothing listens there (a privileged port): connecting would fail with a WardenException. */
+  private static final String NOBODY = "redis://127.0.0.1:1";
+
+  @Test
+  void aReplicationTimeoutNotBelowTheCommandTimeoutIsRefusedBeforeConnecting() {
+    WardenOptions options = new WardenOptions();
+    options.uri(NOBODY);
+    options.commandTimeout(Duration.ofSeconds(1));
+    options.replication(Replication.awaitReplicas(1, Duration.ofSeconds(1)));
+
+    assertThatThrownBy(() -> WardenRuntime.start(options))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("the replication timeout must be below the command timeout (PT1S)");
+  }
+
+  @Test
+  void oneAddressKindMustBeSetAndOnlyOne() {
+    WardenOptions neither = new WardenOptions();
+    assertThatThrownBy(() -> WardenRuntime.start(neither))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("uri or cluster seeds must be set before build()");
+
+    WardenOptions both = new WardenOptions();
+    both.uri(NOBODY);
+    both.cluster(NOBODY);
+    assertThatThrownBy(() -> WardenRuntime.start(both))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("set either uri(...) or cluster(...), not both");
+  }
+}

@@ -1,0 +1,9 @@
+package dev.warden.it;
+
+import dev.warden.testkit.WardenDeployment;
+
+/**
+ * {@link LeasedSemaphoreContractIT} on a Sentinel-managed master (a {@code redis-sentinel://} URI).
+ */
+@WardenDeployment(WardenDeployment.Kind.SENTINEL)
+class SentinelLeasedSemaphoreContractIT extends LeasedSemaphoreContractIT {}
