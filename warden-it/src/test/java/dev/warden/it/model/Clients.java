@@ -12,12 +12,14 @@ import java.util.Map;
 
 /**
  * What a Warden client does with the lock scripts' replies, as {@code LockCore}, {@code
- * MutexClaim}, {@code Acquisition} and {@code GiveBacks} do it: one acquisition id per acquisition
- * (its retries send the same), the known count in every call, a grant adopted (or given back when
- * the token shows the earlier hold was lost), a release retried after a lost reply (a retry that
- * finds the last hold gone counts as done), a hand-off to a parked waiter of the same client, the
- * give-back of an attempt in doubt or of a grant nobody will use, and the leave of a waiter that
- * gives up.
+ * MutexClaim}, {@code Acquisition}, {@code GiveBacks} and {@code HandOff} do it: one acquisition id
+ * per acquisition (its retries send the same), the client's known count in every call (the count a
+ * grant leaves is the client's known count plus one), a grant adopted (or given back, by its
+ * acquisition id, when the token shows the earlier hold was lost), one release id per release
+ * (every run of it sends the same, so a run that finds the hold gone counts as released only when
+ * an earlier run ended it), a hand-off to a parked waiter of the same client (rows of them capped
+ * while another client's waiter was refused), the give-back of an attempt or hand-off in doubt and
+ * of a grant nobody will use (by acquisition id), and the keyed leave of a waiter that gives up.
  */
 final class Clients {
   /** The lease every hold asks for: long, so that only the harness's faults end one. */
@@ -34,25 +36,32 @@ final class Clients {
     /** The grant came as the caller gave up (interrupted): nobody uses it, it is given back. */
     ABANDON,
     /** The script ran, its reply was lost; the acquisition stays parked and tries again later. */
-    LOST_PARK
+    LOST_PARK,
+    /**
+     * A release ran, its reply was lost, and its retries ran out: unlock() throws, the hold stays
+     * recorded with its release in doubt, and the next unlock() is the same release again.
+     */
+    LOST_FAIL
   }
 
   private final Map<String, Long> maxToken = new HashMap<>();
   private final Map<String, Integer> acquisitions = new HashMap<>();
   final Map<LockSide, Views> views;
+  final Turns turns;
 
   /** Reported lost leases (the client told its user), for the summary. */
   int lostReported;
 
-  Clients(Map<LockSide, Views> views) {
+  Clients(Wire wire, Map<LockSide, Views> views) {
     this.views = views;
+    this.turns = new Turns(wire);
   }
 
   Views views(LockSide side) {
     return views.get(side);
   }
 
-  /** A new acquisition id, unique within the owner's client (as {@code Owners} makes them). */
+  /** A new acquisition or release id, unique within the owner's client ({@code Owners}). */
   String newAcquisitionId(String owner) {
     String client = ReentrantProtocol.client(owner);
     return Long.toString(acquisitions.merge(client, 1, Integer::sum), 36);
@@ -98,6 +107,9 @@ final class Clients {
     if (a.acquired()) {
       seen(side, a.token());
     }
+    if (fault != Fault.NONE && fault != Fault.ABANDON) {
+      p.giveBackDue = true; // GiveBacks: an attempt failed in a way that leaves open if it ran
+    }
     if (fault == Fault.LOST_RETRY) {
       a = side.acquire(owner, p.acquisitionId, p.heldBefore, LEASE, v.othersWait(owner), willWait);
     } else if (fault == Fault.LOST_PARK && willWait) {
@@ -105,11 +117,12 @@ final class Clients {
       p.tokenFloor = p.tokenFloor != null ? p.tokenFloor : before;
       v.parked.put(owner, p);
       return;
-    } else if (fault == Fault.LOST_GIVE_UP || fault == Fault.LOST_PARK) {
-      p.inDoubt = true;
+    } else if (fault != Fault.NONE && fault != Fault.ABANDON) {
       end(side, owner, p, willWait);
       return;
     }
+    p.inDoubt = false; // this attempt's reply is heard: it settles what the lost ones did
+    p.rewound = false; // and a refusal wrote its queue entry again
     if (a.status() < 0) {
       // WriteDriver throws "holds read holds": the user sees IllegalMonitorStateException
       readHeldRefusal(side, owner);
@@ -119,49 +132,56 @@ final class Clients {
     if (!a.acquired()) {
       if (willWait) {
         v.parked.put(owner, p);
+        turns.refused(side, owner);
       } else {
         end(side, owner, p, false);
       }
       return;
     }
+    v.parked.remove(owner);
     if (fault == Fault.ABANDON) {
-      v.parked.remove(owner);
-      side.release(owner, a.count()); // LockCore.giveBack: the grant's Redis count
-      finished(side, owner, willWait, false);
+      // ending as the attempt was on its way: its give-back covers the grant (MutexClaim
+      // giveBackInDoubt, or rollback when the grant came first: the same call)
+      p.giveBackDue = true;
+      end(side, owner, p, willWait);
       return;
     }
-    v.parked.remove(owner);
-    finished(side, owner, willWait, true);
-    adopt(side, owner, p, a.token(), a.count(), before);
+    side.forget(owner, p.acquisitionId);
+    turns.farWaiterGone(side, owner);
+    adopt(side, owner, p, a.token(), before);
   }
 
-  /** The write side refused an owner for its read holds: wrong unless a fault explains them. */
+  /** The write side refused an owner for its read holds: wrong unless its client knows them. */
   private void readHeldRefusal(LockSide side, String owner) {
     for (Views other : views.values()) {
-      if (other.side != side && other.side.fence().equals(side.fence())) {
-        Hold read = other.hold(owner);
-        if ((read == null || read.disturbed) && !other.revived.containsKey(owner)) {
-          if (read == null) {
-            throw new Violation(
-                "write-refused",
-                side.describe()
-                    + ": "
-                    + owner
-                    + " is refused for holding read holds, but its client knows none");
-          }
-        }
+      if (other.side != side
+          && other.side.fence().equals(side.fence())
+          && other.hold(owner) == null) {
+        throw new Violation(
+            "write-refused",
+            side.describe()
+                + ": "
+                + owner
+                + " is refused for holding read holds, but its client knows none");
       }
     }
   }
 
-  /** LockCore.adopt: records the grant, or gives it back when the earlier hold was lost. */
-  void adopt(LockSide side, String owner, Parked p, long token, int redisCount, long before) {
+  /**
+   * LockCore.adopt: records the grant (the owner's count is then its known count plus one), or,
+   * when the token shows that the hold it went into is not the one the client knows, gives it back
+   * by its acquisition id and reports the earlier hold lost. Returns whether the owner holds it
+   * now.
+   */
+  boolean adopt(LockSide side, String owner, Parked p, long token, long before) {
     Views v = views(side);
-    Hold hold = p.before != null ? p.before : v.hold(owner);
+    Hold hold = p.before;
     if (hold != null && token != hold.token) {
-      side.release(owner, redisCount);
-      lost(side, owner);
-      return;
+      side.giveBack(owner, p.acquisitionId, 0);
+      if (v.hold(owner) == hold) {
+        lost(side, owner);
+      }
+      return false;
     }
     if (hold != null && v.hold(owner) != hold) {
       // the hold was found lost while this re-entry was in doubt, then a fault brought it back:
@@ -170,7 +190,7 @@ final class Clients {
       if (ends >= 0) {
         v.revived.put(owner, ends);
       }
-      return;
+      return false;
     }
     if (hold == null) {
       newToken(side, token, before);
@@ -192,62 +212,144 @@ final class Clients {
         attempt(side, owner, next, true, Fault.NONE);
       }
     }
+    return true;
   }
 
   /** Condition.await's end: takes the lock {@code count} times, then the user has {@code user}. */
   void reacquire(LockSide side, String owner, int count, int user) {
     Parked first = new Parked(newAcquisitionId(owner), views(side).known(owner));
+    first.before = views(side).hold(owner);
     first.reacquireAfter = count - 1;
     first.restoreUser = user;
     attempt(side, owner, first, true, Fault.NONE);
   }
 
-  /** An acquisition that ends without a grant: the give-back of a doubt, then the leave. */
+  /**
+   * An acquisition that ends without a grant (GiveBacks.beginEnding): the give-back of what an
+   * attempt or a hand-off in doubt may have taken, then the keyed leave; the driver forgets it.
+   */
   private void end(LockSide side, String owner, Parked p, boolean willWait) {
+    ending(side, owner, p, willWait).run();
+  }
+
+  /** Ends the acquisition in the client; returns its calls to Redis, to send now or later. */
+  private Runnable ending(LockSide side, String owner, Parked p, boolean willWait) {
     views(side).parked.remove(owner);
-    if (p.inDoubt) {
-      side.release(owner, p.heldBefore + 1); // MutexClaim.giveBackInDoubt
-    }
-    finished(side, owner, willWait, false);
+    turns.farWaiterGone(side, owner);
+    Runnable leave = willWait ? side.leave(owner, p.acquisitionId) : () -> {}; // MutexClaim.leave
+    side.forget(owner, p.acquisitionId);
+    boolean giveBack = p.giveBackDue;
+    return () -> {
+      if (giveBack) {
+        side.giveBack(owner, p.acquisitionId, p.heldBefore); // MutexClaim.giveBackInDoubt
+      }
+      leave.run();
+    };
   }
 
-  /** MutexClaim.finished: a waiter that gave up leaves the queue; the driver forgets it. */
-  private void finished(LockSide side, String owner, boolean willWait, boolean granted) {
-    if (!granted && willWait) {
-      side.leave(owner);
+  /**
+   * A parked acquisition gives up (its wait ran out, or it was interrupted). {@code late}: its
+   * give-back and leave are sent, but reach Redis only later ({@link #deliverLate}), after what the
+   * owner does next.
+   */
+  void giveUp(LockSide side, String owner, boolean late) {
+    Views v = views(side);
+    Parked p = v.parked.get(owner);
+    Runnable calls = ending(side, owner, p, true);
+    if (!late) {
+      calls.run();
+      return;
     }
-    side.forget(owner);
+    Views.Late earlier = v.late.get(owner);
+    v.late.put(
+        owner,
+        earlier == null
+            ? new Views.Late(calls, p.giveBackDue)
+            : new Views.Late(
+                () -> {
+                  earlier.calls().run();
+                  calls.run();
+                },
+                earlier.inDoubt() || p.giveBackDue));
   }
 
-  /** A parked acquisition gives up (its wait ran out, or it was interrupted). */
-  void giveUp(LockSide side, String owner) {
-    Parked p = views(side).parked.get(owner);
-    end(side, owner, p, true);
+  /** The late give-back and leave of the owner's acquisitions that gave up reach Redis now. */
+  boolean deliverLate(LockSide side, String owner) {
+    Views.Late late = views(side).late.remove(owner);
+    if (late != null) {
+      late.calls().run();
+    }
+    return late != null;
   }
 
   // ---- release ----
 
-  /** unlock(): one hold given back; the last one offered to {@code waiter} when not null. */
-  void release(LockSide side, String owner, Fault fault) {
+  /**
+   * unlock() of one hold (LockCore.release): the same release id for every run of this release; the
+   * last hold goes to a parked waiter of this client where the lock type hands off ({@code waiter},
+   * or none), or as a real release that yields when a full row of hand-offs ends.
+   */
+  void release(LockSide side, String owner, Fault fault, String waiter, boolean rowTimeUp) {
     Views v = views(side);
     Hold hold = v.hold(owner);
-    hold.user--;
     int heldBefore = hold.count;
-    Release r = side.release(owner, heldBefore);
-    boolean inDoubt = false;
-    if (fault == Fault.LOST_RETRY) {
-      inDoubt = true;
-      r = side.release(owner, heldBefore);
+    if (hold.releaseId == null) {
+      hold.releaseId = newAcquisitionId(owner);
+      hold.presentAtFirstRun = side.holds().containsKey(owner);
     }
-    released(side, owner, r.held() || (inDoubt && heldBefore == 1), heldBefore);
+    String releaseId = hold.releaseId;
+    if (heldBefore == 1 && side.handsOff()) {
+      String to = turns.handOffTo(side, owner, waiter, v.othersWait(owner), rowTimeUp);
+      if (to != null) {
+        handOff(side, owner, to, releaseId, fault);
+        return;
+      }
+    }
+    boolean yielding = heldBefore == 1 && turns.yielded(side, owner);
+    Release r = lower(side, owner, heldBefore, releaseId, yielding);
+    if (fault == Fault.LOST_RETRY || fault == Fault.LOST_FAIL) {
+      r = lower(side, owner, heldBefore, releaseId, yielding); // Calls.awaitRetrying
+    }
+    if (fault == Fault.LOST_FAIL) {
+      // every run's reply was lost: unlock() throws; the hold stays as it was, in doubt (the
+      // lease keeper stops renewing a last hold it finds gone, without reporting it)
+      return;
+    }
+    released(side, owner, r.held());
   }
 
-  private void released(LockSide side, String owner, boolean released, int heldBefore) {
+  private Release lower(
+      LockSide side, String owner, int heldBefore, String releaseId, boolean yielding) {
+    return yielding
+        ? side.releaseYielding(owner, releaseId)
+        : side.release(owner, heldBefore, releaseId);
+  }
+
+  /** The verdict of a release that got its answer: released, or the hold was lost before. */
+  private void released(LockSide side, String owner, boolean released) {
     Hold hold = views(side).hold(owner);
+    if (released && !hold.presentAtFirstRun) {
+      throw new Violation(
+          "release-verdict",
+          side.describe()
+              + ": the release of "
+              + owner
+              + " counts as done, but the hold was gone before its first run (a lost lease hidden)");
+    }
+    if (!released && hold.presentAtFirstRun && !hold.disturbed) {
+      throw new Violation(
+          "release-verdict",
+          side.describe()
+              + ": the release of "
+              + owner
+              + " reports the hold lost, but it was there at its first run and no fault touched it");
+    }
+    hold.releaseId = null;
     if (!released) {
       lost(side, owner);
-    } else if (heldBefore > 1) {
-      hold.count = heldBefore - 1;
+    } else if (hold.count > 1) {
+      hold.count--;
+      hold.user--;
     } else {
       forget(side, owner);
     }
@@ -262,45 +364,54 @@ final class Clients {
     LOST_WAITER_LEFT
   }
 
-  /** unlock() of the last hold, handed to the parked waiter {@code waiter} of the same client. */
-  void handOff(LockSide side, String owner, String waiter, HandOffFault fault) {
+  private void handOff(LockSide side, String owner, String waiter, String releaseId, Fault f) {
+    HandOffFault fault =
+        f == Fault.LOST_RETRY
+            ? HandOffFault.LOST_WAITER_STAYS
+            : f == Fault.LOST_FAIL ? HandOffFault.LOST_WAITER_LEFT : HandOffFault.NONE;
     Views v = views(side);
-    Hold hold = v.hold(owner);
-    hold.user--;
     Parked p = v.parked.get(waiter);
-    long before = maxToken(side);
-    HandOff result = side.releaseTo(owner, new LockSide.Terms(waiter, LEASE, p.acquisitionId));
+    long before = p.tokenFloor != null ? p.tokenFloor : maxToken(side);
+    HandOff result =
+        side.releaseTo(owner, new LockSide.Terms(waiter, LEASE, p.acquisitionId), releaseId);
     if (result == HandOff.HANDED) {
       seen(side, side.token());
+      turns.transferred(side);
     }
-    if (fault == HandOffFault.NONE && result == HandOff.HANDED) {
-      forget(side, owner);
-      v.parked.remove(waiter);
-      finished(side, waiter, true, true);
-      adopt(side, waiter, p, side.token(), 1, before);
-      return;
-    }
-    if (fault == HandOffFault.NONE && result == HandOff.RELEASED) {
-      forget(side, owner); // the fair lock's plain release: the waiter waits on
-      return;
-    }
-    if (fault == HandOffFault.NONE && result == HandOff.LOST) {
-      lost(side, owner); // the fair lock's release found no hold: the waiter waits on
-      return;
-    }
-    if (fault == HandOffFault.LOST_WAITER_LEFT) {
-      end(side, waiter, p, true); // its wait ran out while the transfer was on its way
-    }
-    // declined (or in doubt): the driver releases as usual, retried until it hears back
-    Release r = side.release(owner, 1);
-    released(side, owner, r.held() || fault != HandOffFault.NONE, 1);
-    if (fault == HandOffFault.LOST_WAITER_STAYS || result != HandOff.HANDED) {
-      if (v.parked.containsKey(waiter)) {
-        // the transfer may have run: its grant's token rose above this (or an earlier floor)
-        p.tokenFloor = p.tokenFloor != null ? p.tokenFloor : before;
-        retry(side, waiter, Fault.NONE); // woken: it tries for itself
+    if (fault == HandOffFault.NONE) {
+      switch (result) {
+        case HANDED -> {
+          turns.handedOff(side, owner, side.othersWaitFar());
+          released(side, owner, true);
+          v.parked.remove(waiter);
+          side.forget(waiter, p.acquisitionId);
+          turns.farWaiterGone(side, waiter);
+          adopt(side, waiter, p, side.token(), before);
+        }
+        case RELEASED -> released(side, owner, true); // the fair lock's head is another: waits on
+        case LOST -> released(side, owner, false); // the fair lock's release found no hold
+        case NOT_HELD -> {
+          retry(side, waiter, Fault.NONE); // declined: the waiter tries at once
+          released(side, owner, side.release(owner, 1, releaseId).held());
+        }
       }
+      return;
     }
+    // the reply was lost: the waiter is told the hand-off is in doubt (Successor.handOffInDoubt)
+    p.giveBackDue = true;
+    p.tokenFloor = p.tokenFloor != null ? p.tokenFloor : before;
+    if (fault == HandOffFault.LOST_WAITER_LEFT) {
+      // its wait had run out meanwhile: it left, and now gives back what it may have been handed
+      Parked left = v.parked.remove(waiter);
+      turns.farWaiterGone(side, waiter);
+      side.leave(waiter, left.acquisitionId).run();
+      side.forget(waiter, left.acquisitionId);
+      side.giveBack(waiter, left.acquisitionId, left.heldBefore);
+    } else {
+      retry(side, waiter, Fault.NONE); // it tries at once, and finds what it was given
+    }
+    // the release is retried with the same id: it finds that its first run ended the hold
+    released(side, owner, side.release(owner, 1, releaseId).held());
   }
 
   // ---- leases ----
@@ -309,9 +420,19 @@ final class Clients {
   void renew(LockSide side, String client) {
     Views v = views(side);
     List<String> owners = new ArrayList<>();
-    v.holds.keySet().stream().filter(o -> o.startsWith(client)).forEach(owners::add);
+    v.holds.forEach(
+        (owner, hold) -> {
+          if (owner.startsWith(client) && hold.renewing) {
+            owners.add(owner);
+          }
+        });
     for (String owner : side.renew(owners, LEASE)) {
-      lost(side, owner);
+      Hold hold = v.hold(owner);
+      if (hold.releaseId != null && hold.count == 1) {
+        hold.renewing = false; // only its release can tell whether it ended it (LeaseKeeper)
+      } else {
+        lost(side, owner);
+      }
     }
   }
 

@@ -10,9 +10,10 @@ import java.util.Map;
 
 /**
  * A condition of a lock, as {@code RedisCondition} runs it: await joins the wait list
- * (cond-enqueue), gives back the lock's last hold with the lock's own release, waits until a signal
- * took it off the list (cond-check) or gives up (cond-leave), then takes the lock again as many
- * times as it restores; signal and signalAll (cond-signal) need the lock.
+ * (cond-enqueue, which leaves one hold), gives it back with the lock's own release (which may hand
+ * the lock to a parked waiter), waits until a signal took it off the list (cond-check) or gives up
+ * (cond-leave), then takes the lock again as many times as the client counted; signal and signalAll
+ * (cond-signal) need the lock.
  */
 final class ConditionProtocol {
   /** A thread inside await: its waiter id, the count it will restore, and its user's count. */
@@ -34,37 +35,33 @@ final class ConditionProtocol {
     this.base = holdKey + ":cond:c";
   }
 
-  List<String> keys() {
-    return List.of(base + ":waiters", base + ":beats", base + ":arrivals");
-  }
-
-  /** await() by an owner that holds the lock; the thread then waits. */
-  void await(String owner) {
+  /**
+   * await() by an owner that holds the lock; the thread then waits. The lock's release may hand it
+   * to {@code waiter}, a parked waiter of the same client (or none).
+   */
+  void await(String owner, String waiter) {
     Hold hold = clients.views(lock).hold(owner);
-    String waiter = ReentrantProtocol.client(owner) + "h" + ++handles + ":c";
+    String waiterId = ReentrantProtocol.client(owner) + "h" + ++handles + ":c";
     List<Object> reply =
         wire.run(
             "cond-enqueue",
             List.of(holdKey, base + ":waiters", base + ":beats", base + ":arrivals"),
             owner,
-            waiter,
+            waiterId,
             Long.toString(Settings.HEARTBEAT_TIMEOUT_MILLIS));
-    int count = (int) number(reply, 0);
-    if (count == 0) {
+    if (number(reply, 0) == 0) {
       clients.lost(lock, owner); // LeaseExpiredException: the lock's hold was lost
       return;
     }
+    int count = hold.count; // RedisCondition takes back the client's count, not Redis's
     int user = hold.user;
-    hold.count = 1; // the one hold cond-enqueue left goes with the lock's own release
+    hold.count = 1; // every hold goes with the lock's own release, as the client's last one
     hold.user = 1;
-    clients.release(lock, owner, Clients.Fault.NONE);
-    // RedisCondition restores the count cond-enqueue returned (Redis's count)
-    awaiting.put(owner, new Awaiting(waiter, restoreCount(count, user), user));
-  }
-
-  /** The count an await takes back: the one place that follows the condition's contract. */
-  static int restoreCount(int redisCount, int clientCount) {
-    return redisCount;
+    int lostBefore = clients.lostReported;
+    clients.release(lock, owner, Clients.Fault.NONE, waiter, false);
+    if (clients.lostReported == lostBefore) {
+      awaiting.put(owner, new Awaiting(waiterId, count, user));
+    } // else the release found the hold lost: await throws, and the thread holds nothing
   }
 
   /** signal() or signalAll() by an owner that holds the lock. */

@@ -88,7 +88,7 @@ final class Explorer {
             + " "
             + last.acquireFault()
             + " "
-            + last.handOffFault();
+            + last.releaseFault();
     if (findings.containsKey(signature)) {
       return;
     }

@@ -1,6 +1,7 @@
 package dev.warden.it.model;
 
 import static dev.warden.it.model.ReentrantProtocol.FENCE_TERMS;
+import static dev.warden.it.model.ReentrantProtocol.MARKER_MILLIS;
 import static dev.warden.it.model.ReentrantProtocol.number;
 
 import dev.warden.internal.base.Settings;
@@ -9,9 +10,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The fair lock's script calls, as {@code FairDriver} sends them (fair-acquire, fair-release,
- * fair-leave, lock-renew), including the tickets the driver keeps for its waiters between attempts
- * and forgets when they leave.
+ * The fair lock's script calls, as {@code FairDriver} sends them (fair-acquire, fair-release for
+ * releases, hand-offs and give-backs, fair-leave, lock-renew), including the tickets the driver
+ * keeps for its waiting acquisitions between attempts, by acquisition id, and forgets when they
+ * end.
  */
 final class FairProtocol implements LockSide {
   private final Wire wire;
@@ -19,7 +21,7 @@ final class FairProtocol implements LockSide {
   private final String lock;
   private final String fence;
   private final String channel;
-  private final Map<String, Long> tickets = new HashMap<>();
+  private final Map<String, Long> tickets = new HashMap<>(); // by client and acquisition id
   private long handedToken = -1;
 
   FairProtocol(Wire wire, String name) {
@@ -45,18 +47,8 @@ final class FairProtocol implements LockSide {
   }
 
   @Override
-  public List<String> keys() {
-    return List.of(lock, fence, queue(), lock + ":beats", lock + ":tickets");
-  }
-
-  @Override
   public boolean handsOff() {
     return true;
-  }
-
-  /** The ticket the driver keeps for a waiter, or null. */
-  Long ticket(String owner) {
-    return tickets.get(owner);
   }
 
   @Override
@@ -67,7 +59,7 @@ final class FairProtocol implements LockSide {
       long lease,
       boolean othersWait,
       boolean willWait) {
-    Long ticket = tickets.get(owner);
+    Long ticket = tickets.get(ReentrantProtocol.client(owner) + acquisitionId);
     List<Object> reply =
         wire.run(
             "fair-acquire",
@@ -82,40 +74,40 @@ final class FairProtocol implements LockSide {
             channel,
             acquisitionId);
     if (number(reply, 0) == 1) {
-      tickets.remove(owner);
+      tickets.remove(ReentrantProtocol.client(owner) + acquisitionId);
       return new Attempt(1, number(reply, 1), (int) number(reply, 2));
     }
     long given = number(reply, 2);
     if (given >= 0) {
-      tickets.put(owner, given);
+      tickets.put(ReentrantProtocol.client(owner) + acquisitionId, given);
     }
     return new Attempt(0, -1, 0);
   }
 
-  private List<Object> releaseTo(String owner, int heldBefore, Terms to) {
+  private List<Object> releaseTo(String owner, int count, Terms to, String undo, String releaseId) {
     return wire.run(
         "fair-release",
-        List.of(lock, queue(), lock + ":beats", fence),
+        List.of(lock, queue(), lock + ":beats", fence, ReentrantProtocol.marker(lock, owner)),
         owner,
-        Integer.toString(heldBefore),
+        Integer.toString(count),
         channel,
         to == null ? "" : to.owner(),
         Long.toString(to == null ? 0 : to.lease()),
         to == null ? "" : to.acquisitionId(),
-        FENCE_TERMS);
+        FENCE_TERMS,
+        undo,
+        releaseId,
+        MARKER_MILLIS);
   }
 
   @Override
-  public Release release(String owner, int heldBefore) {
-    List<Object> reply = releaseTo(owner, heldBefore, null);
-    return number(reply, 0) == 1
-        ? new Release(true, (int) number(reply, 1))
-        : new Release(false, 0);
+  public Release lower(String owner, int count, String undo, String releaseId) {
+    return ReentrantProtocol.released(releaseTo(owner, count, null, undo, releaseId));
   }
 
   @Override
-  public HandOff releaseTo(String owner, Terms to) {
-    List<Object> reply = releaseTo(owner, 1, to);
+  public HandOff releaseTo(String owner, Terms to, String releaseId) {
+    List<Object> reply = releaseTo(owner, 1, to, "", releaseId);
     if (number(reply, 0) != 1) {
       return HandOff.LOST;
     }
@@ -132,14 +124,32 @@ final class FairProtocol implements LockSide {
   }
 
   @Override
-  public void leave(String owner) {
-    tickets.remove(owner);
-    wire.run("fair-leave", List.of(lock, queue(), lock + ":beats"), owner, channel);
+  public Runnable leave(String owner, String acquisitionId) {
+    Long ticket = tickets.remove(ReentrantProtocol.client(owner) + acquisitionId);
+    return () ->
+        wire.run(
+            "fair-leave",
+            List.of(lock, queue(), lock + ":beats"),
+            owner,
+            channel,
+            ticket == null ? "" : Long.toString(ticket));
   }
 
   @Override
-  public void forget(String owner) {
-    tickets.remove(owner);
+  public void forget(String owner, String acquisitionId) {
+    tickets.remove(ReentrantProtocol.client(owner) + acquisitionId);
+  }
+
+  @Override
+  public boolean queued(String owner, String acquisitionId) {
+    Long ticket = tickets.get(ReentrantProtocol.client(owner) + acquisitionId);
+    if (ticket == null) {
+      return true; // never refused in the queue's sight: it has no entry yet
+    }
+    Double score = wire.redis.zscore(queue(), owner);
+    Double beat = wire.redis.zscore(lock + ":beats", owner);
+    return (score != null && score.longValue() == ticket)
+        || (beat != null && beat <= wire.serverMillis());
   }
 
   @Override

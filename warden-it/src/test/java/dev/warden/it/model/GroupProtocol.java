@@ -6,17 +6,39 @@ import static dev.warden.it.model.ReentrantProtocol.number;
 import dev.warden.it.model.Views.Hold;
 import dev.warden.it.model.Views.Parked;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A multi-lock of reentrant locks in one slot, as {@code GroupClaim} takes it (lock-acquire-all:
- * all parts or none) and {@code RedisMultiLock} adopts it (part by part, in order) and gives it
- * back (each part's own release, last part first).
+ * all parts or none, waiting on the part that refused if the caller waits), {@code
+ * RedisMultiLock.acquireGroup} adopts it (part by part, in order) and {@code GroupClaim} gives back
+ * what an acquisition in doubt or a grant nobody uses took (each part by the acquisition's id).
  */
 final class GroupProtocol {
+  /** One acquisition of the multi-lock: its id, and each part's hold and count when it began. */
+  static final class Waiting {
+    final String id;
+    final int[] heldBefore;
+    final Hold[] before;
+    final long[] tokenFloor;
+    boolean giveBackDue;
+    boolean inDoubt;
+    int blocker = -1;
+
+    Waiting(String id, int parts) {
+      this.id = id;
+      this.heldBefore = new int[parts];
+      this.before = new Hold[parts];
+      this.tokenFloor = new long[parts];
+    }
+  }
+
   private final Wire wire;
   private final Clients clients;
   private final List<ReentrantProtocol> parts;
+  final Map<String, Waiting> parked = new LinkedHashMap<>();
 
   GroupProtocol(Wire wire, Clients clients, List<ReentrantProtocol> parts) {
     this.wire = wire;
@@ -24,58 +46,114 @@ final class GroupProtocol {
     this.parts = parts;
   }
 
-  /** tryLock() of the multi-lock by an owner; {@code fault} around its one script call. */
-  void tryLock(String owner, Clients.Fault fault) {
-    String id = clients.newAcquisitionId(owner);
+  /** lock() ({@code willWait}) or tryLock() of the multi-lock by an owner. */
+  void acquire(String owner, boolean willWait, Clients.Fault fault) {
+    Waiting w = new Waiting(clients.newAcquisitionId(owner), parts.size());
+    for (int i = 0; i < parts.size(); i++) {
+      Views v = clients.views(parts.get(i));
+      w.before[i] = v.hold(owner); // RedisMultiLock: holdBeforeAcquiring, part by part
+      w.heldBefore[i] = v.known(owner);
+    }
+    attempt(owner, w, willWait, fault);
+  }
+
+  /** The next attempt of a parked multi-lock acquisition. */
+  void retry(String owner, Clients.Fault fault) {
+    attempt(owner, parked.get(owner), true, fault);
+  }
+
+  /** A parked multi-lock acquisition gives up. */
+  void giveUp(String owner) {
+    end(owner, parked.get(owner));
+  }
+
+  private List<Object> run(String owner, Waiting w) {
     List<String> keys = new ArrayList<>();
     List<String> args =
-        new ArrayList<>(List.of(owner, Long.toString(Clients.LEASE), FENCE_TERMS, id));
-    int[] heldBefore = new int[parts.size()];
-    long[] before = new long[parts.size()];
+        new ArrayList<>(List.of(owner, Long.toString(Clients.LEASE), FENCE_TERMS, w.id));
     for (int i = 0; i < parts.size(); i++) {
       keys.add(parts.get(i).key());
       keys.add(parts.get(i).fence());
-      heldBefore[i] = clients.views(parts.get(i)).known(owner);
-      before[i] = clients.maxToken(parts.get(i));
-      args.add(Integer.toString(heldBefore[i]));
+      args.add(Integer.toString(w.heldBefore[i]));
     }
-    List<Object> reply = wire.run("lock-acquire-all", keys, args.toArray(String[]::new));
-    if (fault == Clients.Fault.LOST_RETRY) {
-      seeTokens(reply);
-      reply = wire.run("lock-acquire-all", keys, args.toArray(String[]::new));
-    } else if (fault == Clients.Fault.LOST_GIVE_UP || fault == Clients.Fault.LOST_PARK) {
-      seeTokens(reply);
-      for (int i = 0; i < parts.size(); i++) { // GroupClaim.giveBackInDoubt
-        parts.get(i).release(owner, heldBefore[i] + 1);
+    return wire.run("lock-acquire-all", keys, args.toArray(String[]::new));
+  }
+
+  private void attempt(String owner, Waiting w, boolean willWait, Clients.Fault fault) {
+    if (!w.inDoubt) {
+      for (int i = 0; i < parts.size(); i++) {
+        w.tokenFloor[i] = clients.maxToken(parts.get(i));
       }
-      return;
     }
-    if (number(reply, 0) != 1) {
-      return; // refused: tryLock() returns false
-    }
+    List<Object> reply = run(owner, w);
     seeTokens(reply);
-    if (fault == Clients.Fault.ABANDON) {
-      for (int i = 0; i < parts.size(); i++) { // GroupClaim.rollback
-        parts.get(i).release(owner, (int) number(reply, 2 + 2 * i));
+    if (fault != Clients.Fault.NONE && fault != Clients.Fault.ABANDON) {
+      w.giveBackDue = true;
+    }
+    if (fault == Clients.Fault.LOST_RETRY) {
+      reply = run(owner, w);
+    } else if (fault == Clients.Fault.LOST_PARK && willWait) {
+      w.inDoubt = true;
+      parked.put(owner, w);
+      return;
+    } else if (fault != Clients.Fault.NONE && fault != Clients.Fault.ABANDON) {
+      end(owner, w);
+      return;
+    }
+    w.inDoubt = false;
+    if (number(reply, 0) != 1) {
+      if (willWait) {
+        w.blocker = (int) number(reply, 1) - 1;
+        parked.put(owner, w);
+        clients.turns.farRefused(parts.get(w.blocker).key(), owner);
+      } else {
+        end(owner, w);
       }
       return;
     }
+    parked.remove(owner);
+    if (fault == Clients.Fault.ABANDON) {
+      w.giveBackDue = true; // GroupClaim.rollback (or its giveBackInDoubt): the same calls
+      end(owner, w);
+      return;
+    }
+    farGone(owner, w);
+    adoptAll(owner, w, reply);
+  }
+
+  /**
+   * RedisMultiLock.acquireGroup: adopts each part's grant in order; when a part's adopt throws (its
+   * grant shows the hold the client knew was lost, and is given back), the parts adopted before it
+   * stay adopted and the grants after it are left as they are.
+   */
+  private void adoptAll(String owner, Waiting w, List<Object> reply) {
     for (int i = 0; i < parts.size(); i++) {
-      ReentrantProtocol part = parts.get(i);
-      Hold hold = clients.views(part).hold(owner);
-      long token = number(reply, 1 + 2 * i);
-      if (hold != null && token != hold.token) {
-        // LockCore.adopt throws for this part: the parts adopted before it stay adopted
-        part.release(owner, (int) number(reply, 2 + 2 * i));
-        clients.lost(part, owner);
+      Parked grant = new Parked(w.id, w.heldBefore[i]);
+      grant.before = w.before[i];
+      if (!clients.adopt(parts.get(i), owner, grant, number(reply, 1 + 2 * i), w.tokenFloor[i])) {
         for (int j = 0; j < i; j++) {
+          // adopted for a caller that was told the multi-lock was not taken
           clients.views(parts.get(j)).hold(owner).user--;
         }
         return;
       }
-      Parked grant = new Parked(id, heldBefore[i]);
-      grant.before = hold;
-      clients.adopt(part, owner, grant, token, 1, before[i]);
+    }
+  }
+
+  /** The acquisition ends without a grant: GroupClaim.giveBackInDoubt, when an attempt is. */
+  private void end(String owner, Waiting w) {
+    parked.remove(owner);
+    farGone(owner, w);
+    if (w.giveBackDue) {
+      for (int i = 0; i < parts.size(); i++) {
+        parts.get(i).giveBack(owner, w.id, w.heldBefore[i]);
+      }
+    }
+  }
+
+  private void farGone(String owner, Waiting w) {
+    if (w.blocker >= 0) {
+      clients.turns.farWaiterGone(parts.get(w.blocker).key(), owner);
     }
   }
 
@@ -87,11 +165,21 @@ final class GroupProtocol {
     }
   }
 
+  /** Whether the owner's multi-lock acquisition is parked, in doubt, on the part's lock. */
+  boolean inDoubt(String owner) {
+    Waiting w = parked.get(owner);
+    return w != null && w.inDoubt;
+  }
+
   /** unlock() of the multi-lock: each part's own unlock, last part first. */
-  void unlock(String owner) {
+  void unlock(String owner, Step s) {
     for (int i = parts.size() - 1; i >= 0; i--) {
-      if (clients.views(parts.get(i)).hold(owner) != null) {
-        clients.release(parts.get(i), owner, Clients.Fault.NONE);
+      Views v = clients.views(parts.get(i));
+      if (v.hold(owner) != null) {
+        List<String> waiters = v.localWaiters(owner);
+        String waiter =
+            s.handsOff() && !waiters.isEmpty() ? waiters.get(s.variant() % waiters.size()) : null;
+        clients.release(parts.get(i), owner, Clients.Fault.NONE, waiter, s.rowTimeUp());
       }
     }
   }

@@ -45,12 +45,15 @@ final class Invariants {
         if (hold.disturbed) {
           continue;
         }
-        believers.add(owner);
+        if (hold.releaseId == null) {
+          believers.add(owner); // a hold whose release is in doubt is being given up by its user
+        }
         Integer count = redis.get(owner);
-        Parked parked = v.parked.get(owner);
-        boolean oneInDoubt = parked != null && parked.inDoubt && count != null;
-        if (oneInDoubt && count == hold.count + 1) {
+        if (count != null && count == hold.count + 1 && unsettled(model, v, owner)) {
           continue; // a re-entry whose reply was lost: its retry or its give-back settles it
+        }
+        if (hold.releaseId != null && (count == null ? hold.count == 1 : count == hold.count - 1)) {
+          continue; // a release whose every reply was lost ran: its next run settles it
         }
         if (count == null || count != hold.count) {
           throw new Violation(
@@ -72,22 +75,52 @@ final class Invariants {
             "double-grant",
             side.describe() + ": two owners hold it, no fault explains: " + believers);
       }
-      orphans(v, redis);
+      orphans(model, v, redis);
+      queues(v);
     }
     if (model.family == Model.Family.READ_WRITE) {
       readersAndWriter(model);
     }
   }
 
+  /**
+   * Whether something the owner's client sent may have changed its count unseen and is not settled
+   * yet: an attempt whose reply was lost (parked, or a multi-lock's), or the give-back of an
+   * acquisition that gave up, still on its way.
+   */
+  private static boolean unsettled(Model model, Views v, String owner) {
+    Parked parked = v.parked.get(owner);
+    Views.Late late = v.late.get(owner);
+    return (parked != null && parked.inDoubt)
+        || (late != null && late.inDoubt())
+        || model.groupInDoubt(owner);
+  }
+
+  /** Every waiting acquisition keeps its entry in its object's queue (fair lock, writers). */
+  private static void queues(Views v) {
+    v.parked.forEach(
+        (owner, p) -> {
+          if (!p.inDoubt && !p.rewound && !v.side.queued(owner, p.acquisitionId)) {
+            throw new Violation(
+                "queue",
+                v.side.describe()
+                    + ": the waiting acquisition "
+                    + p.acquisitionId
+                    + " of "
+                    + owner
+                    + " lost its place in the queue, and no fault explains it");
+          }
+        });
+  }
+
   /** A hold in Redis that no client knows, and no fault explains, never ends while relocked. */
-  private static void orphans(Views v, Map<String, Integer> redis) {
+  private static void orphans(Model model, Views v, Map<String, Integer> redis) {
     v.revived.keySet().retainAll(redis.keySet());
     for (String owner : redis.keySet()) {
       if (v.holds.containsKey(owner)) {
         continue;
       }
-      Parked parked = v.parked.get(owner);
-      if (parked != null && parked.inDoubt) {
+      if (unsettled(model, v, owner)) {
         continue; // its next attempt or its give-back settles it
       }
       Long until = v.revived.get(owner);
@@ -141,7 +174,7 @@ final class Invariants {
     Set<String> owners = new HashSet<>();
     v.holds.forEach(
         (owner, hold) -> {
-          if (!hold.disturbed) {
+          if (!hold.disturbed && hold.releaseId == null) {
             owners.add(owner);
           }
         });

@@ -31,9 +31,7 @@ interface LockSide {
     /** The releasing owner held nothing; nothing happened (the caller releases as usual). */
     NOT_HELD,
     /** The releasing owner held nothing, as the release in the same call found (fair lock). */
-    LOST,
-    /** The releasing owner holds more than one hold in Redis: nothing happened. */
-    MORE_THAN_ONE
+    LOST
   }
 
   /** A waiter a release may hand the lock to: its owner, lease and acquisition id. */
@@ -44,9 +42,6 @@ interface LockSide {
 
   /** The fence key: tokens rise per fence (the read-write lock's two sides share one). */
   String fence();
-
-  /** Every key of the object, for snapshots and the TTL check. */
-  List<String> keys();
 
   /** Whether one owner at a time may hold it (every side but the read side). */
   default boolean exclusive() {
@@ -66,10 +61,36 @@ interface LockSide {
       boolean othersWait,
       boolean willWait);
 
-  Release release(String owner, int heldBefore);
+  /**
+   * The lock type's release script, as the driver's {@code lower}: a release ({@code undo} '', the
+   * owner keeps {@code count - 1}, {@code releaseId} recorded when it ends the hold) or a give-back
+   * of acquisition {@code undo} (the owner keeps at most {@code count}; {@code releaseId} '').
+   */
+  Release lower(String owner, int count, String undo, String releaseId);
 
-  /** Releases the last hold, offering the lock to {@code to}; the token is in {@link #token()}. */
-  default HandOff releaseTo(String owner, Terms to) {
+  /** One hold given back: the owner keeps {@code heldBefore - 1}, whatever Redis counted. */
+  default Release release(String owner, int heldBefore, String releaseId) {
+    return lower(owner, heldBefore, "", releaseId);
+  }
+
+  /**
+   * The release of a last hold that ends a full row of hand-offs while a waiter no hand-off reaches
+   * was refused (the reentrant lock keeps it from this client for a moment); else a plain release.
+   */
+  default Release releaseYielding(String owner, String releaseId) {
+    return release(owner, 1, releaseId);
+  }
+
+  /** Undoes acquisition {@code acquisitionId} if it still set the owner's count: keeps at most. */
+  default Release giveBack(String owner, String acquisitionId, int keep) {
+    return lower(owner, keep, acquisitionId, "");
+  }
+
+  /**
+   * Releases the last hold, offering the lock to {@code to}; the token is in {@link #token()}, and
+   * whether Redis says a waiter no hand-off reaches was refused in {@link #othersWaitFar()}.
+   */
+  default HandOff releaseTo(String owner, Terms to, String releaseId) {
     throw new UnsupportedOperationException(describe() + " hands nothing off");
   }
 
@@ -78,11 +99,35 @@ interface LockSide {
     return -1;
   }
 
-  /** Takes a waiter that gave up out of the object's queue (a no-op for most types). */
-  default void leave(String owner) {}
+  /** Whether the last {@link HandOff#HANDED} found a waiter a hand-off cannot reach ('#o'). */
+  default boolean othersWaitFar() {
+    return false;
+  }
 
-  /** Forgets what the driver kept for a waiter whose acquisition is over (a no-op for most). */
-  default void forget(String owner) {}
+  /**
+   * The leave of acquisition {@code acquisitionId} of a waiter that gave up, made now (with what
+   * the driver knows now, e.g. its ticket) and sent when the returned call runs: it takes that
+   * acquisition out of the object's queue and leaves a later acquisition's entry alone (nothing to
+   * send for most types).
+   */
+  default Runnable leave(String owner, String acquisitionId) {
+    return () -> {};
+  }
+
+  /**
+   * Forgets what the driver of the owner's client kept for an acquisition that is over (a no-op for
+   * most). The model keeps one protocol object for every client, so what a client's driver keeps by
+   * acquisition id (unique within a client only) is kept here by client and id.
+   */
+  default void forget(String owner, String acquisitionId) {}
+
+  /**
+   * Whether Redis still has the waiting acquisition's entry in the object's queue, or a queue entry
+   * would have gone for a reason (its heartbeat ran out); true for types without a queue.
+   */
+  default boolean queued(String owner, String acquisitionId) {
+    return true;
+  }
 
   /** Renews the holds of these owners with {@code lease}; returns those not renewed (lost). */
   List<String> renew(List<String> owners, long lease);

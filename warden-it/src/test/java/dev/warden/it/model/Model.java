@@ -47,7 +47,7 @@ final class Model {
         ReentrantProtocol l2 = new ReentrantProtocol(wire, "L2");
         sides.add(l1);
         sides.add(l2);
-        clients = new Clients(Views.of(sides));
+        clients = new Clients(wire, Views.of(sides));
         group = new GroupProtocol(wire, clients, List.of(l1, l2));
         condition = new ConditionProtocol(wire, clients, l1, l1.key());
         conditionLock = l1;
@@ -55,7 +55,7 @@ final class Model {
       case FAIR -> {
         FairProtocol fair = new FairProtocol(wire, "F");
         sides.add(fair);
-        clients = new Clients(Views.of(sides));
+        clients = new Clients(wire, Views.of(sides));
         condition = new ConditionProtocol(wire, clients, fair, "warden:{F}:fair");
         conditionLock = fair;
       }
@@ -63,10 +63,11 @@ final class Model {
         ReadWriteProtocol rw = new ReadWriteProtocol(wire, "R");
         sides.add(rw.write);
         sides.add(rw.read);
-        clients = new Clients(Views.of(sides));
+        clients = new Clients(wire, Views.of(sides));
+        rw.readHolds(owner -> clients.views(rw.read).known(owner)); // none when known lost
       }
       default -> {
-        clients = new Clients(Views.of(sides));
+        clients = new Clients(wire, Views.of(sides));
         permits = new Permits(wire);
       }
     }
@@ -99,9 +100,11 @@ final class Model {
       op = Op.SNAPSHOT;
     } else if (roll < 73) {
       op = Op.REWIND;
-    } else if (roll < 80 && group != null) {
-      op = random.nextBoolean() ? Op.MULTI_TRY : Op.MULTI_UNLOCK;
-    } else if (roll < 86 && condition != null) {
+    } else if (roll < 75) {
+      op = random.nextBoolean() ? Op.LATE_LEAVE : Op.TURN_ENDS;
+    } else if (roll < 82 && group != null) {
+      op = random.nextBoolean() ? Op.MULTI_LOCK : Op.MULTI_UNLOCK;
+    } else if (roll < 87 && condition != null) {
       op = Op.AWAIT;
     } else if (roll < 92 && condition != null) {
       op = Op.SIGNAL;
@@ -113,6 +116,11 @@ final class Model {
     return new Step(op, target, client, thread, variant);
   }
 
+  /** Whether the owner's multi-lock acquisition is parked with an attempt in doubt. */
+  boolean groupInDoubt(String owner) {
+    return group != null && group.inDoubt(owner);
+  }
+
   /** Whether the owner's thread is blocked: parked on an acquisition, or inside await. */
   private boolean busy(String owner) {
     for (Views v : clients.views.values()) {
@@ -120,7 +128,8 @@ final class Model {
         return true;
       }
     }
-    return condition != null && condition.awaiting.containsKey(owner);
+    return (group != null && group.parked.containsKey(owner))
+        || (condition != null && condition.awaiting.containsKey(owner));
   }
 
   /**
@@ -150,7 +159,7 @@ final class Model {
         + (s.willWait() ? "lock()" : "tryLock()")
         + fault(s.acquireFault())
         + "; release: "
-        + (s.handsOff() ? "hand-off " + s.handOffFault() + ", else " : "")
+        + (s.handsOff() ? "hand-off, else " : "")
         + s.releaseFault()
         + ")";
   }
@@ -169,38 +178,54 @@ final class Model {
         return owner + (s.willWait() ? " lock() " : " tryLock() ") + on + fault(s.acquireFault());
       }
       case RETRY -> {
-        if (!v.parked.containsKey(owner)) {
-          return null;
-        }
         Clients.Fault fault =
             s.acquireFault() == Clients.Fault.LOST_PARK
                 ? Clients.Fault.LOST_PARK
                 : s.acquireFault() == Clients.Fault.LOST_RETRY
                     ? Clients.Fault.LOST_RETRY
                     : Clients.Fault.NONE;
+        if (group != null && group.parked.containsKey(owner)) {
+          group.retry(owner, fault);
+          return owner + " (parked) tries multi-lock(L1, L2) again" + fault(fault);
+        }
+        if (!v.parked.containsKey(owner)) {
+          return null;
+        }
         clients.retry(side, owner, fault);
         return owner + " (parked) tries " + on + " again" + fault(fault);
       }
       case GIVE_UP -> {
+        if (group != null && group.parked.containsKey(owner)) {
+          group.giveUp(owner);
+          return owner + " (parked) gives up on multi-lock(L1, L2)";
+        }
         if (!v.parked.containsKey(owner)) {
           return null;
         }
-        clients.giveUp(side, owner);
-        return owner + " (parked) gives up on " + on;
+        clients.giveUp(side, owner, s.late());
+        return owner
+            + " (parked) gives up on "
+            + on
+            + (s.late() ? " (its give-back and leave reach Redis later)" : "");
+      }
+      case LATE_LEAVE -> {
+        if (!clients.deliverLate(side, owner)) {
+          return null;
+        }
+        return "the late give-back and leave of " + owner + " on " + on + " reach Redis";
       }
       case RELEASE -> {
         Hold hold = v.hold(owner);
         if (busy(owner) || hold == null) {
           return null;
         }
-        List<String> waiters = v.localWaiters(owner);
-        if (hold.count == 1 && side.handsOff() && s.handsOff() && !waiters.isEmpty()) {
-          String waiter = waiters.get(s.variant() % waiters.size());
-          clients.handOff(side, owner, waiter, s.handOffFault());
-          return owner + " unlock() " + on + ", handed to " + waiter + " " + s.handOffFault();
-        }
-        clients.release(side, owner, s.releaseFault());
-        return owner + " unlock() " + on + fault(s.releaseFault());
+        String waiter = waiter(v, owner, s);
+        clients.release(side, owner, s.releaseFault(), waiter, s.rowTimeUp());
+        return owner
+            + " unlock() "
+            + on
+            + (waiter != null ? ", may hand it to " + waiter : "")
+            + fault(s.releaseFault());
       }
       case RENEW -> {
         clients.renew(side, s.clientPrefix());
@@ -208,6 +233,9 @@ final class Model {
       }
       case EXPIRE -> {
         return expire(side, owner);
+      }
+      case TURN_ENDS -> {
+        return clients.turns.timePasses(sides);
       }
       case SNAPSHOT -> {
         snapshot = wire.snapshot();
@@ -220,26 +248,34 @@ final class Model {
         rewind();
         return "restart from the snapshot (writes since are lost)";
       }
-      case MULTI_TRY -> {
+      case MULTI_LOCK -> {
         if (busy(owner)) {
           return null;
         }
-        group.tryLock(owner, s.acquireFault());
-        return owner + " multi-lock(L1, L2).tryLock()" + fault(s.acquireFault());
+        group.acquire(owner, s.willWait(), s.acquireFault());
+        return owner
+            + " multi-lock(L1, L2)."
+            + (s.willWait() ? "lock()" : "tryLock()")
+            + fault(s.acquireFault());
       }
       case MULTI_UNLOCK -> {
         if (busy(owner) || !holdsAll(owner)) {
           return null;
         }
-        group.unlock(owner);
+        group.unlock(owner, s);
         return owner + " multi-lock(L1, L2).unlock()";
       }
       case AWAIT -> {
-        if (busy(owner) || clients.views(conditionLock).hold(owner) == null) {
+        Views locked = clients.views(conditionLock);
+        if (busy(owner) || locked.hold(owner) == null) {
           return null;
         }
-        condition.await(owner);
-        return owner + " condition.await() on " + conditionLock.describe();
+        String waiter = waiter(locked, owner, s);
+        condition.await(owner, waiter);
+        return owner
+            + " condition.await() on "
+            + conditionLock.describe()
+            + (waiter != null ? ", its release may hand it to " + waiter : "");
       }
       case SIGNAL -> {
         if (busy(owner) || clients.views(conditionLock).hold(owner) == null) {
@@ -260,6 +296,12 @@ final class Model {
         return null;
       }
     }
+  }
+
+  /** The parked waiter of the owner's client a release of its last hold would hand off to. */
+  private static String waiter(Views v, String owner, Step s) {
+    List<String> waiters = v.localWaiters(owner);
+    return s.handsOff() && !waiters.isEmpty() ? waiters.get(s.variant() % waiters.size()) : null;
   }
 
   private static String fault(Clients.Fault fault) {
@@ -308,7 +350,9 @@ final class Model {
   /** Restores the snapshot: every known hold may have changed; holds nobody knows are revived. */
   private void rewind() {
     wire.restore(snapshot);
+    clients.turns.rewound();
     for (Views v : clients.views.values()) {
+      v.parked.values().forEach(p -> p.rewound = true);
       v.holds.forEach(
           (owner, hold) -> {
             hold.disturbed = true;
@@ -328,6 +372,7 @@ final class Model {
       permits.check();
     } else {
       Invariants.check(this);
+      clients.turns.check(sides);
     }
     Invariants.ttl(wire);
   }

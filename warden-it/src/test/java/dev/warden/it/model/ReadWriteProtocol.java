@@ -1,17 +1,20 @@
 package dev.warden.it.model;
 
 import static dev.warden.it.model.ReentrantProtocol.FENCE_TERMS;
-import static dev.warden.it.model.ReentrantProtocol.number;
+import static dev.warden.it.model.ReentrantProtocol.MARKER_MILLIS;
 
 import dev.warden.internal.base.Settings;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToIntFunction;
 
 /**
  * The read-write lock's script calls, as {@code ReadDriver} and {@code WriteDriver} send them
- * (rw-read-*, rw-write-*, rw-writer-leave), for its two sides over one set of keys.
+ * (rw-read-*, rw-write-*, rw-writer-leave), for its two sides over one set of keys. The write side
+ * sends the read holds its client knows the owner has ({@code readHolds}), as {@code
+ * RedisReadWriteLock} gives them to {@code WriteDriver}.
  */
 final class ReadWriteProtocol {
   private final Wire wire;
@@ -19,11 +22,17 @@ final class ReadWriteProtocol {
   private final String base;
   final Write write = new Write();
   final Read read = new Read();
+  private ToIntFunction<String> readHolds = owner -> 0;
 
   ReadWriteProtocol(Wire wire, String name) {
     this.wire = wire;
     this.name = name;
     this.base = "warden:{" + name + "}:rw";
+  }
+
+  /** Where the write side learns the read holds the client knows an owner has (not lost). */
+  void readHolds(ToIntFunction<String> readHolds) {
+    this.readHolds = readHolds;
   }
 
   private String key(String suffix) {
@@ -35,13 +44,10 @@ final class ReadWriteProtocol {
         key("write"), key("reads"), key("readers"), key("writers"), key("fence"), key("wanted"));
   }
 
-  List<String> keys() {
-    return List.of(
-        key("write"), key("reads"), key("readers"), key("writers"), key("fence"), key("wanted"));
-  }
-
   /** The write side. */
   final class Write implements LockSide {
+    private final Map<String, Long> waiting = new HashMap<>(); // owner/acquisition -> its beat
+
     @Override
     public String describe() {
       return "write lock " + name;
@@ -50,11 +56,6 @@ final class ReadWriteProtocol {
     @Override
     public String fence() {
       return key("fence");
-    }
-
-    @Override
-    public List<String> keys() {
-      return ReadWriteProtocol.this.keys();
     }
 
     @Override
@@ -75,27 +76,52 @@ final class ReadWriteProtocol {
               FENCE_TERMS,
               willWait ? "1" : "0",
               Long.toString(Settings.HEARTBEAT_TIMEOUT_MILLIS),
-              acquisitionId);
+              acquisitionId,
+              Integer.toString(readHolds.applyAsInt(owner)));
+      if (willWait && ReentrantProtocol.number(reply, 0) == 0) {
+        // registered as a waiting writer until its heartbeat deadline (for the queue invariant)
+        waiting.put(
+            owner + "/" + acquisitionId, wire.serverMillis() + Settings.HEARTBEAT_TIMEOUT_MILLIS);
+      }
       return ReentrantProtocol.attempt(reply);
     }
 
     @Override
-    public Release release(String owner, int heldBefore) {
-      List<Object> reply =
+    public Release lower(String owner, int count, String undo, String releaseId) {
+      return ReentrantProtocol.released(
           wire.run(
               "rw-write-release",
-              List.of(key("write"), key("wanted")),
+              List.of(key("write"), key("wanted"), ReentrantProtocol.marker(key("write"), owner)),
               owner,
-              Integer.toString(heldBefore),
-              key("released"));
-      return number(reply, 0) == 1
-          ? new Release(true, (int) number(reply, 1))
-          : new Release(false, 0);
+              Integer.toString(count),
+              key("released"),
+              undo,
+              releaseId,
+              MARKER_MILLIS));
     }
 
     @Override
-    public void leave(String owner) {
-      wire.run("rw-writer-leave", List.of(key("writers"), key("wanted")), owner, key("released"));
+    public Runnable leave(String owner, String acquisitionId) {
+      return () ->
+          wire.run(
+              "rw-writer-leave",
+              List.of(key("writers"), key("wanted")),
+              owner,
+              key("released"),
+              acquisitionId);
+    }
+
+    @Override
+    public boolean queued(String owner, String acquisitionId) {
+      Long beat = waiting.get(owner + "/" + acquisitionId);
+      return beat == null
+          || beat <= wire.serverMillis()
+          || wire.redis.zscore(key("writers"), owner + "/" + acquisitionId) != null;
+    }
+
+    @Override
+    public void forget(String owner, String acquisitionId) {
+      waiting.remove(owner + "/" + acquisitionId);
     }
 
     @Override
@@ -132,11 +158,6 @@ final class ReadWriteProtocol {
     }
 
     @Override
-    public List<String> keys() {
-      return ReadWriteProtocol.this.keys();
-    }
-
-    @Override
     public boolean exclusive() {
       return false;
     }
@@ -162,17 +183,21 @@ final class ReadWriteProtocol {
     }
 
     @Override
-    public Release release(String owner, int heldBefore) {
-      List<Object> reply =
+    public Release lower(String owner, int count, String undo, String releaseId) {
+      return ReentrantProtocol.released(
           wire.run(
               "rw-read-release",
-              List.of(key("reads"), key("readers"), key("wanted")),
+              List.of(
+                  key("reads"),
+                  key("readers"),
+                  key("wanted"),
+                  ReentrantProtocol.marker(key("reads"), owner)),
               owner,
-              Integer.toString(heldBefore),
-              key("released"));
-      return number(reply, 0) == 1
-          ? new Release(true, (int) number(reply, 1))
-          : new Release(false, 0);
+              Integer.toString(count),
+              key("released"),
+              undo,
+              releaseId,
+              MARKER_MILLIS));
     }
 
     @Override

@@ -1,6 +1,8 @@
 package dev.warden.it.model;
 
+import dev.warden.Warden;
 import dev.warden.internal.base.Settings;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -8,16 +10,24 @@ import java.util.Map;
 
 /**
  * The reentrant lock's script calls, as {@code ReentrantDriver} sends them (lock-acquire,
- * lock-release, lock-transfer, lock-renew), with the same arguments in the same order.
+ * lock-release for releases and give-backs, lock-transfer, lock-renew), with the same arguments in
+ * the same order.
  */
 final class ReentrantProtocol implements LockSide {
   static final String FENCE_TERMS = Settings.FENCE_RETENTION_MILLIS + ":0";
+
+  /** How long a release marker lives, as the drivers send it at the default command timeout. */
+  static final String MARKER_MILLIS =
+      new Settings(Duration.ofSeconds(30), Warden.DEFAULT_COMMAND_TIMEOUT, Duration.ofSeconds(1))
+          .operationMarkerArgument();
+
   private final Wire wire;
   private final String name;
   private final String lock;
   private final String fence;
   private final String channel;
   private long handedToken = -1;
+  private boolean othersWaitFar;
 
   ReentrantProtocol(Wire wire, String name) {
     this.wire = wire;
@@ -39,11 +49,6 @@ final class ReentrantProtocol implements LockSide {
   @Override
   public String fence() {
     return fence;
-  }
-
-  @Override
-  public List<String> keys() {
-    return List.of(lock, fence);
   }
 
   @Override
@@ -85,51 +90,76 @@ final class ReentrantProtocol implements LockSide {
   }
 
   @Override
-  public Release release(String owner, int heldBefore) {
-    return release(wire, lock, channel, owner, heldBefore);
+  public Release lower(String owner, int count, String undo, String releaseId) {
+    return lower(owner, count, false, undo, releaseId);
   }
 
-  /** lock-release as the driver sends it, for this lock or a multi-lock's part. */
-  static Release release(Wire wire, String lock, String channel, String owner, int heldBefore) {
+  @Override
+  public Release releaseYielding(String owner, String releaseId) {
+    return lower(owner, 1, true, "", releaseId);
+  }
+
+  /** The release marker of an owner's releases of a lock ({@code LockKeys.releaseMarker}). */
+  static String marker(String lock, String owner) {
+    return lock + ":unlocked:" + owner;
+  }
+
+  /** lock-release as the driver sends it; {@code yielding}: a full row of hand-offs ends. */
+  private Release lower(String owner, int count, boolean yielding, String undo, String releaseId) {
     List<Object> reply =
         wire.run(
             "lock-release",
-            List.of(lock),
+            List.of(lock, marker(lock, owner)),
             owner,
-            Integer.toString(heldBefore),
+            Integer.toString(count),
             channel,
             "released " + client(owner).replace(":", ""),
-            "0",
+            yielding ? "1" : "0",
             Long.toString(Settings.CROSS_CLIENT_TURN_MILLIS),
             Long.toString(Settings.CROSS_CLIENT_RESERVATION_MILLIS),
-            Long.toString(Settings.NOMINATED_LOCK_MILLIS));
+            Long.toString(Settings.NOMINATED_LOCK_MILLIS),
+            undo,
+            releaseId,
+            MARKER_MILLIS);
+    return released(reply);
+  }
+
+  /** A release script's {1, remaining, ...} or {0}. */
+  static Release released(List<Object> reply) {
     return number(reply, 0) == 1
         ? new Release(true, (int) number(reply, 1))
         : new Release(false, 0);
   }
 
   @Override
-  public HandOff releaseTo(String owner, Terms to) {
+  public HandOff releaseTo(String owner, Terms to, String releaseId) {
     List<Object> reply =
         wire.run(
             "lock-transfer",
-            List.of(lock, fence),
+            List.of(lock, fence, marker(lock, owner)),
             owner,
             to.owner(),
             Long.toString(to.lease()),
             to.acquisitionId(),
-            FENCE_TERMS);
-    long status = number(reply, 0);
-    if (status == 1) {
+            FENCE_TERMS,
+            releaseId,
+            MARKER_MILLIS);
+    if (number(reply, 0) == 1) {
       handedToken = number(reply, 1);
+      othersWaitFar = number(reply, 2) == 1;
       return HandOff.HANDED;
     }
-    return status == 0 ? HandOff.NOT_HELD : HandOff.MORE_THAN_ONE;
+    return HandOff.NOT_HELD;
   }
 
   @Override
   public long token() {
     return handedToken;
+  }
+
+  @Override
+  public boolean othersWaitFar() {
+    return othersWaitFar;
   }
 
   @Override

@@ -17,8 +17,10 @@ record Step(Op op, int target, int client, int thread, int variant) {
     EXPIRE,
     SNAPSHOT,
     REWIND,
-    MULTI_TRY,
+    MULTI_LOCK,
     MULTI_UNLOCK,
+    LATE_LEAVE,
+    TURN_ENDS,
     AWAIT,
     SIGNAL,
     WAKE,
@@ -49,19 +51,25 @@ record Step(Op op, int target, int client, int thread, int variant) {
   }
 
   Clients.Fault releaseFault() {
-    return variant % 4 == 3 ? Clients.Fault.LOST_RETRY : Clients.Fault.NONE;
-  }
-
-  /** For a release of a last hold: whether it hands off, and how that goes wrong. */
-  Clients.HandOffFault handOffFault() {
-    return switch (variant % 6) {
-      case 4 -> Clients.HandOffFault.LOST_WAITER_STAYS;
-      case 5 -> Clients.HandOffFault.LOST_WAITER_LEFT;
-      default -> Clients.HandOffFault.NONE;
+    return switch (variant % 8) {
+      case 3, 7 -> Clients.Fault.LOST_RETRY;
+      case 5 -> Clients.Fault.LOST_FAIL;
+      default -> Clients.Fault.NONE;
     };
   }
 
+  /** For a release of a last hold: whether it hands off to a parked waiter of its client. */
   boolean handsOff() {
     return variant % 6 >= 2;
+  }
+
+  /** For a release of a last hold: whether its client's row of hand-offs has lasted too long. */
+  boolean rowTimeUp() {
+    return variant % 5 == 0;
+  }
+
+  /** For a waiter that gives up: whether its leave (and give-back) reach Redis only later. */
+  boolean late() {
+    return variant % 3 == 0;
   }
 }

@@ -20,6 +20,15 @@ final class Views {
     int user;
     boolean disturbed;
 
+    /** The id of a release that failed in doubt (the next release of it sends it again). */
+    String releaseId;
+
+    /** Whether Redis had the hold when that release first ran (the verdict's truth). */
+    boolean presentAtFirstRun;
+
+    /** Whether the lease keeper renews it (it stops for a last hold whose release is in doubt). */
+    boolean renewing = true;
+
     /** When the fault that disturbed it left its hold in Redis to end (server ms), -1 if gone. */
     long faultEnds = -1;
 
@@ -37,7 +46,8 @@ final class Views {
           + user
           + "), token "
           + token
-          + (disturbed ? ", disturbed" : "");
+          + (disturbed ? ", disturbed" : "")
+          + (releaseId != null ? ", release " + releaseId + " in doubt" : "");
     }
   }
 
@@ -49,7 +59,14 @@ final class Views {
     /** The owner's hold when the acquisition began, as LockCore captures it (null for none). */
     Hold before;
 
+    /** Whether a run of it may have taken something its client never heard of (not settled). */
     boolean inDoubt;
+
+    /**
+     * Whether its ending sends a give-back (GiveBacks: an attempt, or a hand-off to it, failed in a
+     * way that leaves open whether it ran).
+     */
+    boolean giveBackDue;
 
     /**
      * The highest token seen before a run of this acquisition that the client never heard from (a
@@ -57,6 +74,9 @@ final class Views {
      * which only has to rise above this. Null when there was none.
      */
     Long tokenFloor;
+
+    /** Whether a rewind may have taken its entry in the object's queue (until its next reply). */
+    boolean rewound;
 
     /** For a condition's reacquisition: the holds still to take after this one, and the user's. */
     int reacquireAfter;
@@ -69,10 +89,17 @@ final class Views {
     }
   }
 
+  /**
+   * The give-back and leave of an acquisition that gave up, sent but not yet arrived; {@code
+   * inDoubt}: an attempt of it may have taken what its give-back undoes.
+   */
+  record Late(Runnable calls, boolean inDoubt) {}
+
   final LockSide side;
   final Map<String, Hold> holds = new LinkedHashMap<>();
   final Map<String, Parked> parked = new LinkedHashMap<>();
   final Map<String, Long> revived = new HashMap<>();
+  final Map<String, Late> late = new LinkedHashMap<>();
 
   Views(LockSide side) {
     this.side = side;

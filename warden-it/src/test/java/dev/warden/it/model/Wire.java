@@ -134,6 +134,12 @@ final class Wire implements AutoCloseable {
     log.add("PEXPIREAT " + key + " 1");
   }
 
+  /** Sets a key's remaining life, in ms. */
+  void pexpire(String key, long millis) {
+    redis.pexpire(key, millis);
+    log.add("PEXPIRE " + key + " " + millis);
+  }
+
   /** Ends the lease of one member of a sorted set of deadlines now (score 1 ms after 1970). */
   void endDeadline(String key, String member) {
     redis.zadd(key, io.lettuce.core.ZAddArgs.Builder.xx(), 1.0, member);
