@@ -32,10 +32,15 @@ class MultiLockIT {
 
   /** Two lock names whose keys share a Redis Cluster hash slot. */
   private static List<String> sameSlotNames() {
-    int slot = SlotHash.getSlot("warden:{pair-0}:lock");
+    return sameSlotNames("pair");
+  }
+
+  /** Two lock names {@code <prefix>-<n>} whose keys share a slot, in the multi-lock's order. */
+  private static List<String> sameSlotNames(String prefix) {
+    int slot = SlotHash.getSlot("warden:{" + prefix + "-0}:lock");
     for (int i = 1; ; i++) {
-      if (SlotHash.getSlot("warden:{pair-" + i + "}:lock") == slot) {
-        return List.of("pair-0", "pair-" + i);
+      if (SlotHash.getSlot("warden:{" + prefix + "-" + i + "}:lock") == slot) {
+        return globalOrder(prefix + "-0", prefix + "-" + i);
       }
     }
   }
@@ -236,6 +241,36 @@ class MultiLockIT {
     assertThat(mine.lock(names.get(0)).isLocked()).as("all or nothing while waiting").isFalse();
     blocker.unlock();
     assertThat(got.get(10, TimeUnit.SECONDS)).isTrue();
+  }
+
+  /**
+   * A same-slot group is taken by one script call and then adopted part by part: when a part the
+   * thread held turns out lost (its lock was taken afresh), that adopt throws, and the parts
+   * adopted before it and the grants after it are given back too, whichever part it was.
+   */
+  @Test
+  void aGroupThatFindsOneOfItsPartsLostLeavesNothingHeld(WardenFactory wardens) {
+    for (int lost = 0; lost < 2; lost++) {
+      List<String> names = sameSlotNames("lost" + lost);
+      Warden mine = wardens.create();
+      Warden theirs = wardens.create();
+      mine.lock(names.get(lost)).lock();
+      assertThat(theirs.lock(names.get(lost)).forceUnlock()).isTrue(); // the hold is lost
+      DistributedLock pair = mine.multiLock(mine.lock(names.get(0)), mine.lock(names.get(1)));
+      assertThatThrownBy(pair::tryLock)
+          .isInstanceOf(LeaseExpiredException.class)
+          .hasMessageContaining("lock '" + names.get(lost) + "'");
+      String other = names.get(1 - lost);
+      assertThat(mine.lock(other).isHeldByCurrentThread()).as("part %s", other).isFalse();
+      assertThat(mine.stats().holds()).isZero();
+      // the give-backs are sent before tryLock throws, on this client's connection
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(
+              () -> !theirs.lock(names.get(0)).isLocked() && !theirs.lock(names.get(1)).isLocked());
+      assertThat(theirs.multiLock(theirs.lock(names.get(0)), theirs.lock(names.get(1))).tryLock())
+          .isTrue();
+    }
   }
 
   @Test
