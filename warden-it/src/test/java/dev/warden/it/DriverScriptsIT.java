@@ -24,6 +24,7 @@ class DriverScriptsIT {
   private static final String FAIR = "warden:{d}:fair";
   private static final String QUEUE = FAIR + ":queue";
   private static final String BEATS = FAIR + ":beats";
+  private static final String ENTRIES = FAIR + ":entries";
   private static final String CHANNEL = "warden:{d}:released";
   private static final String RW = "warden:{d}:rw";
   private static final String WRITE = RW + ":write";
@@ -50,7 +51,7 @@ class DriverScriptsIT {
       String owner, String acquisition, int known, boolean waits, String ticket) {
     return run(
         "fair-acquire",
-        new String[] {FAIR, FAIR + ":fence", QUEUE, BEATS, FAIR + ":tickets"},
+        new String[] {FAIR, FAIR + ":fence", QUEUE, BEATS, FAIR + ":tickets", ENTRIES},
         owner,
         "10000",
         Integer.toString(known),
@@ -79,8 +80,9 @@ class DriverScriptsIT {
         "10000");
   }
 
-  private List<Object> fairLeave(String owner, String ticket) {
-    return run("fair-leave", new String[] {FAIR, QUEUE, BEATS}, owner, CHANNEL, ticket);
+  private List<Object> fairLeave(String owner, String acquisition) {
+    return run(
+        "fair-leave", new String[] {FAIR, QUEUE, BEATS, ENTRIES}, owner, CHANNEL, acquisition);
   }
 
   @Test
@@ -114,21 +116,42 @@ class DriverScriptsIT {
     // w1 ended; before its leave reaches Redis the same thread waits again, with no ticket yet
     long second = (Long) fairAcquire("c2:1", "w2", 0, true, "").get(2);
     assertThat(second).as("a new place, not the ended acquisition's").isGreaterThan(first);
-    assertThat(fairLeave("c2:1", Long.toString(first))).containsExactly(0L);
+    assertThat(fairLeave("c2:1", "w1")).containsExactly(0L);
     assertThat(redis.zscore(QUEUE, "c2:1")).isEqualTo((double) second);
     assertThat(fairAcquire("c2:1", "w2", 0, true, Long.toString(second)).get(2))
         .as("it keeps its place")
         .isEqualTo(second);
-    assertThat(fairLeave("c2:1", Long.toString(second))).containsExactly(1L);
+    assertThat(fairLeave("c2:1", "w2")).containsExactly(1L);
     assertThat(redis.zscore(QUEUE, "c2:1")).isNull();
   }
 
   @Test
-  void aLeaveWithoutATicketTakesTheOwnersEntryOut() {
+  void aLeaveTakesOutTheEntryItsAcquisitionMadeAlsoWhenItsReplyWasLost() {
     fairAcquire("c1:1", "holder", 0, false, "");
     fairAcquire("c2:1", "w1", 0, true, ""); // its reply was lost: the client knows no ticket
-    assertThat(fairLeave("c2:1", "")).containsExactly(1L);
+    assertThat(fairLeave("c2:1", "w1")).containsExactly(1L);
     assertThat(redis.exists(QUEUE)).isZero();
+  }
+
+  @Test
+  void aLateLeaveOfAnAcquisitionThatNeverLearntItsTicketLeavesTheOwnersNextEntry() {
+    fairAcquire("c1:1", "holder", 0, false, "");
+    fairAcquire("c2:1", "w1", 0, true, ""); // its reply was lost; then it gave up
+    long second = (Long) fairAcquire("c2:1", "w2", 0, true, "").get(2);
+    assertThat(fairLeave("c2:1", "w1")).containsExactly(0L);
+    assertThat(redis.zscore(QUEUE, "c2:1")).isEqualTo((double) second);
+  }
+
+  @Test
+  void aLateLeaveFromBeforeARestartLeavesTheEntryOfTheOwnersNextAcquisitionUnderTheSameTicket() {
+    fairAcquire("c1:1", "holder", 0, false, "");
+    long first = (Long) fairAcquire("c2:1", "w1", 0, true, "").get(2);
+    // a restart from a file saved before anybody queued: the counter starts again
+    redis.del(QUEUE, BEATS, FAIR + ":tickets", ENTRIES);
+    long second = (Long) fairAcquire("c2:1", "w2", 0, true, "").get(2);
+    assertThat(second).as("the same ticket again").isEqualTo(first);
+    assertThat(fairLeave("c2:1", "w1")).as("w1 gave up; its leave arrives now").containsExactly(0L);
+    assertThat(redis.zscore(QUEUE, "c2:1")).isEqualTo((double) second);
   }
 
   // ---- the read-write lock ----

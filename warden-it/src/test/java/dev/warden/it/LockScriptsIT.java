@@ -730,7 +730,13 @@ class LockScriptsIT {
     acquire("a", 0, 10_000, false);
     assertThat(run("lock-force-release", new String[] {LOCK}, CHANNEL)).containsExactly(1L);
     assertThat(run("fair-force-release", new String[] {LOCK, queue}, CHANNEL)).containsExactly(0L);
-    assertThat(run("fair-leave", new String[] {LOCK, queue, beats}, "a", CHANNEL, ""))
+    assertThat(
+            run(
+                "fair-leave",
+                new String[] {LOCK, queue, beats, LOCK + ":entries"},
+                "a",
+                CHANNEL,
+                "x"))
         .containsExactly(0L);
     String[] rw = rwKeys("shapes");
     assertThat(run("rw-force-release", new String[] {rw[0]}, CHANNEL)).containsExactly(0L);

@@ -11,9 +11,9 @@ import java.util.Map;
 
 /**
  * The fair lock's script calls, as {@code FairDriver} sends them (fair-acquire, fair-release for
- * releases, hand-offs and give-backs, fair-leave, lock-renew), including the tickets the driver
- * keeps for its waiting acquisitions between attempts, by acquisition id, and forgets when they
- * end.
+ * releases, hand-offs and give-backs, fair-leave by acquisition id, lock-renew), including the
+ * tickets the driver keeps for its waiting acquisitions between attempts, by acquisition id, and
+ * forgets when they end.
  */
 final class FairProtocol implements LockSide {
   private final Wire wire;
@@ -63,7 +63,7 @@ final class FairProtocol implements LockSide {
     List<Object> reply =
         wire.run(
             "fair-acquire",
-            List.of(lock, fence, queue(), lock + ":beats", lock + ":tickets"),
+            List.of(lock, fence, queue(), lock + ":beats", lock + ":tickets", lock + ":entries"),
             owner,
             Long.toString(lease),
             Integer.toString(heldBefore),
@@ -125,14 +125,14 @@ final class FairProtocol implements LockSide {
 
   @Override
   public Runnable leave(String owner, String acquisitionId) {
-    Long ticket = tickets.remove(ReentrantProtocol.client(owner) + acquisitionId);
+    tickets.remove(ReentrantProtocol.client(owner) + acquisitionId);
     return () ->
         wire.run(
             "fair-leave",
-            List.of(lock, queue(), lock + ":beats"),
+            List.of(lock, queue(), lock + ":beats", lock + ":entries"),
             owner,
             channel,
-            ticket == null ? "" : Long.toString(ticket));
+            acquisitionId);
   }
 
   @Override
