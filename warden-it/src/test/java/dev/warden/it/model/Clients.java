@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * What a Warden client does with the lock scripts' replies, as {@code LockCore}, {@code
@@ -101,7 +102,7 @@ final class Clients {
 
   private void attempt(LockSide side, String owner, Parked p, boolean willWait, Fault fault) {
     Views v = views(side);
-    long before = p.tokenFloor != null ? p.tokenFloor : maxToken(side);
+    long before = maxToken(side); // a new hold's token rises above every one seen
     Attempt a =
         side.acquire(owner, p.acquisitionId, p.heldBefore, LEASE, v.othersWait(owner), willWait);
     if (a.acquired()) {
@@ -114,7 +115,6 @@ final class Clients {
       a = side.acquire(owner, p.acquisitionId, p.heldBefore, LEASE, v.othersWait(owner), willWait);
     } else if (fault == Fault.LOST_PARK && willWait) {
       p.inDoubt = true;
-      p.tokenFloor = p.tokenFloor != null ? p.tokenFloor : before;
       v.parked.put(owner, p);
       return;
     } else if (fault != Fault.NONE && fault != Fault.ABANDON) {
@@ -273,13 +273,24 @@ final class Clients {
                 earlier.inDoubt() || p.giveBackDue));
   }
 
-  /** The late give-back and leave of the owner's acquisitions that gave up reach Redis now. */
-  boolean deliverLate(LockSide side, String owner) {
-    Views.Late late = views(side).late.remove(owner);
-    if (late != null) {
-      late.calls().run();
+  /**
+   * The late give-backs and leaves of acquisitions that gave up reach Redis now, in the order they
+   * were sent; returns whose, or null when none was on its way.
+   */
+  String deliverLate() {
+    List<String> whose = new ArrayList<>();
+    for (Views v : views.values()) {
+      v.late.forEach(
+          (owner, late) -> {
+            if (v.parked.containsKey(owner)) {
+              Coverage.hit("late leave behind the next acquisition");
+            }
+            late.calls().run();
+            whose.add(owner + " on " + v.side.describe());
+          });
+      v.late.clear();
     }
-    return late != null;
+    return whose.isEmpty() ? null : "the late give-backs and leaves of " + whose + " reach Redis";
   }
 
   // ---- release ----
@@ -295,7 +306,7 @@ final class Clients {
     int heldBefore = hold.count;
     if (hold.releaseId == null) {
       hold.releaseId = newAcquisitionId(owner);
-      hold.presentAtFirstRun = side.holds().containsKey(owner);
+      hold.endedAt = -1;
     }
     String releaseId = hold.releaseId;
     if (heldBefore == 1 && side.handsOff()) {
@@ -306,9 +317,14 @@ final class Clients {
       }
     }
     boolean yielding = heldBefore == 1 && turns.yielded(side, owner);
-    Release r = lower(side, owner, heldBefore, releaseId, yielding);
+    if (yielding) {
+      Coverage.hit("yielding release");
+    }
+    Release r =
+        run(side, owner, heldBefore, () -> lower(side, owner, heldBefore, releaseId, yielding));
     if (fault == Fault.LOST_RETRY || fault == Fault.LOST_FAIL) {
-      r = lower(side, owner, heldBefore, releaseId, yielding); // Calls.awaitRetrying
+      // Calls.awaitRetrying: the same release again
+      r = run(side, owner, heldBefore, () -> lower(side, owner, heldBefore, releaseId, yielding));
     }
     if (fault == Fault.LOST_FAIL) {
       // every run's reply was lost: unlock() throws; the hold stays as it was, in doubt (the
@@ -325,25 +341,53 @@ final class Clients {
         : side.release(owner, heldBefore, releaseId);
   }
 
+  /**
+   * One run of the owner's release (its script call, given), checked: it may count as released only
+   * when the hold was there, or an earlier run of the same release ended it; and it must when so,
+   * unless a fault since may have taken that run's marker.
+   */
+  private Release run(LockSide side, String owner, int heldBefore, Supplier<Release> call) {
+    return run(side, owner, heldBefore, call, true);
+  }
+
+  /** As {@link #run}; {@code verdict} false: the call's reply says nothing about the release. */
+  private Release run(
+      LockSide side, String owner, int heldBefore, Supplier<Release> call, boolean verdict) {
+    Hold hold = views(side).hold(owner);
+    boolean present = side.holds().containsKey(owner);
+    Release r = call.get();
+    if (!verdict) {
+      if (present && heldBefore == 1) {
+        hold.endedAt = hold.faults;
+      }
+      return r;
+    }
+    if (r.held() && !present && hold.endedAt < 0) {
+      throw new Violation(
+          "release-verdict",
+          side.describe()
+              + ": a release of "
+              + owner
+              + " counts as done, but the hold was gone, and no run of it had ended it (a lost"
+              + " lease hidden)");
+    }
+    if (!r.held() && !present && hold.endedAt >= 0 && hold.endedAt == hold.faults) {
+      throw new Violation(
+          "release-verdict",
+          side.describe()
+              + ": a release of "
+              + owner
+              + " reports the hold lost, but an earlier run of it ended it, and no fault since");
+    }
+    if (present && heldBefore == 1) {
+      hold.endedAt = hold.faults; // this run ends the hold, and marks it as its own
+    }
+    return r;
+  }
+
   /** The verdict of a release that got its answer: released, or the hold was lost before. */
   private void released(LockSide side, String owner, boolean released) {
     Hold hold = views(side).hold(owner);
-    if (released && !hold.presentAtFirstRun) {
-      throw new Violation(
-          "release-verdict",
-          side.describe()
-              + ": the release of "
-              + owner
-              + " counts as done, but the hold was gone before its first run (a lost lease hidden)");
-    }
-    if (!released && hold.presentAtFirstRun && !hold.disturbed) {
-      throw new Violation(
-          "release-verdict",
-          side.describe()
-              + ": the release of "
-              + owner
-              + " reports the hold lost, but it was there at its first run and no fault touched it");
-    }
     hold.releaseId = null;
     if (!released) {
       lost(side, owner);
@@ -371,12 +415,24 @@ final class Clients {
             : f == Fault.LOST_FAIL ? HandOffFault.LOST_WAITER_LEFT : HandOffFault.NONE;
     Views v = views(side);
     Parked p = v.parked.get(waiter);
-    long before = p.tokenFloor != null ? p.tokenFloor : maxToken(side);
-    HandOff result =
-        side.releaseTo(owner, new LockSide.Terms(waiter, LEASE, p.acquisitionId), releaseId);
+    long before = maxToken(side); // a new hold's token rises above every one seen
+    HandOff[] handOff = new HandOff[1];
+    run(
+        side,
+        owner,
+        1,
+        () -> {
+          handOff[0] =
+              side.releaseTo(owner, new LockSide.Terms(waiter, LEASE, p.acquisitionId), releaseId);
+          return new Release(handOff[0] != HandOff.LOST, 0);
+        },
+        // lock-transfer's {0} is no verdict (the release that follows it is); fair-release's is
+        side instanceof FairProtocol);
+    HandOff result = handOff[0];
     if (result == HandOff.HANDED) {
       seen(side, side.token());
       turns.transferred(side);
+      Coverage.hit("hand-off " + fault);
     }
     if (fault == HandOffFault.NONE) {
       switch (result) {
@@ -392,14 +448,14 @@ final class Clients {
         case LOST -> released(side, owner, false); // the fair lock's release found no hold
         case NOT_HELD -> {
           retry(side, waiter, Fault.NONE); // declined: the waiter tries at once
-          released(side, owner, side.release(owner, 1, releaseId).held());
+          released(
+              side, owner, run(side, owner, 1, () -> side.release(owner, 1, releaseId)).held());
         }
       }
       return;
     }
     // the reply was lost: the waiter is told the hand-off is in doubt (Successor.handOffInDoubt)
     p.giveBackDue = true;
-    p.tokenFloor = p.tokenFloor != null ? p.tokenFloor : before;
     if (fault == HandOffFault.LOST_WAITER_LEFT) {
       // its wait had run out meanwhile: it left, and now gives back what it may have been handed
       Parked left = v.parked.remove(waiter);
@@ -411,7 +467,27 @@ final class Clients {
       retry(side, waiter, Fault.NONE); // it tries at once, and finds what it was given
     }
     // the release is retried with the same id: it finds that its first run ended the hold
-    released(side, owner, side.release(owner, 1, releaseId).held());
+    released(side, owner, run(side, owner, 1, () -> side.release(owner, 1, releaseId)).held());
+  }
+
+  /**
+   * LockCore.giveBackAsync: undoes the acquisition that last raised the owner's hold (a
+   * multi-lock's part when the group is not taken after all): the record drops one hold at once,
+   * and a plain release of the count the client knew goes out with its own release id.
+   */
+  void giveBackAsync(LockSide side, String owner) {
+    Hold hold = views(side).hold(owner);
+    if (hold == null) {
+      return;
+    }
+    int heldBefore = hold.count;
+    if (heldBefore > 1) {
+      hold.count--;
+      hold.user--;
+    } else {
+      forget(side, owner);
+    }
+    side.release(owner, heldBefore, newAcquisitionId(owner));
   }
 
   // ---- leases ----

@@ -9,13 +9,14 @@ import java.util.Random;
 /**
  * Runs seeded random sequences of one family against the real scripts, checks the invariants after
  * every step, and shrinks each sequence that breaks one to a minimal sequence that still breaks the
- * same invariant (dropping chunks of steps, then single steps, while it still fails). Each distinct
- * invariant is reported once per run, with its seed, its minimal sequence in words, and the script
- * calls of that sequence in order.
+ * same invariant (dropping chunks of steps, then single steps, while it still fails), within the
+ * family's shrinking budget. Each invariant is reported once per kind of step that broke it, with
+ * its seed, its (minimal) sequence in words, and the script calls of that sequence in order.
  */
 final class Explorer {
   /** A sequence that broke an invariant, shrunk: its seed, its steps and what they did. */
-  record Finding(long seed, Violation violation, List<String> steps, List<String> calls) {
+  record Finding(
+      long seed, Violation violation, List<String> steps, List<String> calls, boolean minimal) {
     String report(Model.Family family) {
       StringBuilder out = new StringBuilder();
       out.append("\n=== ")
@@ -28,7 +29,8 @@ final class Explorer {
           .append(seed)
           .append(" -Dwarden.model.family=")
           .append(family)
-          .append(")\nminimal sequence, ")
+          .append(
+              minimal ? ")\nminimal sequence, " : ")\nsequence (the shrinking budget ran out), ")
           .append(steps.size())
           .append(" steps:\n");
       for (int i = 0; i < steps.size(); i++) {
@@ -44,20 +46,24 @@ final class Explorer {
   private record Outcome(
       List<Step> applied, List<String> words, List<String> calls, Violation violation) {}
 
-  /** How long one finding may be shrunk: a bound on the suite's time, not on the result's size. */
-  private static final long SHRINK_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
-
   private final Wire wire;
   private final Model.Family family;
   private final int length;
   private final Map<String, Finding> findings = new LinkedHashMap<>();
+  private final long shrinkNanos;
+  private long shrinkUsed;
   int sequences;
   long steps;
 
-  Explorer(Wire wire, Model.Family family, int length) {
+  /**
+   * @param shrinkBudget how long this family may spend shrinking, all its findings together: a
+   *     bound on the suite's time (a finding met once the budget is spent is reported as run)
+   */
+  Explorer(Wire wire, Model.Family family, int length, java.time.Duration shrinkBudget) {
     this.wire = wire;
     this.family = family;
     this.length = length;
+    this.shrinkNanos = shrinkBudget.toNanos();
   }
 
   Map<String, Finding> findings() {
@@ -79,22 +85,21 @@ final class Explorer {
     if (violation == null) {
       return;
     }
-    // one finding per invariant and kind of step that broke it (e.g. a hand-off, a lost reply)
+    // one finding per invariant and kind of step that broke it (e.g. a release, a rewind)
     Step last = outcome.applied().get(outcome.applied().size() - 1);
-    String signature =
-        violation.kind()
-            + " at "
-            + last.op()
-            + " "
-            + last.acquireFault()
-            + " "
-            + last.releaseFault();
+    String signature = violation.kind() + " at " + last.op();
     if (findings.containsKey(signature)) {
       return;
     }
-    Outcome minimal = shrink(outcome, violation.kind());
+    long started = System.nanoTime();
+    long deadline = started + (shrinkNanos - shrinkUsed);
+    Outcome minimal = shrink(outcome, violation.kind(), deadline);
+    long ended = System.nanoTime();
+    shrinkUsed += ended - started;
     findings.put(
-        signature, new Finding(seed, minimal.violation(), minimal.words(), minimal.calls()));
+        signature,
+        new Finding(
+            seed, minimal.violation(), minimal.words(), minimal.calls(), ended - deadline < 0));
   }
 
   /** Runs a sequence on an empty database; stops at the first broken invariant. */
@@ -127,15 +132,16 @@ final class Explorer {
    * Drops chunks of steps, halving the chunk down to one step, as long as the same invariant still
    * breaks; returns the run of the smallest such sequence.
    */
-  private Outcome shrink(Outcome failed, String kind) {
+  private Outcome shrink(Outcome failed, String kind, long deadline) {
     Outcome best = failed;
-    long deadline = System.nanoTime() + SHRINK_NANOS;
     for (int chunk = Math.max(1, best.applied().size() / 2); chunk >= 1; chunk /= 2) {
       boolean dropped = true;
       while (dropped && System.nanoTime() - deadline < 0) {
         dropped = false;
         List<Step> current = best.applied();
-        for (int from = 0; from + chunk <= current.size(); from++) {
+        for (int from = 0;
+            from + chunk <= current.size() && System.nanoTime() - deadline < 0;
+            from++) {
           List<Step> candidate = new ArrayList<>(current.subList(0, from));
           candidate.addAll(current.subList(from + chunk, current.size()));
           Outcome outcome = run(candidate);
@@ -148,7 +154,7 @@ final class Explorer {
       }
     }
     // then each step's variant as plain as it gets (no fault), where the same invariant breaks
-    for (int i = 0; i < best.applied().size(); i++) {
+    for (int i = 0; i < best.applied().size() && System.nanoTime() - deadline < 0; i++) {
       Step step = best.applied().get(i);
       if (step.variant() == 0) {
         continue;

@@ -80,10 +80,8 @@ final class GroupProtocol {
   }
 
   private void attempt(String owner, Waiting w, boolean willWait, Clients.Fault fault) {
-    if (!w.inDoubt) {
-      for (int i = 0; i < parts.size(); i++) {
-        w.tokenFloor[i] = clients.maxToken(parts.get(i));
-      }
+    for (int i = 0; i < parts.size(); i++) {
+      w.tokenFloor[i] = clients.maxToken(parts.get(i)); // a new part's token rises above these
     }
     List<Object> reply = run(owner, w);
     seeTokens(reply);
@@ -100,17 +98,20 @@ final class GroupProtocol {
       end(owner, w);
       return;
     }
-    w.inDoubt = false;
     if (number(reply, 0) != 1) {
+      // still in doubt, if it was: a part an earlier run took stays taken while another refuses
+      // (its give-back at the end, or a later grant, settles it)
       if (willWait) {
         w.blocker = (int) number(reply, 1) - 1;
         parked.put(owner, w);
+        Coverage.hit("multi-lock waits");
         clients.turns.farRefused(parts.get(w.blocker).key(), owner);
       } else {
         end(owner, w);
       }
       return;
     }
+    w.inDoubt = false;
     parked.remove(owner);
     if (fault == Clients.Fault.ABANDON) {
       w.giveBackDue = true; // GroupClaim.rollback (or its giveBackInDoubt): the same calls
@@ -123,17 +124,21 @@ final class GroupProtocol {
 
   /**
    * RedisMultiLock.acquireGroup: adopts each part's grant in order; when a part's adopt throws (its
-   * grant shows the hold the client knew was lost, and is given back), the parts adopted before it
-   * stay adopted and the grants after it are left as they are.
+   * grant shows the hold the client knew was lost, and is given back), the grants after it go back
+   * unused (LockCore.giveBack: by the acquisition's id) and the parts adopted before it are given
+   * back as a group taken earlier is (LockCore.giveBackAsync), last first.
    */
   private void adoptAll(String owner, Waiting w, List<Object> reply) {
     for (int i = 0; i < parts.size(); i++) {
       Parked grant = new Parked(w.id, w.heldBefore[i]);
       grant.before = w.before[i];
       if (!clients.adopt(parts.get(i), owner, grant, number(reply, 1 + 2 * i), w.tokenFloor[i])) {
-        for (int j = 0; j < i; j++) {
-          // adopted for a caller that was told the multi-lock was not taken
-          clients.views(parts.get(j)).hold(owner).user--;
+        Coverage.hit("multi-lock part found lost");
+        for (int j = parts.size() - 1; j > i; j--) {
+          parts.get(j).giveBack(owner, w.id, w.heldBefore[j]);
+        }
+        for (int j = i - 1; j >= 0; j--) {
+          clients.giveBackAsync(parts.get(j), owner);
         }
         return;
       }

@@ -26,7 +26,13 @@ final class Model {
   }
 
   static final int CLIENTS = 3;
-  static final int THREADS = 2;
+  static final int THREADS = 3;
+
+  // the shape of the sequence being generated: how many clients and threads take part, and the
+  // object most steps go to (so that threads of one client meet there: hand-offs, rows, turns)
+  private int clientsInPlay;
+  private int threadsInPlay;
+  private int focus = -1;
 
   final Wire wire;
   final Family family;
@@ -75,33 +81,39 @@ final class Model {
 
   /** Draws the next step of a sequence of this family. */
   Step generate(Random random) {
-    int client = 1 + random.nextInt(CLIENTS);
-    int thread = 1 + random.nextInt(THREADS);
+    if (focus < 0) {
+      clientsInPlay = 2 + random.nextInt(CLIENTS - 1);
+      threadsInPlay = 2 + random.nextInt(THREADS - 1);
+      focus = random.nextInt(Math.max(1, sides.size()));
+    }
+    int client = 1 + random.nextInt(clientsInPlay);
+    int thread = 1 + random.nextInt(threadsInPlay);
     int variant = random.nextInt(60);
     if (family == Family.PERMITS) {
       return Permits.generate(random, client, thread, variant);
     }
-    int target = random.nextInt(sides.size());
+    int target = random.nextInt(10) < 7 ? focus : random.nextInt(sides.size());
     int roll = random.nextInt(100);
     Op op;
-    if (roll < 24) {
+    if (roll < 23) {
       op = Op.ACQUIRE;
-    } else if (roll < 46) {
+    } else if (roll < 43) {
       op = Op.RELEASE;
-    } else if (roll < 54) {
+    } else if (roll < 51) {
       op = Op.RETRY;
-    } else if (roll < 58) {
+    } else if (roll < 56) {
       op = Op.GIVE_UP;
-    } else if (roll < 62) {
+    } else if (roll < 60) {
       op = Op.RENEW;
-    } else if (roll < 65) {
+    } else if (roll < 63) {
       op = Op.EXPIRE;
-    } else if (roll < 69) {
+    } else if (roll < 67) {
       op = Op.SNAPSHOT;
-    } else if (roll < 73) {
+    } else if (roll < 71) {
       op = Op.REWIND;
     } else if (roll < 75) {
-      op = random.nextBoolean() ? Op.LATE_LEAVE : Op.TURN_ENDS;
+      // turns are the reentrant lock's
+      op = roll < 73 || family != Family.REENTRANT ? Op.LATE_LEAVE : Op.TURN_ENDS;
     } else if (roll < 82 && group != null) {
       op = random.nextBoolean() ? Op.MULTI_LOCK : Op.MULTI_UNLOCK;
     } else if (roll < 87 && condition != null) {
@@ -209,10 +221,7 @@ final class Model {
             + (s.late() ? " (its give-back and leave reach Redis later)" : "");
       }
       case LATE_LEAVE -> {
-        if (!clients.deliverLate(side, owner)) {
-          return null;
-        }
-        return "the late give-back and leave of " + owner + " on " + on + " reach Redis";
+        return clients.deliverLate();
       }
       case RELEASE -> {
         Hold hold = v.hold(owner);
@@ -343,6 +352,7 @@ final class Model {
 
   /** A hold whose lease a fault ended: its client does not know yet. */
   private static void disturb(Hold hold) {
+    hold.faults++;
     hold.disturbed = true;
     hold.faultEnds = -1;
   }
@@ -355,6 +365,7 @@ final class Model {
       v.parked.values().forEach(p -> p.rewound = true);
       v.holds.forEach(
           (owner, hold) -> {
+            hold.faults++;
             hold.disturbed = true;
             hold.faultEnds = v.side.expiresAt(owner);
           });

@@ -9,13 +9,13 @@ import java.util.Set;
 /**
  * The reentrant lock's turns between clients: the client's side of it as {@code HandOff.Rows} keeps
  * it (a row of hand-offs between one client's threads, made while a waiter no hand-off reaches was
- * refused, ends after {@link Settings#HAND_OFFS_IN_A_ROW} with a real release that yields), and two
- * invariants about it:
+ * refused, ends after {@link #ROW} hand-offs with a real release that yields), and two invariants
+ * about it:
  *
  * <ul>
  *   <li><b>passed-over</b>: a waiter of another client (or a multi-lock's), refused while one
- *       client held the lock, sees at most {@link Settings#HAND_OFFS_IN_A_ROW} hand-offs between
- *       that client's threads before the lock is really released;
+ *       client held the lock, sees at most {@link #ROW} hand-offs between that client's threads
+ *       before the lock is really released;
  *   <li><b>turn</b>: a lock hash nobody holds keeps no client out for longer than one turn: it is
  *       nominated for a client ({@code #n}: the others wait at most {@link
  *       Settings#CROSS_CLIENT_TURN_MILLIS}) or reserved from one ({@code #r}: that one waits at
@@ -26,6 +26,13 @@ import java.util.Set;
  * Other lock types hand off without rows (the fair lock's queue decides).
  */
 final class Turns {
+  /**
+   * The hand-offs in a row the model's clients make while a far waiter was refused: fewer than
+   * {@link Settings#HAND_OFFS_IN_A_ROW}, so that rows end (and the scripts' yielding release and
+   * reservation run) within a sequence; the scripts do not know the number.
+   */
+  static final int ROW = 2;
+
   private final Wire wire;
   private final Map<String, Integer> rows = new HashMap<>(); // by client and lock
   private final Set<String> yielding = new HashSet<>();
@@ -56,7 +63,7 @@ final class Turns {
       return null;
     }
     Integer turns = rows.get(row);
-    if (turns != null && (turns >= Settings.HAND_OFFS_IN_A_ROW || rowTimeUp)) {
+    if (turns != null && (turns >= ROW || rowTimeUp)) {
       rows.remove(row);
       yielding.add(row);
       return null;
@@ -100,6 +107,7 @@ final class Turns {
   void farRefused(String lock, String owner) {
     farWaiters.computeIfAbsent(lock, k -> new HashSet<>()).add(owner);
     passedOver.putIfAbsent(lock, 0);
+    Coverage.hit("far waiter refused");
   }
 
   /** The owner's acquisition of the lock is over (granted, or ended). */
@@ -120,7 +128,9 @@ final class Turns {
   /** A transfer ran (its reply heard or not). */
   void transferred(LockSide side) {
     if (side instanceof ReentrantProtocol lock) {
-      passedOver.computeIfPresent(lock.key(), (k, n) -> n + 1);
+      if (passedOver.computeIfPresent(lock.key(), (k, n) -> n + 1) != null) {
+        Coverage.hit("far waiter passed over");
+      }
     }
   }
 
@@ -170,11 +180,15 @@ final class Turns {
         passedOver.remove(lock.key());
         farWaiters.remove(lock.key());
         if (!hash.isEmpty()) {
+          Coverage.hit(
+              "turn ("
+                  + (hash.containsKey("#n") ? "#n" : hash.containsKey("#r") ? "#r" : "?")
+                  + ")");
           turn(lock, hash);
         }
       }
       Integer passed = passedOver.get(lock.key());
-      if (passed != null && passed > Settings.HAND_OFFS_IN_A_ROW) {
+      if (passed != null && passed > ROW) {
         throw new Violation(
             "passed-over",
             lock.describe()

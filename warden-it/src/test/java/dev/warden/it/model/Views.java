@@ -23,8 +23,11 @@ final class Views {
     /** The id of a release that failed in doubt (the next release of it sends it again). */
     String releaseId;
 
-    /** Whether Redis had the hold when that release first ran (the verdict's truth). */
-    boolean presentAtFirstRun;
+    /** How many faults touched the hold so far. */
+    int faults;
+
+    /** For the release under way: the {@link #faults} when a run of it ended the hold, or -1. */
+    int endedAt = -1;
 
     /** Whether the lease keeper renews it (it stops for a last hold whose release is in doubt). */
     boolean renewing = true;
@@ -67,13 +70,6 @@ final class Views {
      * way that leaves open whether it ran).
      */
     boolean giveBackDue;
-
-    /**
-     * The highest token seen before a run of this acquisition that the client never heard from (a
-     * lost reply, a transfer in doubt): a later attempt finds that run's grant, and its token,
-     * which only has to rise above this. Null when there was none.
-     */
-    Long tokenFloor;
 
     /** Whether a rewind may have taken its entry in the object's queue (until its next reply). */
     boolean rewound;
