@@ -431,12 +431,12 @@ final class Clients {
     HandOff result = handOff[0];
     if (result == HandOff.HANDED) {
       seen(side, side.token());
-      turns.transferred(side);
       Coverage.hit("hand-off " + fault);
     }
     if (fault == HandOffFault.NONE) {
       switch (result) {
         case HANDED -> {
+          turns.transferred(side);
           turns.handedOff(side, owner, side.othersWaitFar());
           released(side, owner, true);
           v.parked.remove(waiter);

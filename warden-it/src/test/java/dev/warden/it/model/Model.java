@@ -97,8 +97,10 @@ final class Model {
     Op op;
     if (roll < 23) {
       op = Op.ACQUIRE;
-    } else if (roll < 43) {
+    } else if (roll < 35) {
       op = Op.RELEASE;
+    } else if (roll < 43) {
+      op = Op.RELOCK;
     } else if (roll < 51) {
       op = Op.RETRY;
     } else if (roll < 56) {
@@ -236,6 +238,9 @@ final class Model {
             + (waiter != null ? ", may hand it to " + waiter : "")
             + fault(s.releaseFault());
       }
+      case RELOCK -> {
+        return relock(side, s);
+      }
       case RENEW -> {
         clients.renew(side, s.clientPrefix());
         return s.clientPrefix() + " lease keeper renews its holds of " + on;
@@ -305,6 +310,40 @@ final class Model {
         return null;
       }
     }
+  }
+
+  /**
+   * A thread that holds the object once (of the step's client first, else of any) releases it and
+   * at once locks it again, as threads that take turns in a loop do (the release hands the lock to
+   * a parked thread of its client where it can): so rows of hand-offs form.
+   */
+  private String relock(LockSide side, Step s) {
+    Views v = clients.views(side);
+    List<String> holders = new ArrayList<>();
+    v.holds.forEach(
+        (owner, hold) -> {
+          if (hold.count == 1 && !busy(owner)) {
+            holders.add(owner);
+          }
+        });
+    holders.sort(
+        (a, b) ->
+            Boolean.compare(!a.startsWith(s.clientPrefix()), !b.startsWith(s.clientPrefix())));
+    for (String owner : holders) {
+      String waiter = waiter(v, owner, s);
+      clients.release(side, owner, s.releaseFault(), waiter, s.rowTimeUp());
+      if (v.hold(owner) != null) {
+        return owner + " unlock() " + side.describe() + fault(s.releaseFault()); // in doubt
+      }
+      clients.acquire(side, owner, true, Clients.Fault.NONE);
+      return owner
+          + " unlock() "
+          + side.describe()
+          + (waiter != null ? ", may hand it to " + waiter : "")
+          + fault(s.releaseFault())
+          + ", then lock() again";
+    }
+    return null;
   }
 
   /** The parked waiter of the owner's client a release of its last hold would hand off to. */

@@ -20,6 +20,7 @@ record Step(Op op, int target, int client, int thread, int variant) {
     MULTI_LOCK,
     MULTI_UNLOCK,
     LATE_LEAVE,
+    RELOCK,
     TURN_ENDS,
     AWAIT,
     SIGNAL,

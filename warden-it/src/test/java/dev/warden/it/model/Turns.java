@@ -15,7 +15,9 @@ import java.util.Set;
  * <ul>
  *   <li><b>passed-over</b>: a waiter of another client (or a multi-lock's), refused while one
  *       client held the lock, sees at most {@link #ROW} hand-offs between that client's threads
- *       before the lock is really released;
+ *       before the lock is really released. Only hand-offs whose reply was heard count: the
+ *       client's rows do not count one whose reply was lost ({@code HandOff.Taken.inDoubt}), so
+ *       while their replies are lost a far waiter can see more (each costs a failed call);
  *   <li><b>turn</b>: a lock hash nobody holds keeps no client out for longer than one turn: it is
  *       nominated for a client ({@code #n}: the others wait at most {@link
  *       Settings#CROSS_CLIENT_TURN_MILLIS}) or reserved from one ({@code #r}: that one waits at
@@ -125,7 +127,7 @@ final class Turns {
     }
   }
 
-  /** A transfer ran (its reply heard or not). */
+  /** A transfer ran, and its reply was heard. */
   void transferred(LockSide side) {
     if (side instanceof ReentrantProtocol lock) {
       if (passedOver.computeIfPresent(lock.key(), (k, n) -> n + 1) != null) {
