@@ -299,6 +299,33 @@ class DriverScriptsIT {
     assertThat(reentry.get(1)).as("a re-entry keeps the token").isEqualTo(next.get(1));
   }
 
+  @Test
+  void aMultiLockRefusalSaysWhenAnEarlierRunOfTheSameAcquisitionHoldsParts() {
+    String a = "warden:{d}:lock-a";
+    String b = "warden:{d}:lock-b";
+    String[] keys = {a, a + ":fence", b, b + ":fence"};
+    run("lock-acquire-all", keys, "c1:1", "10000", TERMS, "g1", "0", "0"); // its reply is lost
+    redis.del(a); // part a's lease ran out, and another owner took it
+    run(
+        "lock-acquire",
+        new String[] {a, a + ":fence"},
+        "c2:1",
+        "10000",
+        "0",
+        "0",
+        TERMS,
+        "x",
+        "c2:",
+        "0");
+    List<Object> retry = run("lock-acquire-all", keys, "c1:1", "10000", TERMS, "g1", "0", "0");
+    assertThat(retry.get(0)).isEqualTo(0L);
+    assertThat(retry.get(1)).as("refused by part a").isEqualTo(1L);
+    assertThat(retry.get(3)).as("g1 holds part b: the client gives it back").isEqualTo(1L);
+    assertThat(run("lock-acquire-all", keys, "c1:1", "10000", TERMS, "g2", "0", "0").get(3))
+        .as("another acquisition of the owner holds nothing of it")
+        .isEqualTo(0L);
+  }
+
   /** The token of an acquisition's reply: a decimal string, exact beyond 2^53. */
   private static long token(List<Object> reply) {
     assertThat(reply.get(0)).as("acquired: %s", reply).isEqualTo(1L);

@@ -12,9 +12,10 @@ import java.util.Map;
 
 /**
  * A multi-lock of reentrant locks in one slot, as {@code GroupClaim} takes it (lock-acquire-all:
- * all parts or none, waiting on the part that refused if the caller waits), {@code
- * RedisMultiLock.acquireGroup} adopts it (part by part, in order) and {@code GroupClaim} gives back
- * what an acquisition in doubt or a grant nobody uses took (each part by the acquisition's id).
+ * all parts or none, waiting on the part that refused if the caller waits, giving back at once the
+ * parts a refusal says an earlier run took), {@code RedisMultiLock.acquireGroup} adopts it (part by
+ * part, in order) and {@code GroupClaim} gives back what an acquisition in doubt or a grant nobody
+ * uses took (each part by the acquisition's id).
  */
 final class GroupProtocol {
   /** One acquisition of the multi-lock: its id, and each part's hold and count when it began. */
@@ -99,8 +100,14 @@ final class GroupProtocol {
       return;
     }
     if (number(reply, 0) != 1) {
-      // still in doubt, if it was: a part an earlier run took stays taken while another refuses
-      // (its give-back at the end, or a later grant, settles it)
+      if (reply.size() > 3 && number(reply, 3) == 1) {
+        // GroupClaim: an earlier run, whose reply was lost, took parts: they go back at once
+        for (int i = 0; i < parts.size(); i++) {
+          parts.get(i).giveBack(owner, w.id, w.heldBefore[i]);
+        }
+        Coverage.hit("multi-lock gives back parts while waiting");
+      }
+      w.inDoubt = false; // the refusal said whether an earlier run holds parts: none now
       if (willWait) {
         w.blocker = (int) number(reply, 1) - 1;
         parked.put(owner, w);
