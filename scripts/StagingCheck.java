@@ -321,12 +321,17 @@ public final class StagingCheck {
       }
     }
     Set<String> sourceFiles = new TreeSet<>();
+    // a Kotlin file's classes take names of its choosing (@file:JvmName), so a package with Kotlin
+    // sources counts as covered by them
+    Set<String> kotlinPackages = new TreeSet<>();
     try (JarFile src = new JarFile(sources.toFile())) {
       for (ZipEntry entry : src.stream().toList()) {
         String name = entry.getName();
         if (name.endsWith(".java")) {
           sourceFiles.add(name.substring(0, name.length() - ".java".length()));
           checkSince(coordinates, version, name, src.getInputStream(entry));
+        } else if (name.endsWith(".kt")) {
+          kotlinPackages.add(folderOf(name));
         }
       }
       if (classes.isEmpty() && src.getEntry("README.txt") == null) {
@@ -335,7 +340,7 @@ public final class StagingCheck {
       }
     }
     for (String type : classes) {
-      if (!sourceFiles.contains(type)) {
+      if (!sourceFiles.contains(type) && !kotlinPackages.contains(folderOf(type))) {
         problems.add(coordinates + ": the sources jar lacks " + type + ".java");
       }
     }
@@ -345,6 +350,12 @@ public final class StagingCheck {
         problems.add(coordinates + ": the javadoc jar has no " + required);
       }
     }
+  }
+
+  /** The folder of a jar entry or type path ("dev/warden/kotlin" for "dev/warden/kotlin/X.kt"). */
+  private static String folderOf(String path) {
+    int slash = path.lastIndexOf('/');
+    return slash < 0 ? "" : path.substring(0, slash);
   }
 
   /** A public type of the API says since when it exists, and never a version after this one. */

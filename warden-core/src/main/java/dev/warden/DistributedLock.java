@@ -196,4 +196,29 @@ public interface DistributedLock extends Lock {
    * @return a future of the handle that owns the hold
    */
   CompletableFuture<LockHandle> acquireAsync(Duration waitTime);
+
+  /**
+   * Starts acquiring a hold with a fixed lease, owned by the handle the future completes with: the
+   * non-blocking form of {@link #tryAcquire(Duration, Duration)}. The lease keeper never renews the
+   * hold; it ends after {@code leaseTime} unless the handle extends it or is closed before. The
+   * future completes exceptionally with {@link LockTimeoutException} when {@code waitTime} passes
+   * first. Cancelling it abandons the attempt and releases the lock if it was taken meanwhile.
+   * Dependent stages run on Warden's callback executor, never on a Redis I/O thread.
+   *
+   * <p>The default fails with {@link UnsupportedOperationException}: the reentrant, fair, read and
+   * write locks support it; the multi-lock and the quorum lock do not (yet).
+   *
+   * @param waitTime how long to wait for the lock at most; zero tries once
+   * @param leaseTime how long the hold lasts unless extended or released; positive, in whole
+   *     milliseconds (rounded up)
+   * @return a future of the handle that owns the hold
+   * @throws IllegalArgumentException if {@code waitTime} is negative or {@code leaseTime} is not
+   *     positive
+   * @throws UnsupportedOperationException if this kind of lock takes no fixed-lease handles
+   * @since 0.2
+   */
+  default CompletableFuture<LockHandle> acquireAsync(Duration waitTime, Duration leaseTime) {
+    throw new UnsupportedOperationException(
+        getName() + ": this kind of lock takes no asynchronous fixed-lease handles");
+  }
 }

@@ -1,6 +1,7 @@
 package dev.warden;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -19,6 +20,24 @@ import java.util.concurrent.CompletionStage;
  * <p>Thread-safe. {@link #close()}, {@link #closeAfter(Duration)}, {@link #extend(Duration)} and
  * {@link #isHeld()} cost one round trip each; the other methods none.
  *
+ * <p><b>Without blocking.</b> Each of those has a form that blocks no thread ({@link
+ * #closeAsync()}, {@link #closeAfterAsync(Duration)}, {@link #extendAsync(Duration)}, {@link
+ * #isHeldAsync()}), for event loops, reactive pipelines and coroutines: it sends the call and
+ * returns a future that completes with the same outcome, and fails with the same exception, as the
+ * blocking form; the future completes on Warden's callback executor, never on a Redis I/O thread,
+ * so dependent stages may block. A handle's operations never overlap: one called while another is
+ * in flight (blocking or not) is sent after it ends. Cancelling a returned future does not stop its
+ * operation.
+ *
+ * <pre>{@code
+ * lock.acquireAsync(Duration.ofSeconds(5))
+ *     .thenCompose(hold -> store.writeAsync(record, hold.fencingToken())
+ *         .whenComplete((written, failure) -> hold.closeAsync()));   // after success or failure
+ * }</pre>
+ *
+ * <p>{@code warden-reactor} and {@code warden-kotlin} build scopes on these that also release when
+ * the work is cancelled.
+ *
  * @since 0.2
  */
 public interface LockHandle extends AutoCloseable {
@@ -36,6 +55,20 @@ public interface LockHandle extends AutoCloseable {
    * @return {@code true} if the hold is still this handle's in Redis
    */
   boolean isHeld();
+
+  /**
+   * Asks Redis, without blocking, whether this handle still holds the lock, as {@link #isHeld()}.
+   *
+   * <p>The default runs {@link #isHeld()} on the common pool; Warden's own handles of a lock on one
+   * deployment send the query without blocking any thread.
+   *
+   * @return a future of {@code true} if the hold is still this handle's in Redis; it fails with
+   *     {@link WardenException} if Redis could not be reached
+   * @since 0.2
+   */
+  default CompletableFuture<Boolean> isHeldAsync() {
+    return CompletableFuture.supplyAsync(this::isHeld);
+  }
 
   /**
    * Returns a stage that completes when the hold is known to be lost: the lock key vanished or went
@@ -69,6 +102,24 @@ public interface LockHandle extends AutoCloseable {
   boolean extend(Duration leaseTime);
 
   /**
+   * Sets this hold's lease to {@code leaseTime} from now, as {@link #extend(Duration)}, without
+   * blocking.
+   *
+   * <p>The default runs {@link #extend(Duration)} on the common pool; Warden's own handles of a
+   * lock on one deployment send the call without blocking any thread.
+   *
+   * @param leaseTime the new lease, counted from now; positive, in whole milliseconds (rounded up)
+   * @return a future of {@code true} if the hold is this handle's and its lease was set, {@code
+   *     false} if it was gone; it fails with {@link WardenException} if Redis could not be reached
+   * @throws IllegalArgumentException if {@code leaseTime} is null, zero or negative (Warden's own
+   *     handles throw it at once; the default fails the future with it)
+   * @since 0.2
+   */
+  default CompletableFuture<Boolean> extendAsync(Duration leaseTime) {
+    return CompletableFuture.supplyAsync(() -> extend(leaseTime));
+  }
+
+  /**
    * Ends this hold but keeps the lock for {@code keepFor} more: the hold stays in Redis, unrenewed,
    * and expires once {@code keepFor} has passed, so that no other owner can take the lock before
    * then (a job that must not run again too soon). A {@code keepFor} of zero is {@link #close()}.
@@ -86,6 +137,26 @@ public interface LockHandle extends AutoCloseable {
    * @since 0.2
    */
   void closeAfter(Duration keepFor);
+
+  /**
+   * Ends this hold but keeps the lock for {@code keepFor} more, as {@link #closeAfter(Duration)},
+   * without blocking.
+   *
+   * <p>The default runs {@link #closeAfter(Duration)} on the common pool; Warden's own handles of a
+   * lock on one deployment send the call without blocking any thread.
+   *
+   * @param keepFor how long the lock stays held from now; zero or positive, in whole milliseconds
+   *     (rounded up)
+   * @return a future completed once the hold ended; it fails with {@link LeaseExpiredException} if
+   *     the hold had already expired or been force-unlocked, or {@link WardenException} if Redis
+   *     could not be reached (calling again is safe)
+   * @throws IllegalArgumentException if {@code keepFor} is null or negative (Warden's own handles
+   *     throw it at once; the default fails the future with it)
+   * @since 0.2
+   */
+  default CompletableFuture<Void> closeAfterAsync(Duration keepFor) {
+    return CompletableFuture.runAsync(() -> closeAfter(keepFor));
+  }
 
   /**
    * Returns how many replicas acknowledged this hold's acquisition under {@link
@@ -108,4 +179,20 @@ public interface LockHandle extends AutoCloseable {
    */
   @Override
   void close();
+
+  /**
+   * Releases the hold, as {@link #close()}, without blocking: a second call (or one after {@link
+   * #close()}) completes at once and changes nothing.
+   *
+   * <p>The default runs {@link #close()} on the common pool; Warden's own handles of a lock on one
+   * deployment send the release without blocking any thread.
+   *
+   * @return a future completed once the hold was released; it fails with {@link
+   *     LeaseExpiredException} if the hold had already expired or been force-unlocked, or {@link
+   *     WardenException} if Redis could not be reached (calling again is safe)
+   * @since 0.2
+   */
+  default CompletableFuture<Void> closeAsync() {
+    return CompletableFuture.runAsync(this::close);
+  }
 }

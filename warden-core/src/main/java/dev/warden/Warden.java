@@ -160,6 +160,21 @@ public final class Warden implements AutoCloseable {
   }
 
   /**
+   * Returns a leader election for that name, not yet started: register its callbacks, then {@link
+   * Leadership#start()}. The leadership is the hold of {@link #lock(String) lock(name)} by a
+   * handle; its term is that hold's fencing token. Cheap: no round trip until started. See {@link
+   * Leadership}.
+   *
+   * @param name the name; also the name of the lock that the leader holds
+   * @return the leadership, not started
+   * @throws IllegalArgumentException if the name is null, empty, or contains '{' or '}'
+   * @since 0.2
+   */
+  public Leadership leadership(String name) {
+    return runtime.leadership(name);
+  }
+
+  /**
    * Returns the fair (first-come, first-served) lock of that name.
    *
    * @param name the lock's name

@@ -65,6 +65,38 @@ public interface WardenListener {
   default void acquisitionEnded(ObjectType type, String name, Outcome outcome, long nanos) {}
 
   /**
+   * An acquisition began, with an id that its end names again: for tracing, where the start and the
+   * end of one acquisition must be paired (they may happen on different threads, and acquisitions
+   * of one name overlap). The default calls {@link #acquisitionStarted(ObjectType, String)}; Warden
+   * calls only this form.
+   *
+   * @param type the object's type
+   * @param name the object's name
+   * @param acquisitionId the acquisition's id, unique within this JVM
+   * @since 0.2
+   */
+  default void acquisitionStarted(ObjectType type, String name, long acquisitionId) {
+    acquisitionStarted(type, name);
+  }
+
+  /**
+   * An acquisition that {@link #acquisitionStarted(ObjectType, String, long) started} ended. The
+   * default calls {@link #acquisitionEnded(ObjectType, String, Outcome, long)}; Warden calls only
+   * this form.
+   *
+   * @param type the object's type
+   * @param name the object's name
+   * @param acquisitionId the id its start gave
+   * @param outcome how it ended
+   * @param nanos how long it took, from the call to the outcome
+   * @since 0.2
+   */
+  default void acquisitionEnded(
+      ObjectType type, String name, long acquisitionId, Outcome outcome, long nanos) {
+    acquisitionEnded(type, name, outcome, nanos);
+  }
+
+  /**
    * A new hold of a lock began (a re-entry of a held lock is not a new hold). Semaphores and
    * latches have no holds.
    *
@@ -73,6 +105,20 @@ public interface WardenListener {
    * @param holdId the hold's id, unique within this JVM; {@link #holdEnded} names it again
    */
   default void holdStarted(ObjectType type, String name, long holdId) {}
+
+  /**
+   * A new hold of a lock began, with its fencing token. The default calls {@link
+   * #holdStarted(ObjectType, String, long)}; Warden calls only this form.
+   *
+   * @param type the lock's type
+   * @param name the lock's name
+   * @param holdId the hold's id, unique within this JVM
+   * @param fencingToken the hold's fencing token
+   * @since 0.2
+   */
+  default void holdStarted(ObjectType type, String name, long holdId, long fencingToken) {
+    holdStarted(type, name, holdId);
+  }
 
   /**
    * A hold that {@link #holdStarted started} ended: released, given back, or (once its owner was
@@ -101,4 +147,18 @@ public interface WardenListener {
    * @param name the lock's name
    */
   default void leaseLost(ObjectType type, String name) {}
+
+  /**
+   * A hold's lease was found lost, naming the hold ({@link #holdStarted(ObjectType, String, long)}
+   * gave the id; 0 when the hold's start was not reported, e.g. no listener was registered then).
+   * The default calls {@link #leaseLost(ObjectType, String)}; Warden calls only this form.
+   *
+   * @param type the lock's type
+   * @param name the lock's name
+   * @param holdId the hold's id, or 0
+   * @since 0.2
+   */
+  default void leaseLost(ObjectType type, String name, long holdId) {
+    leaseLost(type, name);
+  }
 }

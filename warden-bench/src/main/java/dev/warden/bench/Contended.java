@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.locks.Lock;
 
 /**
@@ -19,6 +20,15 @@ final class Contended implements Workload {
   static final Metric WAIT_P99 =
       Metric.lower("wait_p99_us", "wait p99", Metric.Unit.MICROS).inChart();
   static final List<Integer> THREADS = List.of(2, 8, 32);
+
+  /**
+   * W3's "no stall": the longest stretch without an acquisition stays below Warden's re-check
+   * interval.
+   */
+  static final double STALL_MICROS = 200_000;
+
+  /** W3's "independent of waiters": commands per acquisition at T=32 within this factor of T=2. */
+  static final double WAITER_COST_TOLERANCE = 1.25;
 
   private final String id;
   private final boolean fair;
@@ -113,7 +123,8 @@ final class Contended implements Workload {
     metrics.put("acquisitions_per_s", measurement.perSecond(acquisitions));
     metrics.putAll(measurement.latencies("wait"));
     metrics.put(
-        "longest_gap_us", acquisitions == 0 ? Double.NaN : (double) tally.histogram("gap").max());
+        "longest_gap_us",
+        acquisitions == 0 ? Double.NaN : (double) tally.histogram("gap").getMaxValue());
     metrics.putAll(measurement.costsPer(acquisitions));
     long counter = tally.inRun("counter");
     long acquired = tally.inRun("acquisitions");
@@ -123,6 +134,41 @@ final class Contended implements Workload {
           "counter is " + counter + " after " + acquired + " acquisitions: two holders at once");
     }
     return metrics;
+  }
+
+  @Override
+  public void judge(Targets.Of targets) {
+    if (!fair) {
+      targets.ratio("T=32", ACQUISITIONS, 2.0);
+      targets.ratio("T=32", WAIT_P99, 0.25);
+      targets.exclusion("mutual exclusion held (counter/reads checked)");
+      return;
+    }
+    targets.versus("W2", ACQUISITIONS, 0.8, "T");
+    Optional<Results.PointResult> few = targets.point("T=2");
+    Optional<Results.PointResult> many = targets.point("T=32");
+    double growth =
+        few.isPresent() && many.isPresent()
+            ? many.get().warden("cmds_per_op") / few.get().warden("cmds_per_op")
+            : Double.NaN;
+    targets.addRatio(
+        "cmds/acquisition at T=32 vs T=2",
+        "<= " + Format.ratio(WAITER_COST_TOLERANCE),
+        many.map(p -> Format.number(p.warden("cmds_per_op"))).orElse("n/a"),
+        few.map(p -> Format.number(p.warden("cmds_per_op"))).orElse("n/a") + " at T=2",
+        growth,
+        WAITER_COST_TOLERANCE,
+        false);
+    double longestGap = targets.worstWarden("longest_gap_us", true);
+    targets.add(
+        "no stall: longest gap between acquisitions (every T)",
+        "< " + Format.micros(STALL_MICROS),
+        Format.micros(longestGap),
+        "",
+        longestGap,
+        Format.micros(longestGap),
+        v -> v < STALL_MICROS);
+    targets.exclusion("mutual exclusion held (counter/reads checked)");
   }
 
   @Override

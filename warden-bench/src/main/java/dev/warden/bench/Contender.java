@@ -1,5 +1,7 @@
 package dev.warden.bench;
 
+import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.function.Function;
@@ -19,16 +21,27 @@ final class Contender implements AutoCloseable {
   private final Function<String, Lock> fairLocks;
   private final Function<String, ReadWriteLock> readWriteLocks;
   private final Runnable shutdown;
+  private final Function<Optional<Duration>, Contender> another;
 
   Contender(
       Function<String, Lock> locks,
       Function<String, Lock> fairLocks,
       Function<String, ReadWriteLock> readWriteLocks,
-      Runnable shutdown) {
+      Runnable shutdown,
+      Function<Optional<Duration>, Contender> another) {
     this.locks = locks;
     this.fairLocks = fairLocks;
     this.readWriteLocks = readWriteLocks;
     this.shutdown = shutdown;
+    this.another = another;
+  }
+
+  /**
+   * Connects another client of the same library to the same Redis, with this watchdog timeout
+   * (empty: the default); the caller closes it.
+   */
+  Contender another(Optional<Duration> watchdogTimeout) {
+    return another.apply(watchdogTimeout);
   }
 
   /** Returns the reentrant lock of that name; its holds are renewed by the library's watchdog. */

@@ -43,6 +43,14 @@ final class CrossProcess implements Workload {
   static final Metric JIT_QUIET =
       Metric.higher("workers_jit_quiet_pct", "workers warmed to a quiet JIT", Metric.Unit.PERCENT);
 
+  /** W7's longest wait: at most this, in microseconds. */
+  static final double MAX_WAIT_MICROS = 250_000;
+
+  /** W7's fair share: every process's share of the acquisitions within these multiples of 1/P. */
+  static final double SHARE_LOW = 0.5;
+
+  static final double SHARE_HIGH = 1.5;
+
   /** Compile time per second under which a worker's JIT counts as quiet. */
   static final long QUIET_MILLIS = 5;
 
@@ -60,22 +68,43 @@ final class CrossProcess implements Workload {
 
   static final List<Shape> SHAPES = List.of(new Shape(4, 1), new Shape(4, 4), new Shape(8, 2));
 
+  /** W9's shapes: many instances of one or two threads, and W7's 4x1 to compare them with. */
+  static final List<Shape> MANY = List.of(new Shape(4, 1), new Shape(8, 2), new Shape(16, 1));
+
+  /** W9: client CPU per acquisition at 16x1 at most this multiple of 4x1's (flat in P). */
+  static final double FLAT_IN_PROCESSES = 1.2;
+
+  static final Metric DELIVERIES =
+      Metric.lower("deliveries_per_op", "pub/sub deliveries/op", Metric.Unit.NUMBER).inChart();
+
   private final String id;
   private final boolean fair;
+  private final List<Shape> shapes;
+  private final boolean countDeliveries;
 
-  private CrossProcess(String id, boolean fair) {
+  private CrossProcess(String id, boolean fair, List<Shape> shapes, boolean countDeliveries) {
     this.id = id;
     this.fair = fair;
+    this.shapes = shapes;
+    this.countDeliveries = countDeliveries;
   }
 
   /** Returns W7, on the reentrant lock. */
   static CrossProcess reentrant() {
-    return new CrossProcess("W7", false);
+    return new CrossProcess("W7", false, SHAPES, false);
   }
 
   /** Returns W7F, on the fair lock. */
   static CrossProcess fair() {
-    return new CrossProcess("W7F", true);
+    return new CrossProcess("W7F", true, SHAPES, false);
+  }
+
+  /**
+   * Returns W9, many instances: 16 processes of 1 thread and 8 of 2 (and 4x1 to compare) on the
+   * reentrant lock, counting the pub/sub messages Redis delivers per acquisition.
+   */
+  static CrossProcess manyInstances() {
+    return new CrossProcess("W9", false, MANY, true);
   }
 
   @Override
@@ -85,7 +114,9 @@ final class CrossProcess implements Workload {
 
   @Override
   public String title() {
-    return "cross-process: P JVMs x T threads on one " + (fair ? "fair " : "") + "lock";
+    return countDeliveries
+        ? "many instances: P JVMs x T threads on one lock, pub/sub deliveries counted"
+        : "cross-process: P JVMs x T threads on one " + (fair ? "fair " : "") + "lock";
   }
 
   /**
@@ -93,14 +124,22 @@ final class CrossProcess implements Workload {
    * quick run is a smoke test.
    */
   static Duration maxWarmUp(Settings settings) {
-    return Duration.ofSeconds(settings.quick() ? 5 : 30);
+    return Duration.ofSeconds(settings.quick() ? 3 : 30);
   }
 
   @Override
   public List<Point> points(Settings settings) {
     Duration maxWarmUp = maxWarmUp(settings);
     List<Point> points = new ArrayList<>();
-    for (Shape shape : SHAPES) {
+    // A quick run, a smoke test of about 5 minutes in all, skips the middle shape (W7 8x2, W9 8x2).
+    List<Shape> measured =
+        settings.quick() && shapes.size() > 2
+            ? List.of(shapes.get(0), shapes.get(shapes.size() - 1))
+            : shapes;
+    if (settings.quick() && !countDeliveries) {
+      measured = shapes.subList(0, 2); // W7, W7F: 4x1 and 4x4, the shapes with targets
+    }
+    for (Shape shape : measured) {
       Map<String, Object> parameters = new LinkedHashMap<>();
       parameters.put("processes", shape.processes());
       parameters.put("threads", shape.threads());
@@ -115,24 +154,45 @@ final class CrossProcess implements Workload {
               settings.warmUp(), // the lead-in on the measured lock, after the JIT warm-up
               settings.window(),
               settings.rounds(),
-              new Launch(fair, shape, maxWarmUp)));
+              new Launch(fair, shape, maxWarmUp, countDeliveries)));
     }
     return points;
   }
 
+  /** Returns the starter of a point of {@code shape}'s worker JVMs on the reentrant lock. */
+  static Point.Launcher launcher(Shape shape, Settings settings) {
+    return new Launch(false, shape, maxWarmUp(settings), false);
+  }
+
   /** Starts one point's worker JVMs. */
-  private record Launch(boolean fair, Shape shape, Duration maxWarmUp) implements Point.Launcher {
+  private record Launch(boolean fair, Shape shape, Duration maxWarmUp, boolean countDeliveries)
+      implements Point.Launcher {
     @Override
-    public Trial launch(Library library, String uri, String keyPrefix) {
-      return WorkerJvms.launch(
-          library,
-          fair,
-          uri,
-          shape.processes(),
-          shape.threads(),
-          keyPrefix,
-          QUIET_MILLIS,
-          maxWarmUp);
+    public Trial launch(Library library, String uri, String keyPrefix) throws InterruptedException {
+      WorkerJvms trial =
+          WorkerJvms.launch(
+              library,
+              fair,
+              uri,
+              shape.processes(),
+              shape.threads(),
+              keyPrefix,
+              QUIET_MILLIS,
+              maxWarmUp);
+      if (countDeliveries) {
+        try {
+          trial.counting(Deliveries.watch(uri, keyPrefix));
+        } catch (RuntimeException e) {
+          BenchException failure = new BenchException("cannot count pub/sub deliveries: " + e, e);
+          try {
+            trial.finish(Duration.ofSeconds(30));
+          } catch (BenchException stopping) {
+            failure.addSuppressed(stopping);
+          }
+          throw failure;
+        }
+      }
+      return trial;
     }
 
     /** Returns the longest warm-up and a few seconds to start the JVMs. */
@@ -153,7 +213,8 @@ final class CrossProcess implements Workload {
     long overlaps = tally.inRun("overlaps");
     metrics.put("overlaps", (double) overlaps);
     metrics.put(
-        "longest_gap_us", acquisitions == 0 ? Double.NaN : (double) tally.histogram("gap").max());
+        "longest_gap_us",
+        acquisitions == 0 ? Double.NaN : (double) tally.histogram("gap").getMaxValue());
     double least = Double.NaN;
     double most = Double.NaN;
     if (acquisitions > 0) {
@@ -189,6 +250,14 @@ final class CrossProcess implements Workload {
       costs.put("client_cpu_us_per_op", Double.NaN);
     }
     metrics.putAll(costs);
+    if (countDeliveries) {
+      metrics.put(
+          "publishes_per_op",
+          acquisitions == 0 ? Double.NaN : tally.inRun("publishes") / acquisitions);
+      metrics.put(
+          DELIVERIES.key(),
+          acquisitions == 0 ? Double.NaN : tally.inRun("deliveries") / acquisitions);
+    }
     if (overlaps > 0) {
       problems.add(
           "OVERLAP: "
@@ -203,20 +272,126 @@ final class CrossProcess implements Workload {
   }
 
   @Override
+  public void judge(Targets.Of targets) {
+    if (countDeliveries) {
+      judgeManyInstances(targets);
+      return;
+    }
+    if (fair) {
+      targets.versus("W7", Contended.ACQUISITIONS, 0.8, "point");
+      for (Shape shape : SHAPES) {
+        targets.ratio(shape.label(), Contended.ACQUISITIONS, 1.5); // issue 21
+        targets.ratio(shape.label(), Costs.COMMANDS, 0.5);
+      }
+      targets.exclusion("no overlap of critical sections across processes");
+      return;
+    }
+    for (String label : List.of("4x1", "4x4")) {
+      targets.ratio(label, Contended.ACQUISITIONS, 2.0);
+      targets.ratio(label, Contended.WAIT_P99, 0.5);
+      maxWait(targets, label);
+      shares(targets, label);
+      // Issue 21 asks 0.6x at 4x1; 4x4 keeps the 0.5x it meets.
+      targets.ratio(label, Costs.COMMANDS, label.equals("4x1") ? 0.6 : 0.5);
+    }
+    targets.exclusion("no overlap of critical sections across processes");
+  }
+
+  /**
+   * W9's targets (issue 21): client CPU per acquisition flat in the number of processes (16x1 at
+   * most {@link #FLAT_IN_PROCESSES} times 4x1), one pub/sub delivery per hand-off, no overlap.
+   */
+  private void judgeManyInstances(Targets.Of targets) {
+    Optional<Results.PointResult> few = targets.point("4x1");
+    Optional<Results.PointResult> many = targets.point("16x1");
+    String key = Costs.CLIENT_CPU.key();
+    targets.addRatio(
+        "16x1 client CPU/op vs 4x1 (flat in P)",
+        "<= " + Format.ratio(FLAT_IN_PROCESSES),
+        many.map(p -> Format.micros(p.warden(key))).orElse("not run"),
+        few.map(p -> Format.micros(p.warden(key)) + " at 4x1").orElse("not run"),
+        many.isPresent() && few.isPresent()
+            ? many.get().warden(key) / few.get().warden(key)
+            : Double.NaN,
+        FLAT_IN_PROCESSES,
+        false);
+    for (String label : List.of("16x1", "8x2")) {
+      targets.limit(label, DELIVERIES, "<= 1", v -> v <= 1.0);
+    }
+    targets.exclusion("no overlap of critical sections across processes");
+  }
+
+  /** The longest wait at one point: at most {@link #MAX_WAIT_MICROS}. */
+  static void maxWait(Targets.Of targets, String label) {
+    Optional<Results.PointResult> point = targets.point(label);
+    double maxWait = point.map(p -> p.warden(WAIT_MAX.key())).orElse(Double.NaN);
+    targets.add(
+        label + " " + WAIT_MAX.label(),
+        "<= " + Format.micros(MAX_WAIT_MICROS),
+        Format.micros(maxWait),
+        point.map(p -> p.sample(Library.REDISSON).format(WAIT_MAX)).orElse(""),
+        maxWait,
+        Format.micros(maxWait),
+        v -> v <= MAX_WAIT_MICROS);
+  }
+
+  /**
+   * The fair share at one point: the share furthest from 1/P, in multiples of 1/P, within {@link
+   * #SHARE_LOW} to {@link #SHARE_HIGH}.
+   */
+  static void shares(Targets.Of targets, String label) {
+    Optional<Results.PointResult> point = targets.point(label);
+    double processes =
+        point
+            .map(p -> p.point().parameters().get("processes"))
+            .map(n -> ((Number) n).doubleValue())
+            .orElse(Double.NaN);
+    double least = point.map(p -> p.warden("share_min_pct")).orElse(Double.NaN) * processes / 100;
+    double most = point.map(p -> p.warden("share_max_pct")).orElse(Double.NaN) * processes / 100;
+    double furthest = Math.abs(1 - least) >= Math.abs(most - 1) ? least : most;
+    targets.add(
+        label + " every process's share of acquisitions, in 1/P",
+        Format.number(SHARE_LOW) + " to " + Format.number(SHARE_HIGH),
+        "min " + Format.number(least) + ", max " + Format.number(most),
+        point
+            .map(
+                p ->
+                    "min "
+                        + Format.number(p.redisson("share_min_pct") * processes / 100)
+                        + ", max "
+                        + Format.number(p.redisson("share_max_pct") * processes / 100))
+            .orElse(""),
+        furthest,
+        Format.number(furthest),
+        v -> v >= SHARE_LOW && v <= SHARE_HIGH);
+  }
+
+  @Override
   public List<Metric> headline() {
-    return List.of(
-        Contended.ACQUISITIONS,
-        Metric.lower("wait_p50_us", "wait p50", Metric.Unit.MICROS),
-        Contended.WAIT_P99,
-        WAIT_MAX,
-        OVERLAPS,
-        Metric.lower("longest_gap_us", "longest gap", Metric.Unit.MICROS),
-        SHARE_MIN,
-        SHARE_MAX,
-        HOLDER_CHANGES,
-        Costs.COMMANDS,
-        Costs.CLIENT_CPU,
-        Costs.REDIS_CPU,
-        JIT_QUIET);
+    List<Metric> headline =
+        new ArrayList<>(
+            List.of(
+                Contended.ACQUISITIONS,
+                Metric.lower("wait_p50_us", "wait p50", Metric.Unit.MICROS),
+                Contended.WAIT_P99,
+                WAIT_MAX,
+                OVERLAPS,
+                Metric.lower("longest_gap_us", "longest gap", Metric.Unit.MICROS),
+                SHARE_MIN,
+                SHARE_MAX,
+                HOLDER_CHANGES,
+                Costs.COMMANDS));
+    if (countDeliveries) {
+      headline.addAll(
+          List.of(
+              Costs.CLIENT_CPU.inChart(),
+              Costs.REDIS_CPU.inChart(),
+              Metric.lower("publishes_per_op", "publishes/op", Metric.Unit.NUMBER),
+              DELIVERIES));
+    } else {
+      headline.addAll(List.of(Costs.CLIENT_CPU, Costs.REDIS_CPU));
+    }
+    headline.add(JIT_QUIET);
+    return headline;
   }
 }

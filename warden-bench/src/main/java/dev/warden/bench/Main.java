@@ -1,7 +1,6 @@
 package dev.warden.bench;
 
 import dev.warden.Warden;
-import dev.warden.testkit.RedisServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -33,19 +32,14 @@ import java.util.Properties;
  * could not run or Warden failed a correctness check or a run, 2 for a bad command line.
  */
 public final class Main {
+  /** Tells the measuring JVM that a parent started in a namespace what its path is. */
+  static final String NETWORK_PROPERTY = "warden.bench.network";
+
+  /** Tells that JVM the round trip, in nanoseconds. */
+  static final String ROUND_TRIP_PROPERTY = "warden.bench.roundTripNanos";
+
   /** How long each library runs before a full run's first measurement. */
   private static final Duration JVM_WARM_UP = Duration.ofSeconds(5);
-
-  private static final List<Workload> WORKLOADS =
-      List.of(
-          new W1Uncontended(),
-          Contended.reentrant(),
-          Contended.fair(),
-          new W4ReadWrite(),
-          new W5LeaseKeeper(),
-          new W6HandOff(),
-          CrossProcess.reentrant(),
-          CrossProcess.fair());
 
   private final Settings settings;
   private final PrintStream out;
@@ -92,30 +86,100 @@ public final class Main {
     return new Main(parsed.get(), out).execute();
   }
 
+  private int execute() throws InterruptedException, IOException {
+    String inherited = System.getProperty(NETWORK_PROPERTY);
+    if (inherited != null) { // the measuring JVM in a namespace: the parent made the path
+      Duration roundTrip = Duration.ofNanos(Long.getLong(ROUND_TRIP_PROPERTY, 0));
+      return measure(Network.inherited(inherited, roundTrip));
+    }
+    if (settings.roundTrip().isEmpty()) {
+      return measure(Network.DIRECT);
+    }
+    Network network = openNetwork(settings.roundTrip().get());
+    out.println("Round trip: " + network.description());
+    if (network instanceof Namespace namespace) {
+      return measureInside(namespace);
+    }
+    try (network) {
+      return measure(network);
+    }
+  }
+
+  /**
+   * Returns the path with the round trip: a namespace unless {@code --network proxy} or it cannot
+   * be had, then the proxies (unless {@code --network netns}, which then fails).
+   */
+  private Network openNetwork(Duration roundTrip) {
+    String why = "";
+    if (!settings.network().equals("proxy")) {
+      try {
+        return Namespace.create(roundTrip);
+      } catch (IllegalStateException e) {
+        if (settings.network().equals("netns")) {
+          throw new BenchException("--network netns: " + e.getMessage(), e);
+        }
+        why = e.getMessage();
+      }
+    }
+    return new DelayProxies(roundTrip, why);
+  }
+
+  /**
+   * Starts the servers here, listening on the namespace's pair too, and runs the measuring JVM
+   * inside the namespace on them; returns its exit status. The namespace goes when it ends.
+   */
+  private int measureInside(Namespace namespace) throws InterruptedException, IOException {
+    try (namespace;
+        Servers servers = Servers.start(settings, namespace)) {
+      String cluster = null;
+      if (settings.runs("W10")) {
+        try {
+          cluster = String.join(",", Library.clusterSeeds(servers.cluster().uri()));
+        } catch (BenchException e) {
+          out.println("W10 will fail: " + e.getMessage());
+        }
+      }
+      String java =
+          ProcessHandle.current()
+              .info()
+              .command()
+              .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      List<String> command =
+          new ArrayList<>(
+              List.of(
+                  java,
+                  "-D" + NETWORK_PROPERTY + "=" + namespace.description(),
+                  "-D" + ROUND_TRIP_PROPERTY + "=" + namespace.roundTrip().toNanos(),
+                  "-cp",
+                  System.getProperty("java.class.path"),
+                  Main.class.getName()));
+      command.addAll(settings.childArgs(servers.single().uri(), cluster));
+      Process child = new ProcessBuilder(namespace.exec(command)).inheritIO().start();
+      try {
+        return child.waitFor();
+      } finally {
+        child.destroy();
+      }
+    }
+  }
+
   // SystemConsoleNull: only whether to redraw progress; isTerminal() is JDK 22+
   @SuppressWarnings("SystemConsoleNull")
-  private int execute() throws InterruptedException, IOException {
-    RedisServer server = null;
-    String uri;
-    if (settings.uri().isPresent()) {
-      uri = settings.uri().get();
-    } else {
-      server = RedisServer.start();
-      uri = server.uri();
-    }
-    try (RedisStats stats = RedisStats.connect(uri)) {
-      Results results = new Results(about(uri, server != null, stats));
+  private int measure(Network network) throws InterruptedException, IOException {
+    try (Servers servers = Servers.start(settings, network)) {
+      String uri = servers.single().uri();
+      Results results = new Results(about(servers));
       out.printf(
-          "Warden %s (commit %s, warden-core %s) vs Redisson %s on Redis %s at %s%s%n",
+          "Warden %s (commit %s, warden-core %s) vs Redisson %s on Redis %s at %s (%s)%n",
           results.about().get("warden_version"),
           results.about().get("git_commit"),
           results.about().get("warden_core_sha256"),
           results.about().get("redisson_version"),
           results.about().get("redis_version"),
           uri,
-          server != null ? " (throwaway redis-server)" : "");
+          servers.single().description());
       Map<Workload, List<Point>> plan = new LinkedHashMap<>();
-      for (Workload workload : WORKLOADS) {
+      for (Workload workload : Workloads.ALL) {
         if (settings.runs(workload.id())) {
           plan.put(workload, workload.points(settings));
         }
@@ -142,8 +206,7 @@ public final class Main {
       try (Progress progress = new Progress(out, System.console() != null, runs)) {
         Runner runner =
             new Runner(
-                uri,
-                stats,
+                servers,
                 progress,
                 runId,
                 settings.quick() ? Duration.ZERO : Runner.JIT_QUIET_LIMIT);
@@ -154,8 +217,10 @@ public final class Main {
           runner.run(entry.getKey(), entry.getValue(), results);
         }
       }
-      out.println("Ceiling: redis-benchmark EVALSHA of a lock-shaped script, 1 and 16 clients ...");
-      results.ceiling(Ceiling.measure(uri, stats, settings.quick()));
+      out.println(
+          "Ceiling: redis-benchmark EVALSHA of a whole pair's commands, 1, 16 and 64 clients ...");
+      results.ceiling(Ceiling.measure(uri, servers.singleStats(), settings.quick()));
+      results.about().put("cluster", servers.clusterDescription());
       results.about().put("load_average_at_end", loadAverage());
       List<Targets.Verdict> verdicts = Targets.evaluate(results);
       Report.text(results, verdicts).forEach(out::println);
@@ -168,10 +233,6 @@ public final class Main {
                   .reduce((a, b) -> a + ", " + b)
                   .orElse("nothing"));
       return wardenFailed(results) ? 1 : 0;
-    } finally {
-      if (server != null) {
-        server.close();
-      }
     }
   }
 
@@ -215,7 +276,9 @@ public final class Main {
     written.add(
         writeFile(
             dir.resolve("targets.svg"),
-            SvgChart.ratios("Warden / Redisson against the targets of issue #5", ratios)));
+            SvgChart.ratios(
+                "Warden / Redisson against the targets (issues 5, 21 and the cross-process issue)",
+                ratios)));
     written.add(writeFile(dir.resolve("summary.md"), Report.markdown(results, verdicts, charts)));
     written.add(writeFile(dir.resolve("results.json"), Json.write(results.toJson(verdicts))));
     return written;
@@ -225,7 +288,7 @@ public final class Main {
     return Files.writeString(file, content, StandardCharsets.UTF_8);
   }
 
-  private Map<String, Object> about(String uri, boolean throwaway, RedisStats stats) {
+  private Map<String, Object> about(Servers servers) {
     Map<String, Object> about = new LinkedHashMap<>();
     about.put("started_at", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
     about.put(
@@ -244,8 +307,10 @@ public final class Main {
     about.put("git_commit", gitCommit());
     about.put("warden_core_sha256", codeDigest(Warden.class));
     about.put("redisson_version", mavenVersion("org.redisson", "redisson"));
-    about.put("redis_version", stats.serverVersion());
-    about.put("redis", throwaway ? "throwaway redis-server (testkit)" : uri);
+    about.put("redis_version", servers.singleStats().serverVersion());
+    about.put("redis", servers.single().description());
+    about.put("network", servers.network().description());
+    about.put("round_trip_ms", servers.network().roundTrip().toNanos() / 1e6);
     about.put("java_version", System.getProperty("java.version"));
     about.put("cores", Runtime.getRuntime().availableProcessors());
     // Other work on the machine skews absolute numbers (ratios much less): worth recording.

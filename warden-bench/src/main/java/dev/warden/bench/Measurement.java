@@ -3,6 +3,7 @@ package dev.warden.bench;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.HdrHistogram.Histogram;
 
 /**
  * What the runner measured around one trial's window: the workers' tally, the window's length, and
@@ -13,9 +14,21 @@ import java.util.Map;
  * @param seconds the window's length
  * @param redis what Redis did in the window, the benchmark's own INFO calls taken out
  * @param clientCpuNanos CPU time this JVM used in the window (only one library runs at a time)
+ * @param machineBusyPct how busy the whole machine was in the window, in percent; NaN if unknown
  */
 record Measurement(
-    Point point, Tally tally, double seconds, RedisStats.Delta redis, long clientCpuNanos) {
+    Point point,
+    Tally tally,
+    double seconds,
+    RedisStats.Delta redis,
+    long clientCpuNanos,
+    double machineBusyPct) {
+
+  /** Returns a measurement whose machine share is unknown. */
+  Measurement(
+      Point point, Tally tally, double seconds, RedisStats.Delta redis, long clientCpuNanos) {
+    this(point, tally, seconds, redis, clientCpuNanos, Double.NaN);
+  }
 
   /**
    * Returns the measurements of several rounds of one point as one: tallies merged, windows, Redis
@@ -26,13 +39,15 @@ record Measurement(
     double seconds = 0;
     RedisStats.Delta redis = RedisStats.Delta.NONE;
     long cpu = 0;
+    double busySeconds = 0;
     for (Measurement round : rounds) {
       tally.add(round.tally);
       seconds += round.seconds;
       redis = redis.plus(round.redis);
       cpu += round.clientCpuNanos;
+      busySeconds += round.machineBusyPct * round.seconds;
     }
-    return new Measurement(rounds.get(0).point, tally, seconds, redis, cpu);
+    return new Measurement(rounds.get(0).point, tally, seconds, redis, cpu, busySeconds / seconds);
   }
 
   /** Returns events per second of the window. */
@@ -43,8 +58,8 @@ record Measurement(
   /**
    * Returns the operations counted and the cost metrics per operation: Redis commands (run by
    * scripts or not, the script calls themselves not included), script calls, round trips (socket
-   * reads Redis processed), client and Redis CPU in microseconds; NaN for all when no operation
-   * completed.
+   * reads Redis processed), client and Redis CPU in microseconds (Redis: one server, or a cluster's
+   * masters; and every node's, replicas included); NaN for all when no operation completed.
    */
   Map<String, Double> costsPer(double operations) {
     Map<String, Double> costs = new LinkedHashMap<>();
@@ -54,6 +69,7 @@ record Measurement(
     costs.put("round_trips_per_op", redis.roundTrips() / operations);
     costs.put("client_cpu_us_per_op", clientCpuNanos / 1e3 / operations);
     costs.put("redis_cpu_us_per_op", redis.cpuSeconds() * 1e6 / operations);
+    costs.put("redis_all_cpu_us_per_op", redis.allCpuSeconds() * 1e6 / operations);
     if (operations == 0) {
       costs.replaceAll((key, value) -> key.equals("ops") ? value : Double.NaN);
     }
@@ -64,10 +80,10 @@ record Measurement(
   Map<String, Double> latencies(String kind) {
     Histogram histogram = tally.histogram(kind);
     Map<String, Double> latencies = new LinkedHashMap<>();
-    boolean any = histogram.count() > 0;
-    latencies.put(kind + "_p50_us", any ? histogram.percentile(50) : Double.NaN);
-    latencies.put(kind + "_p99_us", any ? histogram.percentile(99) : Double.NaN);
-    latencies.put(kind + "_max_us", any ? histogram.max() : Double.NaN);
+    boolean any = histogram.getTotalCount() > 0;
+    latencies.put(kind + "_p50_us", any ? histogram.getValueAtPercentile(50) : Double.NaN);
+    latencies.put(kind + "_p99_us", any ? histogram.getValueAtPercentile(99) : Double.NaN);
+    latencies.put(kind + "_max_us", any ? histogram.getMaxValue() : Double.NaN);
     return latencies;
   }
 }

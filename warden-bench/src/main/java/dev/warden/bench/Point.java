@@ -98,6 +98,11 @@ record Point(
     return points;
   }
 
+  /** Returns whether the point runs on the Redis Cluster (parameter {@code cluster}: W10). */
+  boolean onCluster() {
+    return Boolean.TRUE.equals(parameters.get("cluster"));
+  }
+
   /** Returns the label as a key fragment: {@code T=16} becomes {@code t16}. */
   String slug() {
     return label.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9]+", "");

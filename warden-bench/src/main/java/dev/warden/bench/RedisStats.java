@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  *
  * <p>Thread-safe (Lettuce's connection is); used by the runner's thread only.
  */
-final class RedisStats implements AutoCloseable {
+final class RedisStats implements Stats {
   /** Commands that run a script: counted as scripts, not as commands. */
   static final Set<String> SCRIPT_COMMANDS =
       Set.of("eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro");
@@ -64,7 +64,8 @@ final class RedisStats implements AutoCloseable {
    * command calls last and its closing one reads them first, so that only one INFO call's time on
    * either edge is counted by Redis but not by the workers.
    */
-  Snapshot snapshot(boolean opening) {
+  @Override
+  public Snapshot snapshot(boolean opening) {
     Map<String, Long> calls = opening ? null : parseCommandCalls(redis.info("commandstats"));
     String cpu = redis.info("cpu");
     double cpuSeconds =
@@ -74,7 +75,7 @@ final class RedisStats implements AutoCloseable {
     if (opening) {
       calls = parseCommandCalls(redis.info("commandstats"));
     }
-    return new Snapshot(calls, cpuSeconds, reads);
+    return new Snapshot(calls, cpuSeconds, reads, cpuSeconds, INFO_CALLS_PER_SNAPSHOT);
   }
 
   /** Returns command name (lower case, subcommands as {@code config|get}) to calls. */
@@ -105,13 +106,37 @@ final class RedisStats implements AutoCloseable {
   }
 
   /**
-   * Redis's counters at one moment.
+   * Redis's counters at one moment: of one server, or of a cluster's masters.
    *
    * @param calls command to calls since the server started
-   * @param cpuSeconds user plus system CPU time of the server
+   * @param cpuSeconds user plus system CPU time of the server (of the masters)
    * @param reads socket reads processed
+   * @param allCpuSeconds CPU time of every node, replicas included (of the server alone)
+   * @param infoReads how many of the reads between two snapshots are the snapshots' own INFO calls
    */
-  record Snapshot(Map<String, Long> calls, double cpuSeconds, long reads) {
+  record Snapshot(
+      Map<String, Long> calls, double cpuSeconds, long reads, double allCpuSeconds, int infoReads) {
+
+    /** Returns one server's counters: {@code allCpuSeconds} is its CPU time. */
+    Snapshot(Map<String, Long> calls, double cpuSeconds, long reads) {
+      this(calls, cpuSeconds, reads, cpuSeconds, INFO_CALLS_PER_SNAPSHOT);
+    }
+
+    /** Returns the sum of two nodes' counters (commands and reads of masters only). */
+    Snapshot plus(Snapshot other, boolean otherIsMaster) {
+      if (!otherIsMaster) {
+        return new Snapshot(
+            calls, cpuSeconds, reads, allCpuSeconds + other.allCpuSeconds, infoReads);
+      }
+      Map<String, Long> sum = new TreeMap<>(calls);
+      other.calls.forEach((command, n) -> sum.merge(command, n, Long::sum));
+      return new Snapshot(
+          sum,
+          cpuSeconds + other.cpuSeconds,
+          reads + other.reads,
+          allCpuSeconds + other.allCpuSeconds,
+          infoReads + other.infoReads);
+    }
 
     /** Returns what happened between {@code before} and this snapshot. */
     Delta minus(Snapshot before) {
@@ -139,8 +164,9 @@ final class RedisStats implements AutoCloseable {
       return new Delta(
           commands,
           scripts,
-          Math.max(0, reads - before.reads - INFO_CALLS_PER_SNAPSHOT),
+          Math.max(0, reads - before.reads - infoReads),
           cpuSeconds - before.cpuSeconds,
+          allCpuSeconds - before.allCpuSeconds,
           byCommand);
     }
   }
@@ -151,7 +177,8 @@ final class RedisStats implements AutoCloseable {
    * @param commands calls of commands other than scripts, those run by scripts included
    * @param scripts calls of EVAL, EVALSHA and their kin
    * @param roundTrips socket reads processed: requests, when clients wait for each reply
-   * @param cpuSeconds server CPU time used
+   * @param cpuSeconds server CPU time used (a cluster's masters')
+   * @param allCpuSeconds CPU time of every node, replicas included (one server: its own)
    * @param byCommand calls per command (scripts included)
    */
   record Delta(
@@ -159,9 +186,10 @@ final class RedisStats implements AutoCloseable {
       long scripts,
       long roundTrips,
       double cpuSeconds,
+      double allCpuSeconds,
       Map<String, Long> byCommand) {
     /** Nothing done: the start of a sum. */
-    static final Delta NONE = new Delta(0, 0, 0, 0, Map.of());
+    static final Delta NONE = new Delta(0, 0, 0, 0, 0, Map.of());
 
     Delta {
       byCommand = java.util.Collections.unmodifiableMap(new TreeMap<>(byCommand));
@@ -176,6 +204,7 @@ final class RedisStats implements AutoCloseable {
           scripts + other.scripts,
           roundTrips + other.roundTrips,
           cpuSeconds + other.cpuSeconds,
+          allCpuSeconds + other.allCpuSeconds,
           calls);
     }
   }

@@ -30,11 +30,13 @@ final class Report {
       lines.add("");
       lines.add(workload.workload().id() + " " + workload.workload().title());
       lines.addAll(metricsTable(workload).text("  "));
+      lines.add("  where the time went (" + BOUND_RULE + ")");
+      lines.addAll(boundTable(workload).text("  "));
     }
     lines.add("");
     lines.add(ceilingLine(results.ceiling()));
     lines.add("");
-    lines.add("Targets (issue #5)");
+    lines.add("Targets (issues 5 and 21)");
     lines.addAll(targetTable(verdicts).text("  "));
     lines.add("  " + tally(verdicts));
     List<String> notes = notes(results);
@@ -74,7 +76,9 @@ final class Report {
             + about.get("load_average_at_end")
             + " at the end); "
             + about.get("mode")
-            + ". Ratio = Warden / Redisson.");
+            + ". Ratio = Warden / Redisson. Network: "
+            + about.get("network")
+            + ".");
     List<String> problems = problems(results);
     if (!problems.isEmpty()) {
       lines.add("");
@@ -95,6 +99,10 @@ final class Report {
       lines.add("## " + workload.workload().id() + " " + workload.workload().title());
       lines.add("");
       lines.addAll(metricsTable(workload).markdown());
+      lines.add("");
+      lines.add("Where the time went (" + BOUND_RULE + "):");
+      lines.add("");
+      lines.addAll(boundTable(workload).markdown());
       String chart = workload.workload().id() + ".svg";
       if (charts.contains(chart)) {
         lines.add("");
@@ -109,6 +117,53 @@ final class Report {
       notes.forEach(note -> lines.add("- " + note));
     }
     return String.join("\n", lines) + "\n";
+  }
+
+  /** How {@link Bound} decides, in a line. */
+  static final String BOUND_RULE =
+      "Redis-bound: Redis used >= "
+          + Math.round(Bound.REDIS_BOUND_PCT)
+          + " % of a core; CPU-bound: clients and Redis >= "
+          + Math.round(Bound.CPU_BOUND_PCT)
+          + " % of the cores; starved: the machine that busy with other work;"
+          + " else latency-bound";
+
+  /**
+   * Returns per point and library whether the point was Redis-, CPU- or latency-bound, and the
+   * figures that say so.
+   */
+  static Table boundTable(WorkloadResult workload) {
+    Table table =
+        new Table(
+            3,
+            "point",
+            "library",
+            "bound",
+            "machine busy",
+            "clients+Redis CPU of cores",
+            "Redis CPU of a core",
+            "CPU/op",
+            "wall/op/thread");
+    for (PointResult point : workload.points()) {
+      String label = point.point().label();
+      for (Library library : Library.values()) {
+        Sample sample = point.sample(library);
+        if (!sample.measured()) {
+          continue;
+        }
+        table.row(
+            label,
+            library.displayName(),
+            Bound.name(sample.get("bound")),
+            Metric.Unit.PERCENT.format(sample.get("machine_busy_pct")),
+            Metric.Unit.PERCENT.format(sample.get("clients_redis_busy_pct")),
+            Metric.Unit.PERCENT.format(sample.get("redis_busy_pct")),
+            Format.micros(sample.get("cpu_us_per_op")),
+            Format.micros(sample.get("wall_us_per_op_per_thread")));
+        label = "";
+      }
+    }
+    return table;
   }
 
   /** Returns a workload's headline metrics per point: Warden, Redisson, ratio. */
@@ -154,7 +209,10 @@ final class Report {
         + Format.compact(ceiling.rate(1))
         + " pairs/s from 1 client, "
         + Format.compact(ceiling.rate(16))
-        + " pairs/s from 16: what Redis can do at most for a lock()+unlock() of two script calls.";
+        + " from 16, "
+        + Format.compact(ceiling.rate(64))
+        + " from 64: what Redis can do at most for a lock()+unlock() of two script calls"
+        + " (W1's ceiling: the best of 16 and 64).";
   }
 
   private static String tally(List<Targets.Verdict> verdicts) {

@@ -6,6 +6,7 @@ import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -33,8 +34,7 @@ final class Runner {
    */
   static final Duration JIT_QUIET_LIMIT = Duration.ofSeconds(10);
 
-  private final String uri;
-  private final RedisStats stats;
+  private final Servers servers;
   private final Progress progress;
   private final String runId;
   private final Duration jitQuietLimit;
@@ -48,9 +48,8 @@ final class Runner {
    * @param jitQuietLimit the longest a trial waits after its warm-up for this JVM's JIT to go quiet
    *     ({@link #JIT_QUIET_LIMIT}; zero in a quick run)
    */
-  Runner(String uri, RedisStats stats, Progress progress, String runId, Duration jitQuietLimit) {
-    this.uri = uri;
-    this.stats = stats;
+  Runner(Servers servers, Progress progress, String runId, Duration jitQuietLimit) {
+    this.servers = servers;
     this.progress = progress;
     this.runId = runId;
     this.jitQuietLimit = jitQuietLimit;
@@ -113,7 +112,8 @@ final class Runner {
       String prefix =
           String.join(":", "warden-bench", runId, "jvm-warm-up", point.slug(), library.key());
       String outcome = "done";
-      try (Contender contender = library.connect(uri, point.watchdogTimeout())) {
+      try (Contender contender =
+          library.connect(servers.of(point).uri(), point.watchdogTimeout())) {
         Trial trial = point.starter().start(contender, prefix);
         try {
           progress.phase("warm-up", each.toSeconds());
@@ -132,7 +132,8 @@ final class Runner {
   private static Sample sample(Workload workload, List<Measurement> rounds) {
     Measurement combined = Measurement.combine(rounds);
     List<String> problems = new ArrayList<>();
-    Map<String, Double> metrics = workload.metrics(combined, problems);
+    Map<String, Double> metrics = new LinkedHashMap<>(workload.metrics(combined, problems));
+    metrics.putAll(Bound.of(combined, metrics, Runtime.getRuntime().availableProcessors()));
     return Sample.measured(metrics, combined.redis().byCommand(), problems);
   }
 
@@ -167,18 +168,24 @@ final class Runner {
             point.slug(),
             library.key() + ++trials);
     System.gc(); // the previous trial's garbage is not this one's to collect
+    Servers.Target target;
+    try {
+      target = servers.of(point);
+    } catch (BenchException e) {
+      return Outcome.not(Sample.failed(e.getMessage()));
+    }
     if (point.starter() instanceof Point.Launcher launcher) {
       progress.phase("starting processes", 0);
-      return measure(point, () -> launcher.launch(library, uri, prefix));
+      return measure(point, target.stats(), () -> launcher.launch(library, target.uri(), prefix));
     }
     Contender contender;
     try {
-      contender = library.connect(uri, point.watchdogTimeout());
+      contender = library.connect(target.uri(), point.watchdogTimeout());
     } catch (RuntimeException e) {
       return Outcome.not(Sample.failed("cannot connect: " + e));
     }
     try (contender) {
-      return measure(point, () -> point.starter().start(contender, prefix));
+      return measure(point, target.stats(), () -> point.starter().start(contender, prefix));
     } catch (RuntimeException e) { // closing the client failed
       return Outcome.not(Sample.failed(e.toString()));
     }
@@ -204,7 +211,7 @@ final class Runner {
     }
   }
 
-  private Outcome measure(Point point, TrialStart start) throws InterruptedException {
+  private Outcome measure(Point point, Stats stats, TrialStart start) throws InterruptedException {
     try {
       Trial trial;
       try {
@@ -216,6 +223,8 @@ final class Runner {
       RedisStats.Snapshot after;
       long cpuBefore;
       long cpuAfter;
+      long[] machineBefore;
+      long[] machineAfter;
       long started;
       long ended;
       Tally tally;
@@ -224,6 +233,7 @@ final class Runner {
         trial.await(point.warmUp());
         awaitQuietJit(trial);
         before = stats.snapshot(/* opening= */ true);
+        machineBefore = Bound.machineTicks();
         cpuBefore = os.getProcessCpuTime();
         started = System.nanoTime();
         trial.openWindow();
@@ -232,6 +242,7 @@ final class Runner {
         trial.closeWindow();
         ended = System.nanoTime();
         cpuAfter = os.getProcessCpuTime();
+        machineAfter = Bound.machineTicks();
         after = stats.snapshot(/* opening= */ false);
         progress.phase("stopping", 0);
       } finally {
@@ -239,7 +250,12 @@ final class Runner {
       }
       return Outcome.of(
           new Measurement(
-              point, tally, (ended - started) / 1e9, after.minus(before), cpuAfter - cpuBefore));
+              point,
+              tally,
+              (ended - started) / 1e9,
+              after.minus(before),
+              cpuAfter - cpuBefore,
+              Bound.busyPct(machineBefore, machineAfter)));
     } catch (BenchException e) {
       if (e.getCause() instanceof UnsupportedOperationException unsupported) {
         return Outcome.not(Sample.unavailable(unsupported.getMessage()));

@@ -2,12 +2,13 @@ package dev.warden.bench;
 
 import java.util.Map;
 import java.util.TreeMap;
+import org.HdrHistogram.Histogram;
 
 /**
- * One worker thread's counts and latency histograms for one run, merged with the other threads'
- * once they have stopped. Events are counted over the whole run (for correctness checks, such as
- * "the counter equals the acquisitions") and, separately, within the measured window; latencies are
- * recorded when they overlap the window (see {@link Window}).
+ * One worker thread's counts and latency histograms (HdrHistogram) for one run, merged with the
+ * other threads' once they have stopped. Events are counted over the whole run (for correctness
+ * checks, such as "the counter equals the acquisitions") and, separately, within the measured
+ * window; latencies are recorded when they overlap the window (see {@link Window}).
  *
  * <p>Not thread-safe: one per thread, merged with {@link #add} after the threads have joined.
  */
@@ -34,7 +35,7 @@ final class Tally {
   void latency(String kind, long startNanos, long endNanos) {
     if (window.overlaps(startNanos, endNanos)) {
       long micros = Math.max(0, (endNanos - startNanos + 500) / 1_000);
-      histograms.computeIfAbsent(kind, k -> new Histogram()).record(micros);
+      histograms.computeIfAbsent(kind, k -> newHistogram()).recordValue(micros);
     }
   }
 
@@ -57,7 +58,7 @@ final class Tally {
     other.runCounts.forEach(
         (kind, n) -> runCounts.computeIfAbsent(kind, k -> new long[1])[0] += n[0]);
     other.histograms.forEach(
-        (kind, h) -> histograms.computeIfAbsent(kind, k -> new Histogram()).add(h));
+        (kind, h) -> histograms.computeIfAbsent(kind, k -> newHistogram()).add(h));
   }
 
   /** Returns how many events of {@code kind} happened within the window. */
@@ -72,9 +73,18 @@ final class Tally {
     return n == null ? 0 : n[0];
   }
 
-  /** Returns the latencies of {@code kind} recorded in the window (empty if none). */
+  /**
+   * Returns the latencies of {@code kind} recorded in the window, in microseconds (empty if none):
+   * an HdrHistogram of three significant digits (exact below 2,048 us, within 0.1 % above), whose
+   * percentiles and maximum are never below the true value.
+   */
   Histogram histogram(String kind) {
     Histogram histogram = histograms.get(kind);
-    return histogram == null ? new Histogram() : histogram;
+    return histogram == null ? newHistogram() : histogram;
+  }
+
+  /** Returns an empty histogram that grows to whatever range is recorded. */
+  private static Histogram newHistogram() {
+    return new Histogram(3);
   }
 }

@@ -99,6 +99,22 @@ final class W4ReadWrite implements Workload {
   }
 
   @Override
+  public void judge(Targets.Of targets) {
+    Optional<Results.PointResult> point = targets.points().stream().findFirst();
+    double p99 = point.map(p -> p.warden("writer_wait_p99_us")).orElse(Double.NaN);
+    targets.add(
+        "writer wait p99",
+        "< 50 ms",
+        Format.micros(p99),
+        point.map(p -> Format.micros(p.redisson("writer_wait_p99_us"))).orElse(""),
+        p99,
+        Format.micros(p99),
+        v -> v < 50_000);
+    targets.ratio(point.map(p -> p.point().label()).orElse(READERS + "R+1W"), READS, 0.8);
+    targets.exclusion("mutual exclusion held (counter/reads checked)");
+  }
+
+  @Override
   public List<Metric> headline() {
     return List.of(
         READS,

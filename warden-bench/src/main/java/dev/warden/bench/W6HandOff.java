@@ -121,6 +121,11 @@ final class W6HandOff implements Workload {
   }
 
   @Override
+  public void judge(Targets.Of targets) {
+    targets.ratio("2 threads", HANDOFF_P50, 0.75);
+  }
+
+  @Override
   public List<Metric> headline() {
     return List.of(
         HANDOFF_P50,

@@ -13,19 +13,22 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.Lock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
- * One worker process of W7 and W7F, started by the benchmark ({@link WorkerJvms}) with its class
- * path: T threads of one client of one library contend for one lock with the other processes'.
+ * One worker process of W7, W7F, W8, W9 and W10, started by the benchmark ({@link WorkerJvms}) with
+ * its class path: T threads of one client of one library contend for one lock with the other
+ * processes'.
  *
  * <pre>
  * W7Worker LIBRARY KIND URI THREADS LOCK DIR PROCESS QUIET_MS MAX_WARM_UP_MS
- *   LIBRARY  warden or redisson        KIND     plain or fair
+ *   LIBRARY  warden or redisson        KIND     plain or fair; plain-once or fair-once (W8)
  *   DIR      the trial's directory     PROCESS  this process's number, from 0
  * </pre>
  *
@@ -43,6 +46,13 @@ import java.util.function.Function;
  *       with 0. On a failure it prints {@code FAILED <why>} and exits with 1; it halts if the
  *       parent dies.
  * </ol>
+ *
+ * <p>A {@code -once} kind (W8, a deep queue) warms up with at most 4 threads, and after {@code go}
+ * each of the T threads calls lock() once on {@code LOCK}, which another client holds: the process
+ * prints {@code WAITING <threads>} once every thread is about to call it, and {@code DRAINED} once
+ * every thread has taken the lock, recorded its section and released it. At {@code stop} it writes
+ * the sections of the threads that got the lock (one still waiting is left behind) and prints
+ * {@code DONE}.
  *
  * <p>The files are polled, every millisecond before the start and every 5 ms while measuring: the
  * parent has no way into a child's standard input, and a stat call a few hundred times a second is
@@ -68,6 +78,7 @@ public final class W7Worker {
    * @param process this process's number
    * @param quietMillis compile time per second under which the JIT counts as quiet
    * @param maxWarmUp the longest warm-up
+   * @param once whether each thread takes the lock once, after waiting in a queue (W8)
    */
   record Args(
       Library library,
@@ -78,13 +89,28 @@ public final class W7Worker {
       Path dir,
       int process,
       long quietMillis,
-      Duration maxWarmUp) {
+      Duration maxWarmUp,
+      boolean once) {
+
+    /** Returns the arguments of a worker whose threads take and release the lock in a loop. */
+    Args(
+        Library library,
+        boolean fair,
+        String uri,
+        int threads,
+        String lockName,
+        Path dir,
+        int process,
+        long quietMillis,
+        Duration maxWarmUp) {
+      this(library, fair, uri, threads, lockName, dir, process, quietMillis, maxWarmUp, false);
+    }
 
     /** Returns the command line that {@link #parse} reads back. */
     List<String> args() {
       return List.of(
           library.key(),
-          fair ? "fair" : "plain",
+          (fair ? "fair" : "plain") + (once ? "-once" : ""),
           uri,
           Integer.toString(threads),
           lockName,
@@ -113,19 +139,21 @@ public final class W7Worker {
         throw new IllegalArgumentException("library must be warden or redisson: " + args.get(0), e);
       }
       String kind = args.get(1);
-      if (!kind.equals("plain") && !kind.equals("fair")) {
-        throw new IllegalArgumentException("kind must be plain or fair: " + kind);
+      if (!List.of("plain", "fair", "plain-once", "fair-once").contains(kind)) {
+        throw new IllegalArgumentException(
+            "kind must be plain, fair, plain-once or fair-once: " + kind);
       }
       return new Args(
           library,
-          kind.equals("fair"),
+          kind.startsWith("fair"),
           args.get(2),
           positive("threads", args.get(3)),
           args.get(4),
           Path.of(args.get(5)),
           positive("process", args.get(6)),
           positive("quiet ms", args.get(7)),
-          Duration.ofMillis(positive("max warm-up ms", args.get(8))));
+          Duration.ofMillis(positive("max warm-up ms", args.get(8))),
+          kind.endsWith("-once"));
     }
 
     private static int positive(String name, String text) {
@@ -186,8 +214,11 @@ public final class W7Worker {
         lastSecond);
     System.out.flush();
     awaitFile(settings.dir().resolve("go"), TimeUnit.MILLISECONDS.toNanos(1), () -> false);
+    if (settings.once()) {
+      return queue();
+    }
 
-    Loop measured = new Loop(settings.lockName(), /* record= */ true);
+    Loop measured = new Loop(settings.lockName(), /* record= */ true, settings.threads());
     // A failed thread ends the wait: the process exits at once, and the parent's window with it.
     awaitFile(
         settings.dir().resolve("stop"),
@@ -205,7 +236,11 @@ public final class W7Worker {
    * compiling in the last second.
    */
   private long warmUp() throws InterruptedException {
-    Loop loop = new Loop(settings.lockName() + ":warm-up", /* record= */ false);
+    Loop loop =
+        new Loop(
+            settings.lockName() + ":warm-up",
+            /* record= */ false,
+            settings.once() ? Math.min(4, settings.threads()) : settings.threads());
     CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
     long started = System.nanoTime();
     long compiled = jit.getTotalCompilationTime();
@@ -224,6 +259,89 @@ public final class W7Worker {
     }
     loop.stop();
     return lastSecond;
+  }
+
+  /**
+   * W8's queue: every thread calls lock() once on the held lock, takes it in its turn, records its
+   * section and releases it; see the class comment for what is printed.
+   */
+  private int queue() throws InterruptedException, IOException {
+    int count = settings.threads();
+    CountDownLatch asking = new CountDownLatch(count);
+    CountDownLatch drained = new CountDownLatch(count);
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    Guarded guarded = new Guarded();
+    AtomicReferenceArray<long[]> sections = new AtomicReferenceArray<>(count);
+    for (int i = 0; i < count; i++) {
+      int index = i;
+      Lock lock = locks.apply(settings.lockName());
+      Thread thread =
+          new Thread(
+              () -> {
+                try {
+                  asking.countDown();
+                  long[] section = new long[3];
+                  criticalSection(lock, guarded, section, 0);
+                  sections.set(index, section);
+                  drained.countDown();
+                } catch (Throwable e) { // every failure must reach the main thread
+                  failure.compareAndSet(null, e);
+                }
+              },
+              "w8-" + settings.process() + "-" + i);
+      thread.setDaemon(true); // one still waiting at the stop must not keep the JVM alive
+      thread.start();
+    }
+    asking.await();
+    System.out.println("WAITING " + count);
+    System.out.flush();
+    Path stop = settings.dir().resolve("stop");
+    // Polls the stop file while the queue drains: the parent's only way to end it early.
+    while (drained.getCount() > 0 && !Files.exists(stop) && failure.get() == null) {
+      drained.await(5, TimeUnit.MILLISECONDS);
+    }
+    if (failure.get() != null) {
+      throw new IllegalStateException("a thread failed: " + failure.get(), failure.get());
+    }
+    if (drained.getCount() == 0) {
+      System.out.println("DRAINED");
+      System.out.flush();
+    }
+    awaitFile(stop, TimeUnit.MILLISECONDS.toNanos(5), () -> false);
+    List<Section> done = new ArrayList<>();
+    for (int thread = 0; thread < count; thread++) {
+      long[] section = sections.get(thread);
+      if (section != null) {
+        done.add(new Section(settings.process(), thread, section[0], section[1], section[2]));
+      }
+    }
+    new SectionLog(settings.process(), guarded.counter, done)
+        .write(settings.dir().resolve("process-" + settings.process() + ".log"));
+    System.out.println("DONE " + done.size());
+    return 0;
+  }
+
+  /**
+   * Takes the lock, increments the counter inside, releases it, and writes when lock() was called,
+   * when it returned and when unlock() was called to {@code into[at..at+2]}.
+   */
+  // NonAtomicVolatileUpdate: deliberately not atomic: overlapping holders lose increments
+  @SuppressWarnings("NonAtomicVolatileUpdate")
+  private static void criticalSection(Lock lock, Guarded guarded, long[] into, int at) {
+    long called = System.nanoTime();
+    long acquired;
+    long released;
+    lock.lock();
+    try {
+      acquired = System.nanoTime();
+      guarded.counter = guarded.counter + 1;
+      released = System.nanoTime();
+    } finally {
+      lock.unlock();
+    }
+    into[at] = called;
+    into[at + 1] = acquired;
+    into[at + 2] = released;
   }
 
   /** Returns once {@code file} exists or {@code giveUp} is true. */
@@ -248,10 +366,10 @@ public final class W7Worker {
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private volatile boolean running = true;
 
-    Loop(String lockName, boolean record) {
-      logs = new long[settings.threads()][];
-      sizes = new int[settings.threads()];
-      for (int i = 0; i < settings.threads(); i++) {
+    Loop(String lockName, boolean record, int count) {
+      logs = new long[count][];
+      sizes = new int[count];
+      for (int i = 0; i < count; i++) {
         int index = i;
         Lock lock = locks.apply(lockName);
         logs[i] = new long[record ? 3 * 4096 : 0];
@@ -272,31 +390,20 @@ public final class W7Worker {
       threads.forEach(Thread::start);
     }
 
-    // NonAtomicVolatileUpdate: deliberately not atomic: overlapping holders lose increments
-    @SuppressWarnings("NonAtomicVolatileUpdate")
     private void turn(int index, Lock lock, boolean record) {
       long[] log = logs[index];
       int size = 0;
+      long[] scratch = new long[3];
       while (running) {
-        long called = System.nanoTime();
-        long acquired;
-        long released;
-        lock.lock();
-        try {
-          acquired = System.nanoTime();
-          guarded.counter = guarded.counter + 1;
-          released = System.nanoTime();
-        } finally {
-          lock.unlock();
+        if (!record) {
+          criticalSection(lock, guarded, scratch, 0);
+          continue;
         }
-        if (record) {
-          if (size == log.length) {
-            log = Arrays.copyOf(log, log.length * 2);
-          }
-          log[size++] = called;
-          log[size++] = acquired;
-          log[size++] = released;
+        if (size == log.length) {
+          log = Arrays.copyOf(log, log.length * 2);
         }
+        criticalSection(lock, guarded, log, size);
+        size += 3;
       }
       logs[index] = log; // both published to stop() by the thread's end (join)
       sizes[index] = size;

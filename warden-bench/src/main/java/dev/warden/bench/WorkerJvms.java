@@ -43,6 +43,9 @@ final class WorkerJvms implements Trial {
   private int jitQuiet;
   private long cpuAtOpen = -1;
   private long cpuAtClose = -1;
+  private Deliveries deliveries; // or null; set before the window opens, by the runner's thread
+  private final List<SectionLog> extraLogs = new ArrayList<>(); // sections of other clients
+  private List<SectionLog> logs = List.of(); // every process's sections, once finished
 
   private WorkerJvms(Path dir, List<JvmProcess> workers) {
     this.dir = dir;
@@ -64,6 +67,23 @@ final class WorkerJvms implements Trial {
       String lockName,
       long quietMillis,
       Duration maxWarmUp) {
+    return launch(library, fair, uri, processes, threads, lockName, quietMillis, maxWarmUp, false);
+  }
+
+  /**
+   * Starts workers like the other {@code launch}; with {@code once}, each of their threads takes
+   * the lock once, after waiting in the queue (W8; see {@link W7Worker}).
+   */
+  static WorkerJvms launch(
+      Library library,
+      boolean fair,
+      String uri,
+      int processes,
+      int threads,
+      String lockName,
+      long quietMillis,
+      Duration maxWarmUp,
+      boolean once) {
     Path dir;
     try {
       dir = Files.createTempDirectory("warden-bench-w7-");
@@ -76,7 +96,7 @@ final class WorkerJvms implements Trial {
       for (int process = 0; process < processes; process++) {
         W7Worker.Args args =
             new W7Worker.Args(
-                library, fair, uri, threads, lockName, dir, process, quietMillis, maxWarmUp);
+                library, fair, uri, threads, lockName, dir, process, quietMillis, maxWarmUp, once);
         started.add(JvmProcess.start(W7Worker.class, args.args().toArray(String[]::new)));
       }
       for (JvmProcess worker : started) {
@@ -102,6 +122,33 @@ final class WorkerJvms implements Trial {
     }
   }
 
+  /**
+   * Has this trial count the pub/sub deliveries to its clients in its window ({@code publishes},
+   * {@code deliveries} in its tally); the trial closes the counter when it finishes.
+   */
+  WorkerJvms counting(Deliveries counter) {
+    this.deliveries = counter;
+    return this;
+  }
+
+  /** Returns the worker processes, in order: for a trial that waits for lines of their own. */
+  List<JvmProcess> processes() {
+    return workers;
+  }
+
+  /**
+   * Adds the sections of a client outside the workers (W8's holder) to the timeline that {@link
+   * #finish} checks; its process number follows the workers'.
+   */
+  void addSections(SectionLog log) {
+    extraLogs.add(log);
+  }
+
+  /** Returns every process's sections, the added ones last: empty until {@link #finish}. */
+  List<SectionLog> logs() {
+    return logs;
+  }
+
   private static String failure(Exception e) {
     String message = e.getMessage() == null ? e.toString() : e.getMessage();
     // The worker's FAILED line says why; JvmProcess quotes it with the rest of its output.
@@ -123,6 +170,9 @@ final class WorkerJvms implements Trial {
   public void openWindow() {
     window.open();
     cpuAtOpen = workersCpuNanos();
+    if (deliveries != null) {
+      deliveries.open();
+    }
   }
 
   @Override
@@ -130,6 +180,9 @@ final class WorkerJvms implements Trial {
     if (window.isOpen()) {
       cpuAtClose = workersCpuNanos();
       window.close();
+      if (deliveries != null) {
+        deliveries.closeWindow();
+      }
     }
   }
 
@@ -147,6 +200,8 @@ final class WorkerJvms implements Trial {
       if (exited.getCount() == 0) {
         throw new BenchException("a worker process exited before it was told to stop");
       }
+      logs.addAll(extraLogs);
+      this.logs = List.copyOf(logs);
       Tally tally = Timeline.of(logs, window).tally();
       tally.set("workers", workers.size());
       tally.set("workers_jit_quiet", jitQuiet);
@@ -154,6 +209,9 @@ final class WorkerJvms implements Trial {
         tally.set("worker_cpu_unknown", 1);
       } else {
         tally.set("worker_cpu_ns", cpuAtClose - cpuAtOpen);
+      }
+      if (deliveries != null) {
+        deliveries.addTo(tally);
       }
       return tally;
     } catch (IllegalStateException e) {
@@ -181,10 +239,13 @@ final class WorkerJvms implements Trial {
     return sum;
   }
 
-  /** Kills workers still alive and deletes the trial's directory. */
+  /** Kills workers still alive, closes the delivery counter and deletes the trial's directory. */
   private void close() {
     stopping = true;
     workers.forEach(JvmProcess::close);
+    if (deliveries != null) {
+      deliveries.close();
+    }
     try (Stream<Path> files = Files.walk(dir)) {
       for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(file);

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One of the benchmark's workloads (W1 to W7F): its points, how a measurement becomes metrics, and
- * which metrics the tables and charts show. Implementations are stateless.
+ * One of the benchmark's workloads (W1 to W10): its points, how a measurement becomes metrics,
+ * which metrics the tables and charts show, and its targets. Implementations are stateless.
  */
 interface Workload {
 
@@ -29,4 +29,10 @@ interface Workload {
    * marked {@link Metric#inChart()} get a panel in the workload's chart.
    */
   List<Metric> headline();
+
+  /**
+   * Declares this workload's targets, the issues' goals for it, and judges them on this run's
+   * results (a target of a workload that did not run is N/A). None by default.
+   */
+  default void judge(Targets.Of targets) {}
 }

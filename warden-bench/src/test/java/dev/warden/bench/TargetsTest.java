@@ -216,6 +216,43 @@ class TargetsTest {
         .isEqualTo(Targets.Outcome.PASS); // 3 vs 7 commands: 0.43x
   }
 
+  @Test
+  void w9IsJudgedOnClientCpuFlatInProcessesAndOneDeliveryPerAcquisition() {
+    Results results = new Results(Map.of());
+    Workload w9 = CrossProcess.manyInstances();
+    results.add(
+        w9,
+        point("4x1", 4),
+        samples(
+            Map.of("client_cpu_us_per_op", 100.0, "deliveries_per_op", 1.0),
+            Map.of("client_cpu_us_per_op", 300.0, "deliveries_per_op", 4.0)));
+    results.add(
+        w9,
+        point("8x2", 8),
+        samples(Map.of("deliveries_per_op", 1.04), Map.of("deliveries_per_op", 8.0)));
+    results.add(
+        w9,
+        point("16x1", 16),
+        samples(
+            Map.of("client_cpu_us_per_op", 125.0, "deliveries_per_op", 16.0),
+            Map.of("client_cpu_us_per_op", 900.0, "deliveries_per_op", 16.0)));
+
+    List<Targets.Verdict> verdicts = Targets.evaluate(results);
+
+    Targets.Verdict flat = verdict(verdicts, "16x1 client CPU/op vs 4x1");
+    assertThat(flat.measured()).isEqualTo("1.25x");
+    assertThat(flat.outcome()).isEqualTo(Targets.Outcome.MISS);
+    assertThat(verdict(verdicts, "8x2 pub/sub deliveries/op").outcome())
+        .isEqualTo(Targets.Outcome.PASS); // 1.04 judged as 1.0
+    assertThat(verdict(verdicts, "16x1 pub/sub deliveries/op").outcome())
+        .isEqualTo(Targets.Outcome.MISS);
+    assertThat(verdicts)
+        .filteredOn(v -> v.workload().equals("W9") && v.target().startsWith("no overlap"))
+        .singleElement()
+        .extracting(Targets.Verdict::outcome)
+        .isEqualTo(Targets.Outcome.PASS);
+  }
+
   private static Map<String, Double> w7Metrics(
       double rate, double p99, double max, double shareMin, double shareMax, double commands) {
     return Map.of(

@@ -87,10 +87,10 @@ class TimelineTest {
     assertThat(timeline.holderChanges()).isEqualTo(4); // all but 0 -> 0
     Tally tally = timeline.tally();
     // Gaps: 10, 20, 10, 220, 290 us; the longest is from 1,410 to 1,700.
-    assertThat(tally.histogram("gap").max()).isEqualTo(290);
-    assertThat(tally.histogram("gap").count()).isEqualTo(5);
+    assertThat(tally.histogram("gap").getMaxValue()).isEqualTo(290);
+    assertThat(tally.histogram("gap").getTotalCount()).isEqualTo(5);
     // Waits: 100, 20, 150, 170, 200, 400 us.
-    assertThat(tally.histogram("wait").max()).isEqualTo(400);
+    assertThat(tally.histogram("wait").getMaxValue()).isEqualTo(400);
     assertThat(tally.inRun("process_0")).isEqualTo(3);
     assertThat(tally.inRun("acquisitions")).isEqualTo(6);
     assertThat(tally.inRun("holder_changes")).isEqualTo(4);
@@ -103,7 +103,7 @@ class TimelineTest {
         Timeline.of(
             List.of(log(0, section(0, 0, 500, 600)), log(1, section(1, 0, 1_100, 1_110))), WINDOW);
 
-    assertThat(timeline.tally().histogram("gap").max()).isEqualTo(500);
+    assertThat(timeline.tally().histogram("gap").getMaxValue()).isEqualTo(500);
     assertThat(timeline.holderChanges()).isEqualTo(1);
   }
 

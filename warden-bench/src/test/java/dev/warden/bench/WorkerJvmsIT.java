@@ -41,7 +41,7 @@ class WorkerJvmsIT {
       assertThat(tally.inRun("acquisitions"))
           .isPositive()
           .isEqualTo(tally.inRun("process_0") + tally.inRun("process_1"));
-      assertThat(tally.histogram("wait").count()).isPositive();
+      assertThat(tally.histogram("wait").getTotalCount()).isPositive();
       assertThat(tally.inRun("worker_cpu_unknown")).isZero();
       assertThat(tally.inRun("workers")).isEqualTo(2);
     }

@@ -29,6 +29,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
 
 /**
  * One worker process of {@code warden chaos}: threads that run a random mix of Warden operations (a
@@ -127,7 +128,7 @@ final class ChaosWorker {
     CountDownLatch finished = new CountDownLatch(threads);
     List<Histogram> waits = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
-      Histogram histogram = new Histogram();
+      Histogram histogram = Waits.histogram();
       waits.add(histogram);
       int index = t;
       Thread thread =
@@ -462,7 +463,7 @@ final class ChaosWorker {
   }
 
   private void counted(Histogram waits, long start) {
-    waits.record(TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start));
+    waits.recordValue(TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start));
     acquisitions.increment();
   }
 

@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
+import org.HdrHistogram.Histogram;
 
 /**
  * {@code warden demo}: worker processes increment one counter under one lock, unsafely (separate
@@ -320,7 +321,7 @@ final class Demo {
   private int judge(DemoKeys keys, Target target) throws InterruptedException {
     List<String> problems = new ArrayList<>();
     long acquisitions = 0;
-    Histogram waits = new Histogram();
+    Histogram waits = Waits.histogram();
     for (WorkerProcess worker : workers) {
       Optional<WorkerProcess.Result> result = worker.result();
       if (result.isPresent() && worker.exitValue() == 0) {

@@ -2,6 +2,7 @@ package dev.warden.cli;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.HdrHistogram.Histogram;
 
 /**
  * What a demo run produced, and whether it shows mutual exclusion: every increment kept, one
@@ -96,11 +97,11 @@ record DemoOutcome(
     rows.add(
         List.of(
             "lock wait p50 / p99 / max",
-            Text.micros(waits.percentile(50))
+            Text.micros(waits.getValueAtPercentile(50))
                 + " / "
-                + Text.micros(waits.percentile(99))
+                + Text.micros(waits.getValueAtPercentile(99))
                 + " / "
-                + Text.micros(waits.max())));
+                + Text.micros(waits.getMaxValue())));
     rows.add(List.of("lock after the run", lockAfterRun));
     for (String problem : workerProblems) {
       rows.add(List.of("worker problem", problem));

@@ -21,6 +21,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
 
 /**
  * One worker process of {@code warden demo}: threads that take the lock, increment the counter
@@ -142,7 +143,7 @@ final class DemoWorker {
     CountDownLatch finished = new CountDownLatch(threads);
     List<Histogram> waits = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
-      Histogram histogram = new Histogram();
+      Histogram histogram = Waits.histogram();
       waits.add(histogram);
       Thread thread =
           new Thread(
@@ -194,7 +195,7 @@ final class DemoWorker {
         } finally {
           lock.unlock();
         }
-        waits.record(TimeUnit.NANOSECONDS.toMicros(waited));
+        waits.recordValue(TimeUnit.NANOSECONDS.toMicros(waited));
         acquisitions.increment();
       }
     } catch (WardenException | RedisException expected) { // Redis went away: say so, briefly

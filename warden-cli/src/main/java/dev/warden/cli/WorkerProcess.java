@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
 
 /**
  * The demo's side of one {@link DemoWorker} process: starts it, reads its protocol lines on a
@@ -186,10 +187,10 @@ final class WorkerProcess {
     // the histogram is what adds up across workers.
     String[] parts = fields.strip().split(" ", -1);
     long acquisitions = Long.parseLong(parts[0]);
-    Histogram waits = Histogram.decode(parts[parts.length - 1]);
-    if (waits.count() != acquisitions) {
+    Histogram waits = Waits.decode(parts[parts.length - 1]);
+    if (waits.getTotalCount() != acquisitions) {
       throw new IllegalArgumentException(
-          "DONE reports " + acquisitions + " acquisitions but " + waits.count() + " waits");
+          "DONE reports " + acquisitions + " acquisitions but " + waits.getTotalCount() + " waits");
     }
     return new Result(acquisitions, waits);
   }
@@ -254,16 +255,16 @@ final class WorkerProcess {
    * line for the waits of all its threads, which the starting process parses.
    */
   static void reportDone(PrintStream out, List<Histogram> waits) {
-    Histogram all = new Histogram();
+    Histogram all = Waits.histogram();
     waits.forEach(all::add);
     out.println(
         String.join(
             " ",
             "DONE",
-            Long.toString(all.count()),
-            Long.toString(all.percentile(50)),
-            Long.toString(all.percentile(99)),
-            Long.toString(all.max()),
-            all.encode()));
+            Long.toString(all.getTotalCount()),
+            Long.toString(all.getValueAtPercentile(50)),
+            Long.toString(all.getValueAtPercentile(99)),
+            Long.toString(all.getMaxValue()),
+            Waits.encode(all)));
   }
 }

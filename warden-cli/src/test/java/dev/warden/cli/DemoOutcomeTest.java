@@ -3,10 +3,11 @@ package dev.warden.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
 class DemoOutcomeTest {
-  private static final Histogram WAITS = new Histogram();
+  private static final Histogram WAITS = Waits.histogram();
 
   @Test
   void runWithEveryIncrementKeptAndIncreasingTokensPasses() {
@@ -59,9 +60,9 @@ class DemoOutcomeTest {
 
   @Test
   void reportShowsEachCheckWithAlignedColumns() {
-    Histogram waits = new Histogram();
-    waits.record(90);
-    waits.record(2_500);
+    Histogram waits = Waits.histogram();
+    waits.recordValue(90);
+    waits.recordValue(2_500);
     DemoOutcome outcome = new DemoOutcome(List.of(), 2, 1, new long[] {7, 8}, waits);
 
     List<String> report = outcome.report("free, last token issued 8");

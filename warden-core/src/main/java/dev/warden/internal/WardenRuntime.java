@@ -5,6 +5,7 @@ import dev.warden.DistributedCountDownLatch;
 import dev.warden.DistributedLock;
 import dev.warden.DistributedReadWriteLock;
 import dev.warden.DistributedSemaphore;
+import dev.warden.Leadership;
 import dev.warden.LeasedSemaphore;
 import dev.warden.LockInfo;
 import dev.warden.WardenActivity;
@@ -17,6 +18,7 @@ import dev.warden.internal.base.Events;
 import dev.warden.internal.base.Owners;
 import dev.warden.internal.base.Settings;
 import dev.warden.internal.base.SystemTimer;
+import dev.warden.internal.leader.LockLeadership;
 import dev.warden.internal.lease.LeaseKeeper;
 import dev.warden.internal.lock.Locks;
 import dev.warden.internal.quorum.QuorumLock;
@@ -32,6 +34,8 @@ import dev.warden.internal.sync.Synchronizers;
 import dev.warden.internal.wait.Subscriptions;
 import dev.warden.internal.wait.Waiting;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.function.Function;
@@ -52,17 +56,18 @@ public final class WardenRuntime {
   private final Locks locks;
   private final Synchronizers synchronizers;
   private final Events events = new Events();
+  private final Executor callbacks = ForkJoinPool.commonPool();
+  private final Set<LockLeadership> leaderships = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
   private WardenRuntime(
       ClientSetup setup, Owners owners, Deployment deployment, SystemTimer timer) {
     Settings settings = setup.settings();
     Clock clock = setup.clock();
-    Executor callbacks = ForkJoinPool.commonPool();
     this.deployment = deployment;
     this.timer = timer;
     Scripts scripts = new Scripts(deployment);
-    Calls calls = new Calls(settings, clock, () -> closed);
+    Calls calls = new Calls(settings, clock, timer, () -> closed);
     this.subscriptions = new Subscriptions(deployment.pubSub(), owners.clientId(), timer, settings);
     this.waiting = new Waiting(settings, clock, timer, subscriptions, events);
     this.keeper = new LeaseKeeper(scripts, timer, clock, callbacks, settings);
@@ -196,6 +201,18 @@ public final class WardenRuntime {
     return synchronizers.countDownLatch(name);
   }
 
+  /** A new leadership of that name, on the reentrant lock of that name; closed with this. */
+  public Leadership leadership(String name) {
+    DistributedLock lock = locks.lock(name); // checks the name
+    LockLeadership leadership =
+        new LockLeadership(name, lock, timer, callbacks, leaderships::remove);
+    leaderships.add(leadership);
+    if (closed) {
+      leadership.wardenClosed(); // closed meanwhile: it never campaigns
+    }
+    return leadership;
+  }
+
   public void addListener(WardenListener listener) {
     events.add(Args.required("listener", listener));
   }
@@ -228,6 +245,7 @@ public final class WardenRuntime {
       }
       closed = true;
     }
+    leaderships.forEach(LockLeadership::wardenClosed);
     keeper.stop();
     waiting.close();
     locks.close();

@@ -28,17 +28,18 @@ class ArchitectureTest {
 
   /** What each internal package may import from the others (the layers, bottom up). */
   private static final Map<String, Set<String>> MAY_IMPORT =
-      Map.of(
-          "base", Set.of(),
-          "redis", Set.of("base"),
-          "redis.sentinel", Set.of("base", "redis"),
-          "redis.cluster", Set.of("base", "redis"),
-          "wait", Set.of("base", "redis"),
-          "lease", Set.of("base", "redis"),
-          "lock.driver", Set.of("base", "redis", "wait", "lease"),
-          "lock", Set.of("base", "redis", "wait", "lease", "lock.driver"),
-          "quorum", Set.of("base", "redis", "lease", "lock"),
-          "sync", Set.of("base", "redis", "wait"));
+      Map.ofEntries(
+          Map.entry("base", Set.of()),
+          Map.entry("redis", Set.of("base")),
+          Map.entry("redis.sentinel", Set.of("base", "redis")),
+          Map.entry("redis.cluster", Set.of("base", "redis")),
+          Map.entry("wait", Set.of("base", "redis")),
+          Map.entry("lease", Set.of("base", "redis")),
+          Map.entry("lock.driver", Set.of("base", "redis", "wait", "lease")),
+          Map.entry("lock", Set.of("base", "redis", "wait", "lease", "lock.driver")),
+          Map.entry("quorum", Set.of("base", "redis", "lease", "lock")),
+          Map.entry("leader", Set.of("base")),
+          Map.entry("sync", Set.of("base", "redis", "wait")));
 
   /**
    * The most non-comment statements ({@link Ncss}) one source file may have: what one reader holds

@@ -5,8 +5,10 @@ import dev.warden.Warden;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
+import org.reactivestreams.Publisher;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.convert.DurationStyle;
@@ -18,15 +20,26 @@ import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /** One annotated method's lock settings, parsed and checked once. Immutable. */
 final class LockedMethod {
   private static final SpelExpressionParser PARSER = new SpelExpressionParser();
   private static final ParameterNameDiscoverer PARAMETER_NAMES =
       new DefaultParameterNameDiscoverer();
-  private static final String[] ASYNC_TYPES = {
-    "org.reactivestreams.Publisher", "kotlinx.coroutines.flow.Flow"
-  };
+
+  /** How a method's work ends: when it returns, or when what it returns completes. */
+  enum Kind {
+    /** Returns when the work is done: the calling thread holds the lock around the call. */
+    BLOCKING,
+    /** Returns a {@code CompletableFuture} or {@code CompletionStage}. */
+    STAGE,
+    /** Returns a {@code Mono}, or is a Kotlin {@code suspend} function (Spring AOP sees a Mono). */
+    MONO,
+    /** Returns a {@code Flux} or a {@code Publisher}. */
+    FLUX
+  }
 
   private final Method method;
   private final String description;
@@ -38,6 +51,7 @@ final class LockedMethod {
   private final Duration leaseTime; // null: watchdog
   private final WardenLocked.NotAcquired onNotAcquired;
   private final BeanFactory beanFactory; // may be null
+  private final Kind kind;
 
   private LockedMethod(Method method, WardenLocked locked, BeanFactory beanFactory) {
     this.method = method;
@@ -66,12 +80,37 @@ final class LockedMethod {
         && returns != void.class) {
       throw invalid("onNotAcquired = SKIP cannot return a " + returns + "; return a wrapper");
     }
-    if (isAsync(returns)) {
+    this.kind = kind(returns);
+  }
+
+  private Kind kind(Class<?> returns) {
+    if (returns == CompletableFuture.class || returns == CompletionStage.class) {
+      return Kind.STAGE;
+    }
+    if (returns == Mono.class) {
+      return Kind.MONO;
+    }
+    if (returns == Flux.class || returns == Publisher.class) {
+      return Kind.FLUX;
+    }
+    Class<?>[] parameters = method.getParameterTypes();
+    if (parameters.length > 0
+        && parameters[parameters.length - 1].getName().equals("kotlin.coroutines.Continuation")) {
+      // Spring AOP (6.1+) hands a suspend function's advice a Mono of its result and awaits the
+      // Mono the advice returns: the lock is held for the coroutine's work like a Mono's
+      return Kind.MONO;
+    }
+    if (Future.class.isAssignableFrom(returns)
+        || CompletionStage.class.isAssignableFrom(returns)
+        || Publisher.class.isAssignableFrom(returns)
+        || implementsNamed(returns, "kotlinx.coroutines.flow.Flow")) {
       throw invalid(
           "returns "
               + returns.getName()
-              + ": the lock would be released when the method returns, before the work completes");
+              + ": the lock can be held until a CompletableFuture, CompletionStage, Mono, Flux or"
+              + " Publisher completes, not until this type does");
     }
+    return Kind.BLOCKING;
   }
 
   /**
@@ -91,21 +130,10 @@ final class LockedMethod {
     return types.append(')').toString();
   }
 
-  private static boolean isAsync(Class<?> returns) {
-    if (Future.class.isAssignableFrom(returns) || CompletionStage.class.isAssignableFrom(returns)) {
+  private static boolean implementsNamed(Class<?> type, String interfaceName) {
+    if (type.getName().equals(interfaceName)) {
       return true;
     }
-    for (Class<?> type = returns; type != null; type = type.getSuperclass()) {
-      for (String async : ASYNC_TYPES) {
-        if (type.getName().equals(async) || implementsNamed(type, async)) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-
-  private static boolean implementsNamed(Class<?> type, String interfaceName) {
     for (Class<?> implemented : type.getInterfaces()) {
       if (implemented.getName().equals(interfaceName)
           || implementsNamed(implemented, interfaceName)) {
@@ -214,6 +242,11 @@ final class LockedMethod {
 
   boolean skips() {
     return onNotAcquired == WardenLocked.NotAcquired.SKIP;
+  }
+
+  /** How the method's work ends. */
+  Kind kind() {
+    return kind;
   }
 
   /** What a skipped call returns. */

@@ -30,11 +30,24 @@ import java.lang.annotation.Target;
  * WardenLockedAdvisor#DEFAULT_ORDER}): the lock is taken before the transaction begins and released
  * after it commits (or rolls back), so the next holder sees the committed data.
  *
- * <p><b>Ownership.</b> The lock is the calling thread's ({@link dev.warden.DistributedLock}'s
- * thread-bound API): reentrant across nested annotated calls of the same name on the same thread,
- * renewed by the watchdog unless {@link #leaseTime()} is set. Methods returning a {@code Future},
- * {@code CompletionStage} or reactive {@code Publisher} are rejected, since the lock would be
- * released when the method returns, before the work completes.
+ * <p><b>Ownership.</b> On a method that returns its result, the lock is the calling thread's
+ * ({@link dev.warden.DistributedLock}'s thread-bound API): reentrant across nested annotated calls
+ * of the same name on the same thread, renewed by the watchdog unless {@link #leaseTime()} is set.
+ *
+ * <p><b>Asynchronous methods.</b> On a method returning {@code CompletableFuture} or {@code
+ * CompletionStage}, the lock is a {@link dev.warden.LockHandle}'s (not a thread's, so not
+ * reentrant): it is acquired without blocking the caller, the method is called on Warden's callback
+ * executor once it is held, and the lock is released when the returned future completes or fails;
+ * cancelling the future the caller got cancels the wait or the method's future, and releases. On a
+ * method returning {@code Mono}, {@code Flux} or {@code Publisher}, each subscription acquires the
+ * lock, calls the method, and releases when its publisher completes, fails or is cancelled ({@code
+ * usingWhen}); nothing blocks. Not acquired in time: the future or publisher fails with {@link
+ * LockNotAcquiredException}, or (with {@link NotAcquired#SKIP}) completes with {@code null} or
+ * empty. A Kotlin {@code suspend} function is locked like a {@code Mono} (Spring AOP hands the
+ * advice its result as one, and awaits what the advice returns): the lock is held across its
+ * suspension points until it returns, throws or is cancelled (with kotlinx-coroutines-reactor,
+ * which Spring's coroutine support needs). A plain {@code Future} and other reactive types are
+ * rejected at start-up.
  *
  * <p><b>Proxies.</b> The annotation works through Spring's proxy: a call from within the same
  * object ({@code this.charge(...)}) is not locked; nor are private methods, or beans that are not

@@ -51,19 +51,27 @@ final class WardenLockedInterceptor implements MethodInterceptor {
     }
     String name = locked.lockName(invocation.getArguments());
     DistributedLock lock = locked.lock(warden.get(), name);
+    switch (locked.kind()) {
+      case STAGE:
+        return AsyncLocking.stage(invocation, locked, lock, name);
+      case MONO:
+        return AsyncLocking.mono(invocation, locked, lock, name);
+      case FLUX:
+        return AsyncLocking.flux(invocation, locked, lock, name);
+      case BLOCKING:
+      default:
+        return blocking(invocation, locked, lock, name);
+    }
+  }
+
+  private static Object blocking(
+      MethodInvocation invocation, LockedMethod locked, DistributedLock lock, String name)
+      throws Throwable {
     if (!acquire(lock, locked)) {
       if (locked.skips()) {
         return locked.skipped();
       }
-      throw new LockNotAcquiredException(
-          name,
-          "lock \""
-              + name
-              + "\" of "
-              + locked.description()
-              + " not acquired within "
-              + locked.waitTime(),
-          null);
+      throw notAcquired(name, locked, null);
     }
     Object result;
     try {
@@ -80,6 +88,18 @@ final class WardenLockedInterceptor implements MethodInterceptor {
     // the method's effects are done, but another owner may have run it meanwhile.
     lock.unlock();
     return result;
+  }
+
+  static LockNotAcquiredException notAcquired(String name, LockedMethod locked, Throwable cause) {
+    return new LockNotAcquiredException(
+        name,
+        "lock \""
+            + name
+            + "\" of "
+            + locked.description()
+            + " not acquired within "
+            + locked.waitTime(),
+        cause);
   }
 
   private static boolean acquire(DistributedLock lock, LockedMethod locked) {

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -365,10 +366,10 @@ class WardenLockedIT {
     }
   }
 
-  /** The lock would end before the future's work. */
+  /** A plain Future says nothing when it completes: the lock could not follow its work. */
   public static class AsyncResult {
     @WardenLocked(name = "n")
-    public CompletableFuture<String> run() {
+    public Future<String> run() {
       return CompletableFuture.completedFuture("x");
     }
   }
@@ -387,7 +388,7 @@ class WardenLockedIT {
         PrimitiveSkip.class,
         "PrimitiveSkip.run(): onNotAcquired = SKIP cannot return a int");
     assertStartFails(
-        redis, AsyncResult.class, "AsyncResult.run(): returns java.util.concurrent.Completable");
+        redis, AsyncResult.class, "AsyncResult.run(): returns java.util.concurrent.Future");
     assertStartFails(redis, BadDuration.class, "BadDuration.run(): waitTime is not a duration");
   }
 

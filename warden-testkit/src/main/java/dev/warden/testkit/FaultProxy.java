@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A TCP proxy on a free port of 127.0.0.1 in front of one target address, for network faults in
@@ -65,6 +66,7 @@ public final class FaultProxy implements AutoCloseable {
   private static final int CHUNK = 16 * 1024;
   private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
   private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(5);
+  private static final long SUB_MILLISECOND = TimeUnit.MILLISECONDS.toNanos(1);
 
   private final String targetHost;
   private final int targetPort;
@@ -323,21 +325,37 @@ public final class FaultProxy implements AutoCloseable {
   /**
    * Waits while {@code direction} is blackholed and until the chunk read at {@code readNanos} has
    * been held for the current delay. Returns {@code false} if the proxy closed meanwhile.
+   *
+   * <p>The last millisecond of a delay is parked outside the monitor: {@code Object.wait} rounds
+   * any nanoseconds up to a whole millisecond, which made a delay of 250 us hold a chunk 1 ms or
+   * more. A change made while parked (a blackhole, a heal) is seen when the park ends.
    */
-  private synchronized boolean awaitForwarding(Direction direction, long readNanos, Pair pair)
+  private boolean awaitForwarding(Direction direction, long readNanos, Pair pair)
       throws InterruptedException {
-    while (!closed && !pair.isClosed()) {
-      if (blackholed.contains(direction) || blackholedSources.contains(pair.source)) {
-        wait();
-        continue;
+    while (true) {
+      long remaining;
+      synchronized (this) {
+        if (closed || pair.isClosed()) {
+          return false;
+        }
+        if (blackholed.contains(direction) || blackholedSources.contains(pair.source)) {
+          wait();
+          continue;
+        }
+        remaining = readNanos + delayNanos - System.nanoTime();
+        if (remaining <= 0) {
+          return true;
+        }
+        if (remaining > SUB_MILLISECOND) {
+          TimeUnit.NANOSECONDS.timedWait(this, remaining - SUB_MILLISECOND);
+          continue;
+        }
       }
-      long remaining = readNanos + delayNanos - System.nanoTime();
-      if (remaining <= 0) {
-        return true;
+      LockSupport.parkNanos(remaining); // the delay itself: no event to wait for
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
       }
-      TimeUnit.NANOSECONDS.timedWait(this, remaining);
     }
-    return false;
   }
 
   private synchronized void wake() {

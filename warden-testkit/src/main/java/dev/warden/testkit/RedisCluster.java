@@ -173,6 +173,31 @@ public final class RedisCluster implements AutoCloseable {
   }
 
   /**
+   * Starts 3 masters with 1 replica each, like {@link #start()}, with {@code nodeArgs} added to
+   * every node's command line: e.g. {@code --bind 127.0.0.1 10.213.0.1 --cluster-announce-ip
+   * 10.213.0.1}, for clients that reach the nodes at another address of this machine (the
+   * benchmark's network namespace). The testkit's own connections still use 127.0.0.1.
+   *
+   * @throws IllegalStateException if a node does not start, {@code redis-cli --cluster create}
+   *     fails, or the cluster is not healthy within 30 s
+   * @since 0.2
+   */
+  public static RedisCluster startWithNodeArgs(String... nodeArgs) {
+    Objects.requireNonNull(nodeArgs, "nodeArgs must not be null");
+    List<String> extra = List.of(nodeArgs);
+    return start(
+        3,
+        1,
+        DEFAULT_NODE_TIMEOUT,
+        /* proxied= */ false,
+        args -> {
+          List<String> all = new ArrayList<>(List.of(args));
+          all.addAll(extra);
+          return RedisServer.start(all.toArray(String[]::new));
+        });
+  }
+
+  /**
    * Starts 3 masters with 1 replica each, like {@link #start()}, each node also taking TLS
    * connections on a port of its own ({@link RedisServer#startWithTls}) and using TLS for the
    * cluster bus and replication ({@code tls-cluster yes}, {@code tls-replication yes}). A TLS

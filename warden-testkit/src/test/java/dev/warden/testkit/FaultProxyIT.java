@@ -138,6 +138,28 @@ class FaultProxyIT {
   }
 
   @Test
+  void aSubMillisecondDelayIsNotRoundedUpToAMillisecondEachWay() {
+    Duration delay = Duration.ofNanos(100_000);
+    try (StatefulRedisConnection<String, String> connection = connect(WAIT)) {
+      assertThat(connection.sync().ping()).isEqualTo("PONG");
+
+      proxy.delay(delay);
+      long[] roundTrips = new long[41];
+      for (int i = 0; i < roundTrips.length; i++) {
+        long start = System.nanoTime();
+        assertThat(connection.sync().ping()).isEqualTo("PONG");
+        roundTrips[i] = System.nanoTime() - start;
+      }
+      java.util.Arrays.sort(roundTrips);
+      Duration median = Duration.ofNanos(roundTrips[roundTrips.length / 2]);
+
+      // Each way at least the delay; held by Object.wait, each way took 1 ms or more.
+      assertThat(median).isGreaterThanOrEqualTo(delay.multipliedBy(2));
+      assertThat(median).isLessThan(Duration.ofMillis(2));
+    }
+  }
+
+  @Test
   void cutMakesLettuceSeeADisconnectAndReconnectThroughTheProxyOnceHealed() {
     try (StatefulRedisConnection<String, String> connection = connect(WAIT)) {
       long idBefore = connection.sync().clientId();

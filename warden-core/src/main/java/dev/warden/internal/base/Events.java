@@ -18,6 +18,7 @@ public final class Events {
   private static final Logger LOG = LoggerFactory.getLogger(Events.class);
   private static final WardenListener[] NONE = new WardenListener[0];
   private static final AtomicLong HOLD_IDS = new AtomicLong();
+  private static final AtomicLong ACQUISITION_IDS = new AtomicLong();
 
   private volatile WardenListener[] listeners = NONE;
 
@@ -53,10 +54,15 @@ public final class Events {
     return HOLD_IDS.incrementAndGet();
   }
 
-  public void acquisitionStarted(ObjectType type, String name) {
+  /** A new id for an acquisition, unique in this JVM. */
+  public static long newAcquisitionId() {
+    return ACQUISITION_IDS.incrementAndGet();
+  }
+
+  public void acquisitionStarted(ObjectType type, String name, long acquisitionId) {
     for (WardenListener listener : listeners) {
       try {
-        listener.acquisitionStarted(type, name);
+        listener.acquisitionStarted(type, name, acquisitionId);
       } catch (RuntimeException e) {
         failed(listener, "acquisitionStarted", e);
       }
@@ -64,20 +70,24 @@ public final class Events {
   }
 
   public void acquisitionEnded(
-      ObjectType type, String name, WardenListener.Outcome outcome, long nanos) {
+      ObjectType type,
+      String name,
+      long acquisitionId,
+      WardenListener.Outcome outcome,
+      long nanos) {
     for (WardenListener listener : listeners) {
       try {
-        listener.acquisitionEnded(type, name, outcome, nanos);
+        listener.acquisitionEnded(type, name, acquisitionId, outcome, nanos);
       } catch (RuntimeException e) {
         failed(listener, "acquisitionEnded", e);
       }
     }
   }
 
-  public void holdStarted(ObjectType type, String name, long holdId) {
+  public void holdStarted(ObjectType type, String name, long holdId, long fencingToken) {
     for (WardenListener listener : listeners) {
       try {
-        listener.holdStarted(type, name, holdId);
+        listener.holdStarted(type, name, holdId, fencingToken);
       } catch (RuntimeException e) {
         failed(listener, "holdStarted", e);
       }
@@ -104,10 +114,10 @@ public final class Events {
     }
   }
 
-  public void leaseLost(ObjectType type, String name) {
+  public void leaseLost(ObjectType type, String name, long holdId) {
     for (WardenListener listener : listeners) {
       try {
-        listener.leaseLost(type, name);
+        listener.leaseLost(type, name, holdId);
       } catch (RuntimeException e) {
         failed(listener, "leaseLost", e);
       }

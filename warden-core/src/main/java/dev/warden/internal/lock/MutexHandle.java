@@ -4,6 +4,7 @@ import dev.warden.LockHandle;
 import dev.warden.LockTimeoutException;
 import dev.warden.internal.base.Args;
 import dev.warden.internal.lease.Hold;
+import dev.warden.internal.redis.Calls;
 import dev.warden.internal.redis.Failures;
 import dev.warden.internal.wait.Acquisition;
 import java.time.Duration;
@@ -16,14 +17,21 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** A hold owned by a handle rather than a thread; usable from any thread. */
+/**
+ * A hold owned by a handle rather than a thread; usable from any thread. Every operation that ends
+ * or changes the hold is sent without blocking and runs after the handle's earlier ones (never two
+ * at once); the blocking forms wait for the same operation on the caller's thread, so both forms
+ * share one path and one outcome.
+ */
 final class MutexHandle implements LockHandle {
   private static final Logger log = LoggerFactory.getLogger(MutexHandle.class);
 
   private final RedisMutex lock;
   private final Hold hold;
   private final int acknowledgedReplicas; // -1 when no replication policy applied
-  private boolean closed; // guarded by this
+  // written only by the handle's operations, which never overlap (next)
+  private volatile boolean closed;
+  private CompletableFuture<?> last = CompletableFuture.completedFuture(null); // guarded by this
 
   MutexHandle(RedisMutex lock, Hold hold) {
     this(lock, hold, -1);
@@ -97,58 +105,150 @@ final class MutexHandle implements LockHandle {
   }
 
   @Override
+  public CompletableFuture<Boolean> isHeldAsync() {
+    return toCaller(lock.isHeldByAsync(hold.owner()), "isHeld");
+  }
+
+  @Override
   public CompletionStage<Void> leaseLost() {
     return hold.lost().minimalCompletionStage();
   }
 
   @Override
-  public synchronized void close() {
-    if (closed) {
-      return;
-    }
-    try {
-      lock.core().release(hold);
-      closed = true;
-    } catch (IllegalMonitorStateException expired) {
-      closed = true; // the hold is gone either way; report it once
-      throw expired;
-    }
+  public void close() {
+    await(ending(() -> lock.core().releaseAsync(hold)), "unlock");
+  }
+
+  @Override
+  public CompletableFuture<Void> closeAsync() {
+    return toCaller(ending(() -> lock.core().releaseAsync(hold)), "unlock");
   }
 
   @Override
   public boolean extend(Duration leaseTime) {
-    long leaseMillis = Args.leaseMillis("leaseTime", leaseTime);
-    synchronized (this) {
-      return !closed && lock.core().setLease(hold, leaseMillis, "extend");
-    }
+    return await(extending(Args.leaseMillis("leaseTime", leaseTime)), "extend");
   }
 
   @Override
-  public synchronized void closeAfter(Duration keepFor) {
-    long keepMillis = Args.notNegativeMillis("keepFor", keepFor);
-    if (keepMillis == 0) {
-      close();
-      return;
+  public CompletableFuture<Boolean> extendAsync(Duration leaseTime) {
+    return toCaller(extending(Args.leaseMillis("leaseTime", leaseTime)), "extend");
+  }
+
+  @Override
+  public void closeAfter(Duration keepFor) {
+    await(keeping(Args.notNegativeMillis("keepFor", keepFor)), "unlock");
+  }
+
+  @Override
+  public CompletableFuture<Void> closeAfterAsync(Duration keepFor) {
+    return toCaller(keeping(Args.notNegativeMillis("keepFor", keepFor)), "unlock");
+  }
+
+  private CompletableFuture<Boolean> extending(long leaseMillis) {
+    return next(
+        () ->
+            closed
+                ? CompletableFuture.completedFuture(false)
+                : lock.core().setLeaseAsync(hold, leaseMillis, "extend"));
+  }
+
+  private CompletableFuture<Void> keeping(long keepMillis) {
+    return keepMillis == 0
+        ? ending(() -> lock.core().releaseAsync(hold))
+        : ending(() -> lock.core().releaseAfterAsync(hold, keepMillis));
+  }
+
+  /**
+   * Ends the hold with {@code release}, after the handle's earlier operations, unless it already
+   * ended: then nothing is sent. A hold found lost ends the handle too (reported once).
+   */
+  private CompletableFuture<Void> ending(Supplier<CompletableFuture<Void>> release) {
+    return next(
+        () -> {
+          if (closed) {
+            return CompletableFuture.completedFuture(null);
+          }
+          return release
+              .get()
+              .whenComplete(
+                  (ignored, failure) -> {
+                    if (failure == null
+                        || Failures.unwrap(failure) instanceof IllegalMonitorStateException) {
+                      closed = true; // the hold is gone either way
+                    }
+                  });
+        });
+  }
+
+  /**
+   * Runs {@code operation} once the handle's earlier operations are over, so that two never overlap
+   * (as the blocking forms never did): at once on the calling thread when none is pending, else on
+   * the thread that ends the last one. Never blocks.
+   */
+  private <T> CompletableFuture<T> next(Supplier<CompletableFuture<T>> operation) {
+    CompletableFuture<T> result;
+    synchronized (this) {
+      CompletableFuture<?> before = last;
+      if (before.isDone()) {
+        result = start(operation);
+      } else {
+        result = before.handle((ignored, failure) -> null).thenCompose(ignored -> start(operation));
+      }
+      last = result;
     }
-    if (closed) {
-      return;
-    }
+    return result;
+  }
+
+  private static <T> CompletableFuture<T> start(Supplier<CompletableFuture<T>> operation) {
     try {
-      lock.core().releaseAfter(hold, keepMillis);
-      closed = true;
-    } catch (IllegalMonitorStateException expired) {
-      closed = true; // the hold is gone either way; report it once
-      throw expired;
+      return operation.get();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
     }
   }
 
-  /** Releases the hold, logging instead of throwing: for holds nobody will use. */
+  /** Waits for an operation on the caller's thread, as the blocking forms do. */
+  private <T> T await(CompletableFuture<T> operation, String verb) {
+    return Calls.awaitUninterruptibly(operation, lock.core().driver().describe(), verb);
+  }
+
+  /**
+   * A copy of {@code operation} completed on the callback executor, never on a Redis I/O thread or
+   * the timer, with the failure unwrapped.
+   */
+  // FutureReturnValueIgnored: the callback completes the copy; what whenComplete returns is unused
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private <T> CompletableFuture<T> toCaller(CompletableFuture<T> operation, String verb) {
+    Executor callbacks = lock.core().context().callbacks();
+    String object = lock.core().driver().describe();
+    CompletableFuture<T> result = new CompletableFuture<>();
+    operation.whenComplete(
+        (value, failure) ->
+            callbacks.execute(
+                () -> {
+                  if (failure == null) {
+                    result.complete(value);
+                  } else {
+                    result.completeExceptionally(Failures.forCaller(object, verb, failure));
+                  }
+                }));
+    return result;
+  }
+
+  /** Releases the hold without waiting, logging instead of throwing: for holds nobody will use. */
+  // FutureReturnValueIgnored: the callback logs the outcome; the copy it returns is unused
+  @SuppressWarnings("FutureReturnValueIgnored")
   void closeQuietly() {
-    try {
-      close();
-    } catch (RuntimeException e) {
-      log.warn("could not release an unused hold of {}: {}", lock.getName(), e.toString());
-    }
+    ending(() -> lock.core().releaseAsync(hold))
+        .whenComplete(
+            (ignored, failure) -> {
+              if (failure != null) {
+                log.warn(
+                    "could not release an unused hold of {}: {}",
+                    lock.getName(),
+                    Failures.unwrap(failure).toString());
+              }
+            });
   }
 
   @Override

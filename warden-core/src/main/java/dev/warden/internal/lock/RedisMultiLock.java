@@ -145,7 +145,8 @@ final class RedisMultiLock extends ThreadBoundLock {
       return acquireGroups(lease, waitNanos, interruptible);
     }
     long started = context.clock().nanoTime();
-    events.acquisitionStarted(subject.type(), subject.name());
+    long id = Events.newAcquisitionId();
+    events.acquisitionStarted(subject.type(), subject.name(), id);
     WardenListener.Outcome outcome = WardenListener.Outcome.FAILED;
     try {
       boolean got = acquireGroups(lease, waitNanos, interruptible);
@@ -156,7 +157,7 @@ final class RedisMultiLock extends ThreadBoundLock {
       throw e;
     } finally {
       events.acquisitionEnded(
-          subject.type(), subject.name(), outcome, context.clock().nanoTime() - started);
+          subject.type(), subject.name(), id, outcome, context.clock().nanoTime() - started);
     }
   }
 

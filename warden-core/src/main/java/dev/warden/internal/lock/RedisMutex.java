@@ -94,6 +94,11 @@ final class RedisMutex extends ThreadBoundLock {
     return query(driver.queries().holdCount(owner), "isHeld") > 0;
   }
 
+  /** Whether the owner holds this lock, asked without blocking (the raw reply's future). */
+  CompletableFuture<Boolean> isHeldByAsync(String owner) {
+    return driver.queries().holdCount(owner).thenApply(count -> count > 0);
+  }
+
   @Override
   public int getHoldCount() {
     return query(
@@ -178,6 +183,18 @@ final class RedisMutex extends ThreadBoundLock {
         this,
         core.acquisition(owner, 0, core.watchdogLease().millis(), waitNanos),
         granted -> newHandle(owner, granted),
+        () -> timedOut(waitTime));
+  }
+
+  @Override
+  public CompletableFuture<LockHandle> acquireAsync(Duration waitTime, Duration leaseTime) {
+    long waitNanos = Args.waitNanos("waitTime", waitTime);
+    Lease lease = Lease.fixed(Args.leaseMillis("leaseTime", leaseTime));
+    String owner = core.context().owners().newHandle();
+    return MutexHandle.whenAcquired(
+        this,
+        core.acquisition(owner, 0, lease.millis(), waitNanos),
+        granted -> new MutexHandle(this, core.adopt(null, owner, granted, lease)),
         () -> timedOut(waitTime));
   }
 

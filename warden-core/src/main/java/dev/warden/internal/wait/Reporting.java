@@ -20,6 +20,7 @@ final class Reporting {
   private final boolean reported;
   private final long startedNanos;
   private volatile boolean told;
+  private volatile long id; // given when its start is told
 
   Reporting(Waiting waiting, Claim<?> claim) {
     this.events = waiting.events();
@@ -48,7 +49,8 @@ final class Reporting {
   void started() {
     if (reported && events.on()) {
       told = true;
-      events.acquisitionStarted(subject.type(), subject.name());
+      id = Events.newAcquisitionId();
+      events.acquisitionStarted(subject.type(), subject.name(), id);
     }
   }
 
@@ -68,6 +70,6 @@ final class Reporting {
       outcome = WardenListener.Outcome.ACQUIRED;
     }
     events.acquisitionEnded(
-        subject.type(), subject.name(), outcome, clock.nanoTime() - startedNanos);
+        subject.type(), subject.name(), id, outcome, clock.nanoTime() - startedNanos);
   }
 }

@@ -1,10 +1,20 @@
 package dev.warden.internal.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.warden.WardenException;
+import dev.warden.internal.base.Settings;
 import dev.warden.internal.base.Timer;
+import dev.warden.internal.base.VirtualTime;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -12,9 +22,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
-/** {@link Calls#pause}: a pause ends when the timer says so, or when Warden is closing. */
+/**
+ * {@link Calls#pause}: a pause ends when the timer says so, or when Warden is closing. {@link
+ * Calls#retrying}: transient failures are sent again after a back-off on the timer, for up to the
+ * command timeout, without blocking a thread.
+ */
 class CallsTest {
   private static final long TEN_MS = TimeUnit.MILLISECONDS.toNanos(10);
+  private static final Settings SETTINGS =
+      new Settings(Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofMillis(200));
 
   /** A timer whose tasks the test runs by hand, from any thread. */
   private static final class HandTimer implements Timer {
@@ -104,5 +120,121 @@ class CallsTest {
     } finally {
       Thread.interrupted();
     }
+  }
+
+  @Test
+  void aTransientFailureIsSentAgainAfterABackOffOnTheTimer() throws Exception {
+    VirtualTime time = new VirtualTime();
+    Calls calls = new Calls(SETTINGS, time, time, () -> false);
+    List<Long> sentAt = new ArrayList<>();
+    long start = time.nanoTime();
+
+    CompletableFuture<String> reply =
+        calls.retrying(
+            "lock 'a'",
+            "unlock",
+            () -> {
+              sentAt.add(time.nanoTime() - start);
+              return sentAt.size() < 3
+                  ? CompletableFuture.failedFuture(new RedisCommandTimeoutException("slow"))
+                  : CompletableFuture.completedFuture("ok");
+            },
+            () -> {});
+
+    // the first call is sent at once, on the caller's thread; the retries wait on the timer
+    assertThat(sentAt).containsExactly(0L);
+    assertThat(reply).isNotDone();
+    time.advance(Duration.ofMillis(10));
+    assertThat(sentAt).containsExactly(0L, TEN_MS);
+    time.advance(Duration.ofMillis(20));
+    assertThat(sentAt).containsExactly(0L, TEN_MS, 3 * TEN_MS);
+    assertThat(reply.get()).isEqualTo("ok");
+  }
+
+  @Test
+  void retriesStopAfterTheCommandTimeoutWithAWardenExceptionNamingTheObject() {
+    VirtualTime time = new VirtualTime();
+    Calls calls = new Calls(SETTINGS, time, time, () -> false);
+    List<Long> inDoubt = new ArrayList<>();
+
+    CompletableFuture<String> reply =
+        calls.retrying(
+            "lock 'a'",
+            "unlock",
+            () -> CompletableFuture.failedFuture(new RedisCommandTimeoutException("slow")),
+            () -> inDoubt.add(time.nanoTime()));
+
+    time.advance(Duration.ofSeconds(2));
+    assertThat(reply).isCompletedExceptionally();
+    assertThatThrownBy(reply::get)
+        .isInstanceOf(ExecutionException.class)
+        .cause()
+        .isInstanceOf(WardenException.class)
+        .hasMessageContaining("lock 'a'")
+        .hasMessageContaining("unlock");
+    // backing off 10, 20, 40, ... 200 ms: about a dozen tries within the second, each in doubt
+    assertThat(inDoubt).hasSizeBetween(6, 12);
+  }
+
+  @Test
+  void aFinalFailureIsNotRetried() {
+    VirtualTime time = new VirtualTime();
+    Calls calls = new Calls(SETTINGS, time, time, () -> false);
+    List<Integer> sent = new ArrayList<>();
+
+    CompletableFuture<String> reply =
+        calls.retrying(
+            "lock 'a'",
+            "unlock",
+            () -> {
+              sent.add(1);
+              return CompletableFuture.failedFuture(
+                  new RedisCommandExecutionException("ERR wrong number of arguments"));
+            },
+            () -> {});
+
+    time.advance(Duration.ofSeconds(2));
+    assertThat(sent).hasSize(1);
+    assertThatThrownBy(reply::get).cause().isInstanceOf(WardenException.class);
+  }
+
+  @Test
+  void aClosedClientStopsRetrying() {
+    VirtualTime time = new VirtualTime();
+    AtomicBoolean closed = new AtomicBoolean();
+    Calls calls = new Calls(SETTINGS, time, time, closed::get);
+    List<Integer> sent = new ArrayList<>();
+
+    CompletableFuture<String> reply =
+        calls.retrying(
+            "lock 'a'",
+            "unlock",
+            () -> {
+              sent.add(1);
+              closed.set(true);
+              return CompletableFuture.failedFuture(new RedisCommandTimeoutException("slow"));
+            },
+            () -> {});
+
+    assertThat(reply).isCompletedExceptionally();
+    time.advance(Duration.ofSeconds(2));
+    assertThat(sent).hasSize(1);
+  }
+
+  @Test
+  void aCallThatThrowsAtOnceFailsTheFutureInsteadOfTheCaller() {
+    VirtualTime time = new VirtualTime();
+    Calls calls = new Calls(SETTINGS, time, time, () -> false);
+
+    CompletableFuture<String> reply =
+        calls.retrying(
+            "lock 'a'",
+            "unlock",
+            () -> {
+              throw new IllegalStateException("not connected");
+            },
+            () -> {});
+
+    assertThatThrownBy(reply::get).cause().isInstanceOf(IllegalStateException.class);
   }
 }

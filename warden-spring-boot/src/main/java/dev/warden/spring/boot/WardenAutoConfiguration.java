@@ -2,8 +2,10 @@ package dev.warden.spring.boot;
 
 import dev.warden.Warden;
 import dev.warden.micrometer.WardenMetrics;
+import dev.warden.micrometer.WardenObservations;
 import dev.warden.spring.WardenLockedAdvisor;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.ObjectProvider;
@@ -44,7 +46,10 @@ import org.springframework.core.type.AnnotationMetadata;
  * @since 0.2
  */
 @AutoConfiguration(
-    afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+    afterName = {
+      "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+      "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"
+    })
 @ConditionalOnClass(Warden.class)
 @ConditionalOnBooleanProperty(name = "warden.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(WardenProperties.class)
@@ -184,6 +189,27 @@ public final class WardenAutoConfiguration {
       return names.isEmpty()
           ? WardenMetrics.of(warden)
           : WardenMetrics.builder(warden).lockNames(names).build();
+    }
+  }
+
+  /**
+   * Warden's observations ({@code WardenObservations}: spans for lock waits and holds through the
+   * application's tracing bridge), with warden-micrometer and an {@code ObservationRegistry} bean.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass({ObservationRegistry.class, WardenObservations.class})
+  @ConditionalOnBooleanProperty(name = "warden.observations.enabled", matchIfMissing = true)
+  static class ObservationsConfiguration {
+    @Bean(initMethod = "start", destroyMethod = "close")
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(ObservationRegistry.class)
+    WardenObservations wardenObservations(
+        Warden warden, ObservationRegistry registry, WardenProperties properties) {
+      WardenProperties.Observations settings = properties.getObservations();
+      return WardenObservations.builder(warden, registry)
+          .lockNames(settings.getLockNames())
+          .fencingTokens(settings.isFencingTokens())
+          .build();
     }
   }
 

@@ -45,6 +45,8 @@ public class WardenProperties {
   /** Warden's Micrometer meters (with warden-micrometer and Micrometer present). */
   private final Metrics metrics = new Metrics();
 
+  private final Observations observations = new Observations();
+
   /** Creates the properties with their defaults. */
   public WardenProperties() {}
 
@@ -163,6 +165,15 @@ public class WardenProperties {
    */
   public Metrics getMetrics() {
     return metrics;
+  }
+
+  /**
+   * Returns the observation (tracing) settings.
+   *
+   * @return the observation settings
+   */
+  public Observations getObservations() {
+    return observations;
   }
 
   /** Redis Cluster settings. */
@@ -294,6 +305,83 @@ public class WardenProperties {
      */
     public void setLockNames(List<String> lockNames) {
       this.lockNames = lockNames;
+    }
+  }
+
+  /** Warden's Micrometer observations (spans through the application's tracing bridge). */
+  public static class Observations {
+    /**
+     * Whether to emit observations (warden.lock.acquire, warden.lock.hold) when there is a
+     * registry.
+     */
+    private boolean enabled = true;
+
+    /**
+     * Lock names whose observations carry the name (high-cardinality "warden.name"). A small, fixed
+     * set: never names made from data. Empty: no name.
+     */
+    private List<String> lockNames = new ArrayList<>();
+
+    /**
+     * Whether each hold's observation carries its fencing token (high-cardinality "warden.token").
+     */
+    private boolean fencingTokens;
+
+    /** Creates the settings with their defaults. */
+    public Observations() {}
+
+    /**
+     * Returns whether observations are emitted.
+     *
+     * @return whether they are
+     */
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    /**
+     * Sets whether observations are emitted.
+     *
+     * @param enabled whether they are
+     */
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    /**
+     * Returns the names observations carry.
+     *
+     * @return the names
+     */
+    public List<String> getLockNames() {
+      return lockNames;
+    }
+
+    /**
+     * Sets the names observations carry.
+     *
+     * @param lockNames the names
+     */
+    public void setLockNames(List<String> lockNames) {
+      this.lockNames = lockNames;
+    }
+
+    /**
+     * Returns whether holds carry their fencing token.
+     *
+     * @return whether they do
+     */
+    public boolean isFencingTokens() {
+      return fencingTokens;
+    }
+
+    /**
+     * Sets whether holds carry their fencing token.
+     *
+     * @param fencingTokens whether they do
+     */
+    public void setFencingTokens(boolean fencingTokens) {
+      this.fencingTokens = fencingTokens;
     }
   }
 }

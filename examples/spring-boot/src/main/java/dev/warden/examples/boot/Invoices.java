@@ -2,6 +2,7 @@ package dev.warden.examples.boot;
 
 import dev.warden.Warden;
 import dev.warden.spring.WardenLocked;
+import java.util.concurrent.CompletableFuture;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.stereotype.Service;
 
@@ -45,5 +46,29 @@ public class Invoices {
     long token = warden.lock("invoice-" + id).fencingToken();
     redis.opsForValue().set(charged, Long.toString(token));
     return new Charge(id, true, token);
+  }
+
+  /**
+   * Charges the invoice as {@link #charge(String)} does, but as a future: the lock (a handle's, not
+   * a thread's) is taken without blocking before this method runs, and released when the returned
+   * future completes, however it completes. The hold's fencing token is not at hand here (the
+   * annotation owns the handle): use {@code ReactiveLocks.withLock} or a {@code LockHandle} where
+   * the token must go along.
+   *
+   * @param id the invoice's id
+   * @return what happened, once it did ({@code fencingToken} 0: not known here)
+   */
+  @WardenLocked(key = "'invoice-' + #id", waitTime = "5s")
+  public CompletableFuture<Charge> chargeAsync(String id) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          String charged = "example:charged:" + id;
+          String previous = redis.opsForValue().get(charged);
+          if (previous != null) {
+            return new Charge(id, false, Long.parseLong(previous));
+          }
+          redis.opsForValue().set(charged, "0");
+          return new Charge(id, true, 0);
+        });
   }
 }

@@ -1,6 +1,8 @@
 package dev.warden.examples.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
 
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.StartGate;
@@ -9,6 +11,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
@@ -66,6 +69,51 @@ class InvoiceApplicationIT {
       assertThat(acquisitions.statusCode()).isEqualTo(200);
       assertThat(acquisitions.body().replace(" ", ""))
           .contains("\"statistic\":\"COUNT\",\"value\":18.0");
+    }
+  }
+
+  @Test
+  void aLockWaitIsASpanUnderTheRequestsSpanAndTheFutureEndpointChargesOnce(RedisServer redis)
+      throws Exception {
+    try (ConfigurableApplicationContext context =
+        SpringApplication.run(
+            InvoiceApplication.class,
+            "--server.port=0",
+            "--spring.data.redis.url=" + redis.uri(),
+            "--spring.main.banner-mode=off")) {
+      String base = "http://localhost:" + context.getEnvironment().getProperty("local.server.port");
+
+      List<String> answers = new CopyOnWriteArrayList<>();
+      StartGate.run(
+          4,
+          2,
+          contender ->
+              answers.add(call("POST", base + "/invoices/7/charge-async").body().replace(" ", "")));
+      assertThat(answers).filteredOn(a -> a.contains("\"charged\":true")).hasSize(1);
+      assertThat(answers).filteredOn(a -> a.contains("\"charged\":false")).hasSize(7);
+
+      assertThat(call("POST", base + "/invoices/8/charge").statusCode()).isEqualTo(200);
+      RecentSpans recent = context.getBean(RecentSpans.class);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> {
+                List<RecentSpans.Span> spans = recent.spans();
+                RecentSpans.Span request =
+                    spans.stream()
+                        .filter(s -> s.name().contains("/invoices/{id}/charge"))
+                        .filter(s -> s.parentId() == null)
+                        .reduce((first, second) -> second)
+                        .orElseThrow();
+                assertThat(spans)
+                    .filteredOn(s -> s.traceId().equals(request.traceId()))
+                    .extracting(RecentSpans.Span::name, RecentSpans.Span::parentId)
+                    .contains(
+                        tuple("warden acquire lock", request.id()),
+                        tuple("warden hold lock", request.id()));
+              });
+      HttpResponse<String> spans = call("GET", base + "/spans");
+      assertThat(spans.body()).contains("warden acquire lock");
     }
   }
 }
