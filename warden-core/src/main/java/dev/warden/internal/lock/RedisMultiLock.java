@@ -221,10 +221,10 @@ final class RedisMultiLock extends ThreadBoundLock {
   }
 
   /**
-   * Gives back the groups taken so far, last first, without waiting: each part's owner-checked
-   * release is sent now (so Redis runs it before anything this thread does next) and its failure
-   * logged; a release Redis never runs is bounded by the part's lease. So a frozen Redis cannot
-   * keep the caller past its wait.
+   * Gives back the groups taken so far, last first, without waiting: each part's give-back (naming
+   * the acquisition it undoes) is sent now (so Redis runs it before anything this thread does next)
+   * and its failure logged; one Redis never runs is bounded by the part's lease. So a frozen Redis
+   * cannot keep the caller past its wait.
    */
   private void giveBack(List<List<RedisMutex>> taken) {
     for (int g = taken.size() - 1; g >= 0; g--) {

@@ -87,11 +87,32 @@ final class Clients {
 
   // ---- acquisition ----
 
+  /**
+   * LockCore.liveHold: the owner's hold as its next acquisition sees it, or null when it has none
+   * or gave it up (its last release failed in doubt: only calling unlock() again still uses it).
+   */
+  Hold liveHold(LockSide side, String owner) {
+    Hold hold = views(side).hold(owner);
+    return hold == null || (hold.releaseId != null && hold.count == 1) ? null : hold;
+  }
+
+  /**
+   * LockCore.holdBeforeAcquiring: the hold an acquisition starts from; one the owner gave up is
+   * forgotten first (not reported: what Redis may still have of it becomes the acquisition's own).
+   */
+  Hold holdBeforeAcquiring(LockSide side, String owner) {
+    Hold hold = liveHold(side, owner);
+    if (hold == null && views(side).hold(owner) != null) {
+      forget(side, owner);
+    }
+    return hold;
+  }
+
   /** A new acquisition by the owner: tryLock() ({@code willWait} false) or lock(). */
   void acquire(LockSide side, String owner, boolean willWait, Fault fault) {
-    Views v = views(side);
-    Parked p = new Parked(newAcquisitionId(owner), v.known(owner));
-    p.before = v.hold(owner);
+    Hold before = holdBeforeAcquiring(side, owner);
+    Parked p = new Parked(newAcquisitionId(owner), before == null ? 0 : before.count);
+    p.before = before;
     attempt(side, owner, p, willWait, fault);
   }
 
@@ -201,6 +222,7 @@ final class Clients {
       hold.count = p.heldBefore + 1;
       hold.user++;
     }
+    hold.acquisition = p.acquisitionId;
     if (p.restoreUser > 0) {
       // a condition's reacquisition: the user's count comes back with the last one
       hold.user = p.reacquireAfter == 0 ? p.restoreUser : hold.count;
@@ -217,8 +239,9 @@ final class Clients {
 
   /** Condition.await's end: takes the lock {@code count} times, then the user has {@code user}. */
   void reacquire(LockSide side, String owner, int count, int user) {
-    Parked first = new Parked(newAcquisitionId(owner), views(side).known(owner));
-    first.before = views(side).hold(owner);
+    Hold before = holdBeforeAcquiring(side, owner);
+    Parked first = new Parked(newAcquisitionId(owner), before == null ? 0 : before.count);
+    first.before = before;
     first.reacquireAfter = count - 1;
     first.restoreUser = user;
     attempt(side, owner, first, true, Fault.NONE);
@@ -327,8 +350,12 @@ final class Clients {
       r = run(side, owner, heldBefore, () -> lower(side, owner, heldBefore, releaseId, yielding));
     }
     if (fault == Fault.LOST_FAIL) {
-      // every run's reply was lost: unlock() throws; the hold stays as it was, in doubt (the
-      // lease keeper stops renewing a last hold it finds gone, without reporting it)
+      // every run's reply was lost: unlock() throws; the hold stays recorded, in doubt, for the
+      // same release to be sent again; a last one is renewed no more (LockCore.releaseFailed),
+      // and the owner's next acquisition starts afresh instead of re-entering it
+      if (heldBefore == 1) {
+        hold.renewing = false;
+      }
       return;
     }
     released(side, owner, r.held());
@@ -394,6 +421,7 @@ final class Clients {
     } else if (hold.count > 1) {
       hold.count--;
       hold.user--;
+      hold.acquisition = null; // the script cleared '#a'
     } else {
       forget(side, owner);
     }
@@ -481,13 +509,19 @@ final class Clients {
       return;
     }
     int heldBefore = hold.count;
+    String undone = hold.acquisition;
     if (heldBefore > 1) {
       hold.count--;
       hold.user--;
+      hold.acquisition = null;
     } else {
       forget(side, owner);
     }
-    side.release(owner, heldBefore, newAcquisitionId(owner));
+    if (undone == null) {
+      side.release(owner, heldBefore, newAcquisitionId(owner));
+    } else {
+      side.giveBack(owner, undone, heldBefore - 1); // names the acquisition it undoes
+    }
   }
 
   // ---- leases ----

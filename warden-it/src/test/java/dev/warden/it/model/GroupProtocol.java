@@ -51,9 +51,9 @@ final class GroupProtocol {
   void acquire(String owner, boolean willWait, Clients.Fault fault) {
     Waiting w = new Waiting(clients.newAcquisitionId(owner), parts.size());
     for (int i = 0; i < parts.size(); i++) {
-      Views v = clients.views(parts.get(i));
-      w.before[i] = v.hold(owner); // RedisMultiLock: holdBeforeAcquiring, part by part
-      w.heldBefore[i] = v.known(owner);
+      // RedisMultiLock: holdBeforeAcquiring, part by part
+      w.before[i] = clients.holdBeforeAcquiring(parts.get(i), owner);
+      w.heldBefore[i] = w.before[i] == null ? 0 : w.before[i].count;
     }
     attempt(owner, w, willWait, fault);
   }

@@ -70,7 +70,12 @@ final class Model {
         sides.add(rw.write);
         sides.add(rw.read);
         clients = new Clients(wire, Views.of(sides));
-        rw.readHolds(owner -> clients.views(rw.read).known(owner)); // none when known lost
+        // the read holds the client knows (none when known lost, or given up: liveHold)
+        rw.readHolds(
+            owner -> {
+              Hold read = clients.liveHold(rw.read, owner);
+              return read == null ? 0 : read.count;
+            });
       }
       default -> {
         clients = new Clients(wire, Views.of(sides));
@@ -361,8 +366,7 @@ final class Model {
     if (family != Family.READ_WRITE || side != sides.get(0)) {
       return false;
     }
-    return clients.views(sides.get(1)).hold(owner) != null
-        && clients.views(side).hold(owner) == null;
+    return clients.liveHold(sides.get(1), owner) != null && clients.liveHold(side, owner) == null;
   }
 
   private boolean holdsAll(String owner) {

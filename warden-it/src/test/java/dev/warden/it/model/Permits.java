@@ -315,8 +315,19 @@ final class Permits {
         P + ":released");
   }
 
+  /** An acquisition's give-back of a permit, sent once: under a marker of its own. */
   private List<Object> giveBackLease(String id) {
-    return wire.run("leased-semaphore-release", List.of(P, P + ":leases"), id, P + ":released");
+    return giveBackLease(id, marker(P, newId()));
+  }
+
+  /** leased-semaphore-release; {@code marker} is the same for every run of one release. */
+  private List<Object> giveBackLease(String id, String marker) {
+    return wire.run(
+        "leased-semaphore-release",
+        List.of(P, P + ":leases", marker),
+        id,
+        P + ":released",
+        MARKER_MILLIS);
   }
 
   private String leasedRelease(String owner, Step s) {
@@ -325,9 +336,20 @@ final class Permits {
       return null;
     }
     String id = mine.remove(0);
-    giveBackLease(id);
+    String marker = marker(P, newId()); // tryRelease: one marker for every run of this release
+    boolean live = liveLeases().contains(id);
+    long released = number(giveBackLease(id, marker), 0);
     if (s.releaseFault() == Clients.Fault.LOST_RETRY) {
-      giveBackLease(id);
+      released = number(giveBackLease(id, marker), 0);
+    }
+    if ((released == 1) != live) {
+      throw new Violation(
+          "release-verdict",
+          "leased semaphore: the release of permit "
+              + id
+              + (live
+                  ? " reports it not leased, though it was"
+                  : " counts as done, though its lease had ended"));
     }
     return owner + " leasedSemaphore.release(" + id + ")" + fault(s.releaseFault());
   }

@@ -20,6 +20,9 @@ final class Views {
     int user;
     boolean disturbed;
 
+    /** The acquisition that set its count last, or null once a release changed it. */
+    String acquisition;
+
     /** The id of a release that failed in doubt (the next release of it sends it again). */
     String releaseId;
 
