@@ -64,11 +64,15 @@ final class ChaosChecker {
    */
   static final Set<String> STOPS_SERVICE = Set.of("freeze", "partition-master");
 
-  /** What Warden keeps in Redis by design after a run: fence counters and semaphore counts. */
+  /**
+   * What Warden keeps in Redis by design after a run: fence counters, semaphore counts and the
+   * on-Redis format's marker (written when a {@code Warden} is built).
+   */
   private static final Pattern LEFT_BY_DESIGN =
       Pattern.compile(
           ".*:fence|warden:\\{chaos-sem-[0-9]+\\}:semaphore"
-              + "|warden:\\{chaos-leased\\}:leased-semaphore");
+              + "|warden:\\{chaos-leased\\}:leased-semaphore"
+              + "|warden:\\{warden-format\\}:format");
 
   /** One logged event. */
   record Event(long at, String kind, List<String> fields, int worker) {

@@ -502,6 +502,7 @@ class ChaosCheckerTest {
                     "warden:{chaos-sem-0}:semaphore",
                     "warden:{chaos-sem-12}:semaphore",
                     "warden:{chaos-leased}:leased-semaphore",
+                    "warden:{warden-format}:format",
                     "warden:{chaos-lock}:lock")))
         .containsExactly("keys left in Redis: [warden:{chaos-lock}:lock]");
     assertThat(ChaosChecker.leftoverKeys(List.of("warden:{chaos-fair}:fair:fence"))).isEmpty();
