@@ -239,6 +239,21 @@ class LockScriptsIT {
   }
 
   @Test
+  void tokensAreExactOnBothSidesOfTwoToThe53() {
+    // epoch 63: the token is below 2^53, one double; epoch 64: from 2^53 on, in two limbs
+    for (long epoch : new long[] {63, 64}) {
+      fenceTerms = "3600000:" + epoch;
+      for (int i = 0; i < 2; i++) {
+        long token = token(acquire("a", 0, 10_000, false));
+        assertThat(redis.hget(FENCE, "e")).isEqualTo(Long.toString(epoch));
+        assertThat(token).isEqualTo((epoch << 47) + Long.parseLong(redis.hget(FENCE, "c")));
+        assertThat(redis.hget(LOCK, "#t")).isEqualTo(Long.toString(token));
+        release("a", 1);
+      }
+    }
+  }
+
+  @Test
   void anotherOwnerIsRefusedWithTheRemainingLeaseAndMarksTheLockAsWaitedFor() {
     acquire("a", 0, 10_000, false);
     List<Object> refused = acquire("b", 0, 10_000, false);
