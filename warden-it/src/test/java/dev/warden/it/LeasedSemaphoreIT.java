@@ -2,14 +2,21 @@ package dev.warden.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.warden.LeasedSemaphore;
 import dev.warden.Warden;
 import dev.warden.WardenException;
+import dev.warden.testkit.FaultProxy;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
+import dev.warden.testkit.WardenFactory;
 import dev.warden.testkit.WardenOptions;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -89,6 +96,73 @@ class LeasedSemaphoreIT {
     assertThatThrownBy(() -> semaphore.tryRelease("f".repeat(32)))
         .isInstanceOf(WardenException.class)
         .hasMessageContaining("leased semaphore 'down'");
+  }
+
+  /**
+   * A release whose reply is lost is sent again; the run that finds the permit gone must tell its
+   * own earlier run (a permit it released: true) from a lease that ran out before it (false, as
+   * without a fault). Here the lease ran out first: the first run finds it ended, its reply is lost
+   * with the connection, and the retry finds the id unknown.
+   */
+  @Test
+  void aReleaseRunAgainAfterItsReplyWasLostReportsALeaseThatRanOutBeforeIt(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    try (FaultProxy proxy = FaultProxy.start(redis)) {
+      Warden warden = wardens.create(builder -> builder.uri(proxy.uri()));
+      LeasedSemaphore semaphore = warden.leasedSemaphore("ran-out");
+      semaphore.trySetPermits(2);
+      semaphore.release(semaphore.tryAcquire()); // loads the scripts
+      String permit = semaphore.tryAcquire(0, 200, TimeUnit.MILLISECONDS);
+      assertThat(permit).isNotNull();
+      // the lease ends: the permit counts as free again
+      await().atMost(Duration.ofSeconds(5)).until(() -> semaphore.availablePermits() == 2);
+      redis.redis().configResetstat();
+
+      assertThat(releaseWhoseFirstReplyIsLost(redis, proxy, semaphore, permit))
+          .as("the lease had run out before the release")
+          .isFalse();
+    }
+  }
+
+  @Test
+  void aReleaseRunAgainAfterItsReplyWasLostCountsItsOwnFirstRunAsDone(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    try (FaultProxy proxy = FaultProxy.start(redis)) {
+      Warden warden = wardens.create(builder -> builder.uri(proxy.uri()));
+      LeasedSemaphore semaphore = warden.leasedSemaphore("released");
+      semaphore.trySetPermits(1);
+      semaphore.release(semaphore.tryAcquire()); // loads the scripts
+      String permit = semaphore.tryAcquire(0, 60, TimeUnit.SECONDS);
+      redis.redis().configResetstat();
+
+      assertThat(releaseWhoseFirstReplyIsLost(redis, proxy, semaphore, permit))
+          .as("the first run released the live permit")
+          .isTrue();
+      assertThat(semaphore.availablePermits()).isEqualTo(1);
+      assertThat(semaphore.tryRelease(permit)).as("released already: a new release").isFalse();
+    }
+  }
+
+  /**
+   * Releases the permit on a thread of its own while the replies are held back; once the release
+   * ran, cuts the connection (its reply is lost) and heals: the release is sent again.
+   */
+  private static boolean releaseWhoseFirstReplyIsLost(
+      RedisServer redis, FaultProxy proxy, LeasedSemaphore semaphore, String permit)
+      throws Exception {
+    ExecutorService thread = Executors.newSingleThreadExecutor();
+    try {
+      proxy.blackhole(FaultProxy.Direction.TARGET_TO_CLIENT);
+      Future<Boolean> released = thread.submit(() -> semaphore.tryRelease(permit));
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> redis.commandCalls().getOrDefault("evalsha", 0L) >= 1);
+      proxy.cut();
+      proxy.heal();
+      return released.get(10, TimeUnit.SECONDS);
+    } finally {
+      thread.shutdownNow();
+    }
   }
 
   @Test

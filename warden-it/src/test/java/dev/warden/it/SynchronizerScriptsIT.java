@@ -259,18 +259,42 @@ class SynchronizerScriptsIT {
     assertThat(redis.hexists(LEASED, "#w")).as("cleared by the message it sent").isFalse();
   }
 
+  /** A release of a leased permit under the marker of that release (the same for its retries). */
+  private List<Object> releaseLease(String id, String releaseMarker) {
+    return LuaScripts.run(
+        redis,
+        "leased-semaphore-release",
+        new String[] {LEASED, LEASES, releaseMarker},
+        id,
+        "warden:{s}:leased-semaphore:released",
+        "10000");
+  }
+
   @Test
   void releasingAnEndedLeaseReturnsThePermitOnceAndReportsIt() {
     redis.hset(LEASED, "permits", "0");
     redis.zadd(LEASES, serverMillis() - 1, "old");
-    String[] keys = {LEASED, LEASES};
-    String channel = "warden:{s}:leased-semaphore:released";
-    assertThat(LuaScripts.run(redis, "leased-semaphore-release", keys, "old", channel))
-        .containsExactly(0L);
+    String marker = "warden:{s}:leased-semaphore:op:r1";
+    assertThat(releaseLease("old", marker)).containsExactly(0L);
     assertThat(redis.hget(LEASED, "permits")).isEqualTo("1");
-    assertThat(LuaScripts.run(redis, "leased-semaphore-release", keys, "old", channel))
-        .containsExactly(0L);
+    assertThat(redis.exists(marker)).as("no marker: it freed no live permit").isZero();
+    assertThat(releaseLease("old", marker)).as("its retry").containsExactly(0L);
     assertThat(redis.hget(LEASED, "permits")).isEqualTo("1");
+  }
+
+  @Test
+  void aReleaseRunAgainFindsItsOwnMarkerAndAnotherReleaseDoesNot() {
+    redis.hset(LEASED, "permits", "0");
+    redis.zadd(LEASES, serverMillis() + 60_000, "live");
+    String marker = "warden:{s}:leased-semaphore:op:r1";
+    assertThat(releaseLease("live", marker)).containsExactly(1L);
+    assertThat(redis.hget(LEASED, "permits")).isEqualTo("1");
+    assertThat(redis.pttl(marker)).isBetween(1L, 10_000L);
+    assertThat(releaseLease("live", marker)).as("its retry: released by it").containsExactly(1L);
+    assertThat(redis.hget(LEASED, "permits")).as("counted once").isEqualTo("1");
+    assertThat(releaseLease("live", "warden:{s}:leased-semaphore:op:r2"))
+        .as("another release of the same id: released already")
+        .containsExactly(0L);
   }
 
   // ---- latch-* ----

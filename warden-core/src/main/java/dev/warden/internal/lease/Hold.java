@@ -45,6 +45,7 @@ public final class Hold {
   private volatile Throwable lostCause;
   private volatile boolean releaseInDoubt;
   private volatile String releaseId; // of the release under way, or that failed in doubt
+  private volatile String acquisition; // set its count last, unless a release changed it since
   // what a renewal sends for this hold, encoded once when the lease keeper takes the hold
   private byte[][] renewalKeys;
   private byte[] renewalOwner;
@@ -144,6 +145,18 @@ public final class Hold {
 
   public void count(int count) {
     this.count = count;
+  }
+
+  /**
+   * The id of the acquisition that set the hold's count last, as Redis records it ({@code #a}), or
+   * null once a release changed the count since: what a give-back of that acquisition names.
+   */
+  public String acquisition() {
+    return acquisition;
+  }
+
+  public void acquisition(String acquisitionId) {
+    this.acquisition = acquisitionId;
   }
 
   /** Whether the lease keeper renews the hold. */

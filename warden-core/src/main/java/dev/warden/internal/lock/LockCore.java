@@ -5,7 +5,6 @@ import dev.warden.internal.lease.Hold;
 import dev.warden.internal.lease.Lease;
 import dev.warden.internal.lease.Renewal;
 import dev.warden.internal.lock.driver.LockDriver;
-import dev.warden.internal.redis.Calls;
 import dev.warden.internal.redis.Failures;
 import dev.warden.internal.wait.Acquisition;
 import dev.warden.internal.wait.WakeMessage;
@@ -13,6 +12,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The algorithm every lock type shares, over its {@link LockDriver} (the role of Curator's {@code
@@ -26,6 +27,8 @@ import java.util.concurrent.TimeUnit;
  * or release of the owner has set the count. Redis stays the authority on who holds.
  */
 final class LockCore {
+  private static final Logger log = LoggerFactory.getLogger(LockCore.class);
+
   /** A check made before every thread-bound acquisition, e.g. no write lock while reading. */
   interface Guard {
     Guard NONE = owner -> {};
@@ -109,6 +112,7 @@ final class LockCore {
   /** Acquires for the calling thread once, without a replication policy; null when not in time. */
   Hold acquireOnceForThread(Lease lease, long waitNanos, boolean interruptible, boolean reported)
       throws InterruptedException {
+    long budgetEnd = budgetEnd(waitNanos);
     String owner = context.owners().currentThread();
     Hold hold = holdBeforeAcquiring(owner);
     int heldBefore = hold == null ? 0 : hold.count();
@@ -119,7 +123,15 @@ final class LockCore {
                 waitNanos)
             .start()
             .await(interruptible);
-    return granted == null ? null : adopt(hold, owner, granted, lease);
+    return granted == null ? null : adopt(hold, owner, granted, lease, budgetEnd);
+  }
+
+  /**
+   * When a timed acquisition starting now must be over: its wait plus the verdict margin every
+   * timed acquisition has; -1 for one that waits without limit ({@code waitNanos} negative).
+   */
+  long budgetEnd(long waitNanos) {
+    return waitNanos < 0 ? -1 : now() + waitNanos + context.settings().verdictMarginNanos();
   }
 
   /** Starts acquiring for an owner; {@code waitNanos} negative waits forever. */
@@ -138,8 +150,10 @@ final class LockCore {
    */
   Hold holdBeforeAcquiring(String owner) {
     Hold hold = hold(owner);
-    if (hold != null && hold.explicitLeaseRanOut(now())) {
-      // an explicit lease that ran out as asked (e.g. a lock used as a throttle): it ended
+    if (hold != null && (hold.explicitLeaseRanOut(now()) || givenUp(hold))) {
+      // an explicit lease that ran out as asked (e.g. a lock used as a throttle), or a hold whose
+      // owner gave it up with a last release that failed: it ended for this client. What Redis
+      // may still have of it becomes the new acquisition's own (count 1, a new token)
       forget(hold);
       hold = null;
     }
@@ -151,17 +165,47 @@ final class LockCore {
   }
 
   /**
-   * Records a grant as the owner's hold. If the grant's token shows that the owner's earlier hold
-   * was lost (this call took the lock afresh), gives the grant back and throws.
+   * The owner's hold on this lock as its next acquisition sees it: null when it has none, or when
+   * the one recorded has ended for this client (an explicit lease that ran out, or given up by a
+   * last release that failed); the record itself stays (see {@link #holdBeforeAcquiring}).
+   */
+  Hold liveHold(String owner) {
+    Hold hold = hold(owner);
+    return hold == null || hold.explicitLeaseRanOut(now()) || givenUp(hold) ? null : hold;
+  }
+
+  /**
+   * Whether the owner gave the hold up: its last release failed and may not have run. Only calling
+   * unlock() again (the same release) still uses it; an acquisition does not re-enter it.
+   */
+  private static boolean givenUp(Hold hold) {
+    return hold.releaseInDoubt() && hold.count() == 1 && hold.state() == Hold.State.HELD;
+  }
+
+  /**
+   * Records a grant as the owner's hold, as {@link #adopt(Hold, String, Granted, Lease, long)}
+   * without a budget (a give-back is waited for up to the command timeout).
    */
   Hold adopt(Hold before, String owner, Granted granted, Lease lease) {
+    return adopt(before, owner, granted, lease, -1);
+  }
+
+  /**
+   * Records a grant as the owner's hold. If the grant's token shows that the owner's earlier hold
+   * was lost (this call took the lock afresh), gives the grant back and throws; the give-back is
+   * waited for until {@code budgetEnd} at most ({@link #budgetEnd}; -1: up to the command timeout).
+   */
+  Hold adopt(Hold before, String owner, Granted granted, Lease lease, long budgetEnd) {
     if (before != null && granted.token() != before.token()) {
       // the hold this re-entry went into (or took afresh) is not the one this client knows:
-      // that one is lost, and the owner keeps nothing
-      Calls.awaitUninterruptibly(
-          driver.giveBack(owner, granted.acquisitionId(), 0),
-          driver.describe(),
-          "release a re-entry into a lost hold");
+      // that one is lost, and the owner keeps nothing. The give-back names this acquisition: it
+      // is waited for within the caller's budget only (a frozen Redis must not keep a timed
+      // caller past its wait; its lease ends a hold Redis never gets to give back), and its
+      // failure does not change the verdict
+      awaitGiveBack(
+          giveBackInDoubt(owner, granted.acquisitionId(), 0),
+          budgetEnd,
+          "a re-entry into a lost hold");
       if (before.markLost("the lock was taken afresh by a reentrant call", context.callbacks())) {
         context.holds().lost(before);
       }
@@ -181,10 +225,12 @@ final class LockCore {
               lease.millis(),
               deadline,
               driver.renewal());
+      hold.acquisition(granted.acquisitionId());
       context.holds().add(driver.holdKey(), hold, driver.waitsForLocalHolder(), lease.renewed());
       return hold;
     }
     before.count(granted.holdCount());
+    before.acquisition(granted.acquisitionId());
     before.extendLeaseDeadline(deadline);
     if (lease.renewed()) {
       context.holds().renew(before);
@@ -201,6 +247,23 @@ final class LockCore {
       context.holds().givenBack(driver.holdKey(), owner); // a re-entry's owner still holds it
     }
     return giveBackInDoubt(owner, granted.acquisitionId(), granted.holdCount() - 1);
+  }
+
+  /**
+   * Waits for a give-back sent, until {@code budgetEnd} at most (-1: until it answers, which the
+   * command timeout bounds); one that failed, or did not answer in time, is logged, and its lease
+   * ends what it could not.
+   */
+  private void awaitGiveBack(CompletableFuture<?> sent, long budgetEnd, String what) {
+    long left = budgetEnd < 0 ? Long.MAX_VALUE : budgetEnd - now();
+    Throwable failure = context.calls().awaitAtMost(sent, left);
+    if (failure != null) {
+      log.warn(
+          "{}: could not give back {}; it expires with its lease: {}",
+          driver.describe(),
+          what,
+          Failures.unwrap(failure).toString());
+    }
   }
 
   /**
@@ -247,10 +310,22 @@ final class LockCore {
                   () -> releaseCall(hold, heldBefore, releaseId),
                   () -> hold.releaseInDoubt(true)); // it may have run
     } catch (RuntimeException e) {
-      hold.endRelease(false);
+      releaseFailed(hold, heldBefore);
       throw e;
     }
     released(hold, heldBefore, reply);
+  }
+
+  /** After a release that failed: its hold stays the owner's, renewed unless it may be gone. */
+  private void releaseFailed(Hold hold, int heldBefore) {
+    if (heldBefore == 1 && hold.releaseInDoubt()) {
+      // The owner gave up its last hold, and the release may not have run: nothing renews the
+      // hold any more, so it ends within its lease unless calling unlock() again (the same
+      // release) ends it first; and the owner's next acquisition starts afresh (givenUp)
+      // instead of re-entering it, which would keep it held while the owner goes on locking.
+      context.holds().stopRenewing(hold);
+    }
+    hold.endRelease(false);
   }
 
   /**
@@ -275,7 +350,7 @@ final class LockCore {
         .handle(
             (reply, failure) -> {
               if (failure != null) {
-                hold.endRelease(false);
+                releaseFailed(hold, heldBefore);
                 throw new CompletionException(Failures.unwrap(failure));
               }
               released(hold, heldBefore, reply);
@@ -301,6 +376,7 @@ final class LockCore {
     int remaining = heldBefore - 1; // what the script left: the client's count
     if (remaining > 0) {
       hold.count(remaining);
+      hold.acquisition(null); // the script cleared '#a'
       hold.endRelease(false);
       return;
     }
@@ -312,27 +388,34 @@ final class LockCore {
   /**
    * Undoes the acquisition that last raised a hold's count, without waiting (a multi-lock's part
    * when a later part could not be had, a grant its replicas did not acknowledge): the local record
-   * changes at once, and the owner-checked release is sent before the caller returns, so Redis runs
-   * it before anything the caller does next on this connection; one Redis never runs ends with the
-   * lease. Returns the release's outcome.
+   * changes at once, and the give-back of that acquisition, by its id, is sent before the caller
+   * returns; one Redis never runs ends with the lease. By its id, not as a plain release: Redis may
+   * run it after what the caller does next (sent again as EVAL after NOSCRIPT, it follows the
+   * caller's next acquisition of the lock, whose hold a release would end), and then it changes
+   * nothing. Returns the give-back's outcome.
    */
   CompletableFuture<?> giveBackAsync(Hold hold) {
     int heldBefore = hold.count();
+    String undone = hold.acquisition();
     if (!hold.beginRelease()) {
       leaseExpired(hold, "give back"); // known lost meanwhile: nothing of it is left in Redis
       return CompletableFuture.completedFuture(null);
     }
     if (heldBefore > 1) {
       hold.count(heldBefore - 1);
+      hold.acquisition(null);
     } else {
       forget(hold);
     }
     hold.endRelease(heldBefore == 1);
-    // a plain release (the count this client knew, less one) with its own release id: nothing of
-    // this owner can reach Redis between the acquisition it undoes and this call
-    return driver
-        .release(hold.owner(), heldBefore, newAcquisitionId())
-        .thenAccept(r -> wakeLocal(r.wake()));
+    if (undone == null) {
+      // a release changed the count after the acquisition (not what the callers do): a plain
+      // release of the count this client knew, less one
+      return driver
+          .release(hold.owner(), heldBefore, newAcquisitionId())
+          .thenAccept(r -> wakeLocal(r.wake()));
+    }
+    return giveBackInDoubt(hold.owner(), undone, heldBefore - 1);
   }
 
   /**

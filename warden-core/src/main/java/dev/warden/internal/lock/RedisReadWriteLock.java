@@ -26,23 +26,25 @@ final class RedisReadWriteLock implements DistributedReadWriteLock {
     ReadWriteKeys keys = ReadWriteKeys.of(name);
     String markerMillis = context.settings().operationMarkerArgument();
     ReadDriver reads = new ReadDriver(context.scripts(), keys, markerMillis);
+    RedisMutex readSide = new RedisMutex(context, reads, LockCore.Guard.NONE);
     WriteDriver writes =
         new WriteDriver(
             context.scripts(),
             keys,
             markerMillis,
             owner -> {
-              // the read holds this client knows the owner has: none when it knows them lost
-              Hold read = context.holds().get(reads.holdKey(), owner);
+              // the read holds this client knows the owner has: none when it knows them lost, or
+              // they ended for it (an explicit lease ran out, a failed last release gave them up)
+              Hold read = readSide.core().liveHold(owner);
               return read != null && read.state() != Hold.State.LOST ? read.count() : 0;
             });
-    this.readLock = new RedisMutex(context, reads, LockCore.Guard.NONE);
+    this.readLock = readSide;
     this.writeLock =
         new RedisMutex(
             context,
             writes,
             owner -> {
-              Hold read = context.holds().get(reads.holdKey(), owner);
+              Hold read = readSide.core().liveHold(owner);
               Hold write = context.holds().get(writes.holdKey(), owner);
               if (read != null && read.state() == Hold.State.HELD && write == null) {
                 throw new IllegalMonitorStateException(

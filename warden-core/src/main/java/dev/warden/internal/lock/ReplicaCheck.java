@@ -20,9 +20,10 @@ import org.slf4j.LoggerFactory;
  * Replication#requireReplicas}): each grant is followed by {@code WAIT} on the master's dedicated
  * connection ({@link dev.warden.internal.redis.ReplicaWaits}), one more round trip that lasts until
  * the replicas acknowledge or the policy's timeout. Under {@code requireReplicas} a shortfall gives
- * the hold back (the owner-checked release: a repeat finds it gone) and the acquisition starts
- * again while the caller's wait lasts, then throws {@link ReplicationException}. Under {@code
- * Replication.none()} nothing here runs.
+ * the hold back (the give-back of that acquisition, by its id: a repeat, or one Redis runs after
+ * the next attempt, changes nothing) and the acquisition starts again while the caller's wait
+ * lasts, then throws {@link ReplicationException}. Under {@code Replication.none()} nothing here
+ * runs.
  *
  * <p>A timed acquisition stays within its wait plus the margin every timed acquisition has ({@link
  * dev.warden.internal.base.Settings#verdictMarginNanos()}): {@code WAIT} is sent with a timeout

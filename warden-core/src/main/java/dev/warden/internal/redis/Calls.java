@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -74,6 +75,38 @@ public final class Calls {
       throw e;
     } catch (ExecutionException | CancellationException e) {
       throw Failures.forCaller(object, operation, e);
+    }
+  }
+
+  /**
+   * Waits for the future for {@code nanos} at most, without giving up when interrupted (the flag is
+   * restored on return), and never throws: returns null when it completed normally, else its
+   * failure, or a {@link TimeoutException} when it did not complete in time.
+   */
+  public Throwable awaitAtMost(CompletableFuture<?> future, long nanos) {
+    boolean interrupted = false;
+    long end = clock.nanoTime() + Math.max(0, nanos);
+    try {
+      while (true) {
+        try {
+          if (nanos == Long.MAX_VALUE) {
+            future.get();
+          } else {
+            future.get(Math.max(0, end - clock.nanoTime()), TimeUnit.NANOSECONDS);
+          }
+          return null;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (ExecutionException e) {
+          return e.getCause();
+        } catch (CancellationException | TimeoutException e) {
+          return e;
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

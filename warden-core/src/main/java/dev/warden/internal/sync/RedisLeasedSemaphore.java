@@ -147,11 +147,12 @@ final class RedisLeasedSemaphore implements LeasedSemaphore {
   @Override
   public boolean tryRelease(String permitId) {
     Args.permitId(permitId);
-    boolean[] inDoubt = {false};
-    List<Object> reply =
-        calls.retrying("release", () -> giveBack(permitId), () -> inDoubt[0] = true);
-    // a retry that finds the permit gone after a lost reply: the lost call released it
-    return Scripts.number(reply, 0) == 1 || inDoubt[0];
+    // one marker for every retry of this release: a retry that finds the permit gone after a lost
+    // reply counts it released only if the lost run left the marker (it freed a live permit), not
+    // when the lease had ended before
+    String marker = keys.operation(Ids.random128());
+    List<Object> reply = calls.retrying("release", () -> giveBack(permitId, marker), () -> {});
+    return Scripts.number(reply, 0) == 1;
   }
 
   @Override
@@ -183,8 +184,19 @@ final class RedisLeasedSemaphore implements LeasedSemaphore {
     return Scripts.number(reply, 0) == 1;
   }
 
+  /** Releases the permit under a marker of its own (an acquisition's give-back, sent once). */
   private CompletableFuture<List<Object>> giveBack(String permitId) {
-    return calls.run(SyncScripts.LEASED_SEMAPHORE_RELEASE, leaseKeys(), permitId, keys.channel());
+    return giveBack(permitId, keys.operation(Ids.random128()));
+  }
+
+  /** Releases the permit; {@code marker} is the same for every retry of one release. */
+  private CompletableFuture<List<Object>> giveBack(String permitId, String marker) {
+    return calls.run(
+        SyncScripts.LEASED_SEMAPHORE_RELEASE,
+        new String[] {keys.key(), keys.key("leases"), marker},
+        permitId,
+        keys.channel(),
+        calls.markerMillis());
   }
 
   private String[] leaseKeys() {

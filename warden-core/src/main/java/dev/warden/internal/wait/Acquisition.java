@@ -137,7 +137,7 @@ public final class Acquisition<T> implements Waiter, Successor {
 
   @Override
   public void grant(long token, long sentAtNanos) {
-    granted(claim.handedOver(token, sentAtNanos), GiveBacks.HANDED_OVER);
+    granted(claim.handedOver(token, sentAtNanos));
   }
 
   @Override
@@ -227,7 +227,7 @@ public final class Acquisition<T> implements Waiter, Successor {
               if (failure != null) {
                 retryOrFail(failure, sentAt);
               } else if (outcome.granted() != null) {
-                granted(outcome.granted(), number);
+                granted(outcome.granted());
               } else {
                 heldByAnother(
                     outcome.retryAfterMillis(),
@@ -238,12 +238,9 @@ public final class Acquisition<T> implements Waiter, Successor {
             });
   }
 
-  /** Hands the grant of attempt {@code number}, or of a hand-off, to the caller if it still may. */
-  private void granted(T granted, long number) {
-    GiveBacks.Grant fate = giveBacks.granted(number);
-    if (fate == GiveBacks.Grant.COVERED) {
-      return;
-    }
+  /** Hands the grant of an attempt, or of a hand-off, to the caller if it still may. */
+  private void granted(T granted) {
+    GiveBacks.Grant fate = giveBacks.granted();
     if (fate == GiveBacks.Grant.GIVE_BACK || !result.complete(granted)) {
       giveBacks.unused(granted); // cancelled or failed meanwhile: nobody will use it
     }

@@ -16,9 +16,13 @@ import org.slf4j.LoggerFactory;
  * give-back and the leave are sent when the acquisition decides to end without a grant, before its
  * result completes: on the connection behind those attempts, so Redis runs them after any of them,
  * and before the caller hears the outcome and can try again. No attempt is sent once that decision
- * is made (sending and deciding take this monitor), so none can reach Redis after them. A grant
- * that then arrives from an attempt the give-back covers is not the caller's, and needs no
- * give-back of its own.
+ * is made (sending and deciding take this monitor). One attempt sent before may still run after
+ * them all the same: its EVALSHA answered NOSCRIPT (the server's script cache was emptied by a
+ * restart, a failover or SCRIPT FLUSH) is sent again as EVAL when that answer comes back, which can
+ * be after the give-back, whose own script was loaded. So whatever an attempt brings back after the
+ * decision gets a give-back of its own: a grant is rolled back, a failure that leaves open whether
+ * it ran is given back once more. Give-backs name the acquisition they undo, so one that finds
+ * nothing more to undo changes nothing.
  *
  * <p>Thread-safety: its own monitor, taken after the acquisition's (never before), held only to
  * read and write these fields and to send the attempts, the give-back and the leave, none of which
@@ -27,17 +31,12 @@ import org.slf4j.LoggerFactory;
 final class GiveBacks<T> {
   private static final Logger log = LoggerFactory.getLogger(GiveBacks.class);
 
-  /** The number of a grant that no attempt made: a hand-off, which no give-back covers. */
-  static final long HANDED_OVER = -1;
-
   /** What becomes of a grant. */
   enum Grant {
     /** Hand it to the caller. */
     DELIVER,
     /** Give it back: the acquisition ended without it. */
-    GIVE_BACK,
-    /** Drop it: a give-back sent behind its attempt undoes it. */
-    COVERED
+    GIVE_BACK
   }
 
   private final Claim<T> claim;
@@ -74,24 +73,26 @@ final class GiveBacks<T> {
 
   /**
    * Records the reply ({@code failure} null) or failure of attempt {@code number}. One that failed
-   * in doubt after the acquisition ended, not covered by the give-back sent then (it was sent just
-   * as the acquisition ended), needs its own.
+   * in doubt after the acquisition ended needs a give-back of its own: the one sent then may have
+   * reached Redis before it (sent again as EVAL after NOSCRIPT), or none was sent (it failed just
+   * as the acquisition ended).
    */
   synchronized void answered(long number, Throwable failure) {
     unanswered--;
     if (failure != null && Failures.isTransient(failure)) {
       inDoubt = true;
-      if (ending && number > coveredUpTo) {
+      if (ending) {
         giveBack(number);
       }
     }
   }
 
-  /** Decides what becomes of the grant of attempt {@code number}, or of a hand-off. */
-  synchronized Grant granted(long number) {
-    if (number != HANDED_OVER && number <= coveredUpTo) {
-      return Grant.COVERED;
-    }
+  /**
+   * Decides what becomes of a grant (of an attempt, or of a hand-off): given back once the
+   * acquisition is ending, also when a give-back was sent behind its attempt (the attempt may have
+   * run after it: see the class comment).
+   */
+  synchronized Grant granted() {
     if (ending) {
       return Grant.GIVE_BACK;
     }

@@ -241,8 +241,12 @@ class AcquisitionTest {
     assertThat(claim.giveBacksInDoubt).as("sent behind the one attempt").containsExactly(1);
     assertThat(claim.finished).containsExactly(false);
 
-    claim.grant("late"); // the give-back, behind it on the connection, undoes it in Redis
-    assertThat(claim.rollbacks).isEmpty();
+    // the give-back went out behind it, but the attempt may have run after it all the same (sent
+    // again as EVAL after NOSCRIPT): its grant is given back too (a give-back names the
+    // acquisition,
+    // so one with nothing more to undo changes nothing)
+    claim.grant("late");
+    assertThat(claim.rollbacks).containsExactly("late");
     assertThat(claim.giveBacksInDoubt).hasSize(1);
   }
 
@@ -290,7 +294,9 @@ class AcquisitionTest {
     assertThat(acquisition.cancel()).isTrue();
     assertThat(claim.giveBacksInDoubt).containsExactly(1);
     claim.fail(new RedisConnectionException("connection lost"));
-    assertThat(claim.giveBacksInDoubt).as("once for that attempt").hasSize(1);
+    assertThat(claim.giveBacksInDoubt)
+        .as("once more: the failed attempt may have run after the first (EVAL after NOSCRIPT)")
+        .containsExactly(1, 1);
     assertThat(claim.rollbacks).isEmpty();
   }
 
