@@ -95,7 +95,12 @@ public final class FairDriver implements LockDriver {
         .run(
             DriverScripts.FAIR_ACQUIRE,
             new String[] {
-              keys.lock(), keys.fence(), keys.key("queue"), keys.key("beats"), keys.key("tickets")
+              keys.lock(),
+              keys.fence(),
+              keys.key("queue"),
+              keys.key("beats"),
+              keys.key("tickets"),
+              keys.key("entries")
             },
             owner,
             Long.toString(leaseMillis),
@@ -189,15 +194,16 @@ public final class FairDriver implements LockDriver {
         head.isEmpty() ? WakeMessage.ONE : WakeMessage.only(head));
   }
 
+  /** Takes out the queue entry this acquisition made (fair-leave.lua), whatever its ticket. */
   @Override
   public CompletableFuture<?> leave(String owner, String acquisitionId) {
-    Long ticket = tickets.remove(acquisitionId);
+    tickets.remove(acquisitionId);
     return scripts.run(
         DriverScripts.FAIR_LEAVE,
-        new String[] {keys.lock(), keys.key("queue"), keys.key("beats")},
+        new String[] {keys.lock(), keys.key("queue"), keys.key("beats"), keys.key("entries")},
         owner,
         keys.channel(),
-        ticket == null ? "" : Long.toString(ticket));
+        acquisitionId);
   }
 
   @Override
