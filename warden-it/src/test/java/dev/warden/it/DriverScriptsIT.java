@@ -67,7 +67,9 @@ class DriverScriptsIT {
   private List<Object> fairRelease(String owner, int count, String undo, String releaseId) {
     return run(
         "fair-release",
-        new String[] {FAIR, QUEUE, BEATS, FAIR + ":fence", FAIR + ":unlocked:" + owner},
+        new String[] {
+          FAIR, QUEUE, BEATS, FAIR + ":fence", FAIR + ":unlocked:" + owner, FAIR + ":entries"
+        },
         owner,
         Integer.toString(count),
         CHANNEL,

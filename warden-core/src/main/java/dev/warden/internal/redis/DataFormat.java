@@ -14,7 +14,8 @@ import java.util.concurrent.CompletableFuture;
  * format starts where this one has written (README 'Upgrades').
  *
  * <p>The marker, one small hash per deployment (and key prefix) that does not expire, holds the
- * newest format recorded and the oldest that shares data with it. The capability check records this
+ * newest format recorded and the oldest that shares data with every format recorded (the largest of
+ * their shared-since formats, which no later record lowers). The capability check records this
  * client's format there at {@code build()} and refuses to start when the marker's shared-since
  * format is newer than {@link #CURRENT}; {@code warden doctor} only reads it.
  *

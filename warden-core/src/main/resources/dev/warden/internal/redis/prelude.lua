@@ -265,10 +265,11 @@ local function released_before(marker, id)
 end
 
 -- The first live waiter of a queue (zset, waiter -> ticket) whose heartbeats (zset, waiter ->
--- deadline, server ms) run past `now`. Dead waiters in front of it leave both sets, at most
--- `limit` of them (bounded work). Returns the waiter (nil when the queue is empty or only dead
--- waiters were looked at), its deadline, and whether any dead waiter was dropped.
-local function live_head(queue, beats, now, limit)
+-- deadline, server ms) run past `now`. Dead waiters in front of it leave both sets, and the hash
+-- `entries` (waiter -> what made its entry; nil for none), at most `limit` of them (bounded work).
+-- Returns the waiter (nil when the queue is empty or only dead waiters were looked at), its
+-- deadline, and whether any dead waiter was dropped.
+local function live_head(queue, beats, now, limit, entries)
   local dropped = false
   for _ = 1, limit do
     local first = redis.call('ZRANGE', queue, 0, 0)[1]
@@ -281,6 +282,9 @@ local function live_head(queue, beats, now, limit)
     end
     redis.call('ZREM', queue, first)
     redis.call('ZREM', beats, first)
+    if entries then
+      redis.call('HDEL', entries, first)
+    end
     dropped = true
   end
   return nil, nil, dropped

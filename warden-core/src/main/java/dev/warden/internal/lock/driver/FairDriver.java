@@ -168,7 +168,12 @@ public final class FairDriver implements LockDriver {
     return scripts.run(
         DriverScripts.FAIR_RELEASE,
         new String[] {
-          keys.lock(), keys.key("queue"), keys.key("beats"), keys.fence(), keys.releaseMarker(owner)
+          keys.lock(),
+          keys.key("queue"),
+          keys.key("beats"),
+          keys.fence(),
+          keys.releaseMarker(owner),
+          keys.key("entries")
         },
         owner,
         Integer.toString(count),
