@@ -131,6 +131,59 @@ class DriverScriptsIT {
     assertThat(redis.exists(QUEUE)).isZero();
   }
 
+  private List<Object> fairHeartbeat(String... waitersAndTickets) {
+    String[] args = new String[1 + waitersAndTickets.length];
+    args[0] = "3000";
+    System.arraycopy(waitersAndTickets, 0, args, 1, waitersAndTickets.length);
+    return run("fair-heartbeat", new String[] {QUEUE, BEATS, FAIR + ":tickets"}, args);
+  }
+
+  @Test
+  void aBatchedHeartbeatRefreshesOnlyEntriesUnderTheirTicketsAndNamesTheOthers() {
+    fairAcquire("c1:1", "holder", 0, false, "");
+    String first = Long.toString((Long) fairAcquire("c2:1", "w1", 0, true, "").get(2));
+    String second = Long.toString((Long) fairAcquire("c2:2", "w2", 0, true, "").get(2));
+    String third = Long.toString((Long) fairAcquire("c2:3", "w3", 0, true, "").get(2));
+    assertThat(fairLeave("c2:3", third)).containsExactly(1L);
+    redis.zadd(BEATS, 1, "c2:1"); // about to be dropped as dead
+    redis.zadd(BEATS, 2, "c2:2");
+    for (String key : new String[] {QUEUE, BEATS, FAIR + ":tickets"}) {
+      redis.pexpire(key, 1000); // fewer than three heartbeat timeouts left
+    }
+
+    long before = serverMillis();
+    assertThat(fairHeartbeat("c2:1", first, "c2:2", second + "0", "c2:3", third))
+        .as("the positions of those without an entry under their ticket")
+        .containsExactly(2L, 3L);
+    assertThat(redis.zscore(BEATS, "c2:1")).isGreaterThanOrEqualTo(before + 3000.0);
+    assertThat(redis.zscore(BEATS, "c2:2")).as("another ticket's entry: untouched").isEqualTo(2.0);
+    assertThat(redis.zscore(QUEUE, "c2:3")).as("never made again").isNull();
+    assertThat(redis.zscore(BEATS, "c2:3")).isNull();
+    assertThat(redis.zscore(QUEUE, "c2:1")).isEqualTo(Double.parseDouble(first));
+    for (String key : new String[] {QUEUE, BEATS, FAIR + ":tickets"}) {
+      assertThat(redis.pttl(key)).as("%s lives on", key).isGreaterThan(3 * 3000L);
+    }
+  }
+
+  @Test
+  void aBatchedHeartbeatOfWaitersThatAllLeftChangesNothing() {
+    fairAcquire("c1:1", "holder", 0, false, "");
+    String ticket = Long.toString((Long) fairAcquire("c2:1", "w1", 0, true, "").get(2));
+    fairAcquire("c2:2", "w2", 0, true, "");
+    assertThat(fairLeave("c2:1", ticket)).containsExactly(1L);
+    redis.pexpire(QUEUE, 1000);
+    assertThat(fairHeartbeat("c2:1", ticket)).containsExactly(1L);
+    assertThat(redis.zscore(QUEUE, "c2:1")).isNull();
+    assertThat(redis.zscore(BEATS, "c2:1")).isNull();
+    assertThat(redis.pttl(QUEUE)).as("not renewed for nobody").isLessThanOrEqualTo(1000L);
+    assertThat(fairHeartbeat()).as("no waiters").isEmpty();
+  }
+
+  private long serverMillis() {
+    List<String> time = redis.time();
+    return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+  }
+
   // ---- the read-write lock ----
 
   private static final String[] RW_KEYS = {WRITE, READS, READERS, WRITERS, RW + ":fence", WANTED};
