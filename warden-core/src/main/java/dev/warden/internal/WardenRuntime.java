@@ -141,7 +141,10 @@ public final class WardenRuntime {
     try {
       DeploymentReport report =
           Capabilities.probe(
-              deployment, settings.replication() != null, settings.commandTimeoutNanos());
+              deployment,
+              settings.replication() != null,
+              /* record= */ !checkOnly,
+              settings.commandTimeoutNanos());
       if (checkOnly) {
         deployment.close();
         timer.shutdown();

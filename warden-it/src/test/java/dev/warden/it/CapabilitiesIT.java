@@ -55,7 +55,8 @@ class CapabilitiesIT {
             "the commands of Warden's scripts",
             "SUBSCRIBE (wake-ups)",
             "WAIT (the replication policy)",
-            "one writable master (INFO replication)");
+            "one writable master (INFO replication)",
+            "on-Redis data format");
     assertThat(report.refused()).isEmpty();
     assertThat(report.checks()).allMatch(check -> check.status() == Status.OK);
     assertThat(report.toString()).doesNotContain(PASSWORD);

@@ -198,7 +198,7 @@ class FairLockIT {
         .atMost(Duration.ofSeconds(5))
         .until(() -> redis.redis().zcard(queueKey("queue-expiry")) == 1);
     List<String> keys =
-        List.of("queue", "beats", "tickets").stream()
+        List.of("queue", "beats", "tickets", "entries").stream()
             .map(suffix -> "warden:{queue-expiry}:fair:" + suffix)
             .toList();
     // while the waiter asks again (every second), each key has an expiry, and it never comes

@@ -3,19 +3,26 @@ package dev.warden.internal.lock;
 import dev.warden.internal.base.Subject;
 import dev.warden.internal.lease.Hold;
 import dev.warden.internal.lock.driver.LockKeys;
+import dev.warden.internal.redis.Failures;
 import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.wait.Claim;
 import dev.warden.internal.wait.Outcome;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Several locks of one slot whose drivers join groups (reentrant locks), taken by one script call
  * (lock-acquire-all.lua) for one owner: all or none. A refusal names the part that refused, and the
- * acquisition waits on that part's channel.
+ * acquisition waits on that part's channel; when it also says that an earlier attempt (whose reply
+ * was lost) took parts, they are given back at once, by this acquisition's id, so that the owner
+ * holds none of the group while it waits.
  */
 final class GroupClaim implements Claim<List<Granted>> {
+  private static final Logger log = LoggerFactory.getLogger(GroupClaim.class);
+
   private final Subject subject;
   private final List<LockCore> group;
   private final String owner;
@@ -77,6 +84,11 @@ final class GroupClaim implements Claim<List<Granted>> {
         .thenApply(
             reply -> {
               if (Scripts.number(reply, 0) == 0) {
+                if (reply.size() > 3 && Scripts.number(reply, 3) == 1) {
+                  // an earlier attempt, whose reply was lost, took parts this one does not: all
+                  // or none, also while waiting (this goes out before the next attempt)
+                  givingBack(giveBackInDoubt());
+                }
                 int blocker = (int) Scripts.number(reply, 1) - 1;
                 return Outcome.busy(
                     Scripts.number(reply, 2), group.get(blocker).driver().channel());
@@ -88,6 +100,22 @@ final class GroupClaim implements Claim<List<Granted>> {
               }
               return Outcome.granted(grants);
             });
+  }
+
+  /** Logs the failure of a give-back not waited for; its parts then end with their lease. */
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void givingBack(CompletableFuture<?> giveBack) {
+    giveBack.whenComplete(
+        (released, failure) -> {
+          if (failure != null) {
+            log.warn(
+                "{}: could not give back parts an earlier attempt took; they expire with their"
+                    + " lease: {}",
+                subject.name(),
+                Failures.unwrap(failure).toString());
+          }
+        });
   }
 
   /**

@@ -44,14 +44,17 @@ public final class Capabilities {
    * Checks the deployment and returns the report; refusals are in the report, not thrown.
    *
    * @param needsWait whether a replication policy will send {@code WAIT}
+   * @param record whether to record this client's on-Redis format in the deployment's marker
+   *     ({@code build()} does, {@code warden doctor} does not): {@link DataFormat}
    * @throws WardenException if the deployment does not answer within the command timeout
    */
   public static DeploymentReport probe(
-      Deployment deployment, boolean needsWait, long commandTimeoutNanos) {
+      Deployment deployment, boolean needsWait, boolean record, long commandTimeoutNanos) {
     boolean cluster = deployment.shardedPubSub();
     CompletableFuture<List<Object>> script =
         new Scripts(deployment)
             .run(PROBE, new String[] {PROBE_KEY}, PROBE_CHANNEL, cluster ? "1" : "0");
+    CompletableFuture<List<Object>> format = DataFormat.mark(deployment, record);
     CompletableFuture<Void> subscription = deployment.pubSub().subscribe(PROBE_CHANNEL);
     CompletableFuture<String> info = deployment.command(PROBE_KEY, c -> c.info("replication"));
     CompletableFuture<Long> wait =
@@ -122,6 +125,7 @@ public final class Capabilities {
                       : "this deployment does not serve WAIT: use Replication.none()"));
     }
     checks.add(master(Outcome.of(info, bound, deployment), cluster));
+    checks.add(format(Outcome.of(format, bound, deployment)));
     return new DeploymentReport(deployment.describe(), checks);
   }
 
@@ -220,6 +224,13 @@ public final class Capabilities {
           "this server is a read-only replica: connect to its master (or through Sentinel)");
     }
     return ok(name);
+  }
+
+  private static Check format(Outcome<List<Object>> marker) {
+    if (marker.failure != null) {
+      return notChecked(DataFormat.CHECK, "its marker: " + marker.failure.strip());
+    }
+    return DataFormat.verdict((Long) marker.value.get(0), (Long) marker.value.get(1));
   }
 
   private static Check ok(String name) {

@@ -148,14 +148,15 @@ end
 
 -- Raises an owner's hold (it holds one, `held` as HGET read it) for `acquisition`: sets the count to
 -- known + 1 and records the acquisition under `field`. A replay of the same acquisition (its first
--- reply lost: `field` names it already) changes nothing. Returns the count, and whether the hold
--- is one the client did not know of (known 0, raised by another acquisition: a rewind brought it
--- back, or an acquisition that gave up got it): the acquisition takes it over as its own, with
--- count 1, and must hand out a new token (the old one may be below tokens issued since, which the
--- rewind lost).
+-- reply lost: `field` names it already) keeps the count. Returns the count, and whether the hold
+-- is one the client does not know of (known 0), which must get a new token: one raised by another
+-- acquisition (a rewind brought it back, or an acquisition that gave up got it) is taken over as
+-- this one's, with count 1; and a first acquisition's own, replayed, was never seen by its client
+-- (a rewind may have brought it back after tokens were issued to others, which the rewind lost).
+-- A re-entry's replay (known > 0) keeps the token its client knows.
 local function raise(hash, owner, held, known, acquisition, field)
   if redis.call('HGET', hash, field) == acquisition then
-    return tonumber(held), false
+    return tonumber(held), tonumber(known) == 0
   end
   local count = tonumber(known) + 1
   redis.call('HSET', hash, owner, count, field, acquisition)

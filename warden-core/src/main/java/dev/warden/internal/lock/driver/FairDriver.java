@@ -101,37 +101,28 @@ public final class FairDriver implements LockDriver {
 
   /**
    * Refreshes the heartbeats of these parked waiters in one call (fair-heartbeat.lua); completes
-   * with the indices of those without a queue entry under their ticket (a waiter that never learnt
-   * its ticket counts as one).
+   * with the indices of those without a queue entry made for their acquisition.
    */
   private CompletableFuture<List<Integer>> heartbeat(List<Successor> parked) {
-    List<String> args = new ArrayList<>(1 + 2 * parked.size());
-    args.add(HEARTBEAT_TIMEOUT);
-    List<Integer> sent = new ArrayList<>(parked.size());
-    List<Integer> gone = new ArrayList<>();
+    String[] args = new String[1 + 2 * parked.size()];
+    args[0] = HEARTBEAT_TIMEOUT;
     for (int i = 0; i < parked.size(); i++) {
-      Successor waiter = parked.get(i);
-      long ticket = waiter.ticket();
-      if (ticket == Long.MAX_VALUE) {
-        gone.add(i);
-        continue;
-      }
-      args.add(waiter.terms().owner());
-      args.add(Long.toString(ticket));
-      sent.add(i);
-    }
-    if (sent.isEmpty()) {
-      return CompletableFuture.completedFuture(gone);
+      HandOffTerms terms = parked.get(i).terms();
+      args[1 + 2 * i] = terms.owner();
+      args[2 + 2 * i] = terms.acquisitionId();
     }
     return scripts
         .run(
             DriverScripts.FAIR_HEARTBEAT,
-            new String[] {keys.key("queue"), keys.key("beats"), keys.key("tickets")},
-            args.toArray(String[]::new))
+            new String[] {
+              keys.key("queue"), keys.key("beats"), keys.key("tickets"), keys.key("entries")
+            },
+            args)
         .thenApply(
             reply -> {
+              List<Integer> gone = new ArrayList<>(reply.size());
               for (Object position : reply) {
-                gone.add(sent.get((int) (((Number) position).longValue() - 1)));
+                gone.add((int) (((Number) position).longValue() - 1));
               }
               return gone;
             });
@@ -166,7 +157,12 @@ public final class FairDriver implements LockDriver {
         .run(
             DriverScripts.FAIR_ACQUIRE,
             new String[] {
-              keys.lock(), keys.fence(), keys.key("queue"), keys.key("beats"), keys.key("tickets")
+              keys.lock(),
+              keys.fence(),
+              keys.key("queue"),
+              keys.key("beats"),
+              keys.key("tickets"),
+              keys.key("entries")
             },
             owner,
             Long.toString(leaseMillis),
@@ -260,15 +256,16 @@ public final class FairDriver implements LockDriver {
         head.isEmpty() ? WakeMessage.ONE : WakeMessage.only(head));
   }
 
+  /** Takes out the queue entry this acquisition made (fair-leave.lua), whatever its ticket. */
   @Override
   public CompletableFuture<?> leave(String owner, String acquisitionId) {
-    Long ticket = tickets.remove(acquisitionId);
+    tickets.remove(acquisitionId);
     return scripts.run(
         DriverScripts.FAIR_LEAVE,
-        new String[] {keys.lock(), keys.key("queue"), keys.key("beats")},
+        new String[] {keys.lock(), keys.key("queue"), keys.key("beats"), keys.key("entries")},
         owner,
         keys.channel(),
-        ticket == null ? "" : Long.toString(ticket));
+        acquisitionId);
   }
 
   @Override

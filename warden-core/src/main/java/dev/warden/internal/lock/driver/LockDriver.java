@@ -106,7 +106,8 @@ public interface LockDriver {
    * not know of ({@code heldBefore} 0) becomes this acquisition's, with a new token.
    *
    * @param acquisitionId unique per acquisition, recorded with the count it sets: a retry of the
-   *     same acquisition that finds its first try applied changes nothing, and a give-back names it
+   *     same acquisition that finds its first try applied keeps the count (a first acquisition's
+   *     retry gets a new token, as its client never saw the first), and a give-back names it
    *     ({@link #giveBack})
    * @param heldBefore the owner's hold count as the client knows it
    * @param othersWait other local acquirers wait: the release must publish
