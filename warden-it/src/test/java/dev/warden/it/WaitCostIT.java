@@ -20,6 +20,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * What parked acquisitions cost Redis while they wait, from {@code INFO commandstats}: counts over
@@ -36,20 +38,10 @@ class WaitCostIT {
   private static final Duration LONG = Duration.ofMinutes(2);
   private static final int SLACK = 3; // a re-check on either edge of the window, and one more
 
-  @Test
-  void aHundredParkedWaitersOfAClientCostOneScriptCallPerRecheckInterval(
-      RedisServer redis, WardenFactory wardens) throws Exception {
-    parkedWaitersCostOneScriptCallPerInterval(redis, wardens, 100);
-  }
-
-  @Test
-  void aThousandParkedWaitersOfAClientCostOneScriptCallPerRecheckInterval(
-      RedisServer redis, WardenFactory wardens) throws Exception {
-    parkedWaitersCostOneScriptCallPerInterval(redis, wardens, 1000);
-  }
-
-  private void parkedWaitersCostOneScriptCallPerInterval(
-      RedisServer redis, WardenFactory wardens, int count) throws Exception {
+  @ParameterizedTest
+  @ValueSource(ints = {100, 1000})
+  void parkedWaitersOfAClientCostOneScriptCallPerRecheckInterval(
+      int count, RedisServer redis, WardenFactory wardens) throws Exception {
     String name = "parked-" + count;
     LockHandle held = wardens.create().lock(name).acquireAsync(Duration.ZERO, LONG).get();
     Warden waiting = wardens.create();
@@ -94,20 +86,10 @@ class WaitCostIT {
     assertThat(firstOutOfOrder(order, 0)).as("handed over in turn").isEqualTo(-1);
   }
 
-  @Test
-  void aThousandQueuedFairWaitersOfAClientCostOneScriptCallPerIntervalAndOneHeartbeatPerSecond(
-      RedisServer redis, WardenFactory wardens) throws Exception {
-    parkedFairWaitersCost(redis, wardens, 1000);
-  }
-
-  @Test
-  void aHundredQueuedFairWaitersOfAClientCostOneScriptCallPerIntervalAndOneHeartbeatPerSecond(
-      RedisServer redis, WardenFactory wardens) throws Exception {
-    parkedFairWaitersCost(redis, wardens, 100);
-  }
-
-  private void parkedFairWaitersCost(RedisServer redis, WardenFactory wardens, int count)
-      throws Exception {
+  @ParameterizedTest
+  @ValueSource(ints = {100, 1000})
+  void queuedFairWaitersOfAClientCostOneScriptCallPerIntervalAndOneHeartbeatPerSecond(
+      int count, RedisServer redis, WardenFactory wardens) throws Exception {
     String name = "fair-parked-" + count;
     String beats = "warden:{" + name + "}:fair:beats";
     LockHandle held = wardens.create().fairLock(name).acquireAsync(Duration.ZERO, LONG).get();

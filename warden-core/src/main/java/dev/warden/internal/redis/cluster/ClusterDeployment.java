@@ -50,11 +50,12 @@ import reactor.core.Disposable;
  * touches one slot.
  *
  * <p>The topology is re-read on every adaptive trigger (MOVED, ASK, reconnects, uncovered slots,
- * unknown nodes), when the cluster's current epoch rises ({@link EpochWatch}, polled every {@link
- * #EPOCH_POLL_MILLIS} over a connection the client has), and every {@link #TOPOLOGY_REFRESH_MILLIS}
- * in any case. When a refresh gives a slot another master, subscriptions follow it and the {@link
- * #onReconnect} actions run (the lease keeper then re-checks every hold, so a hold lost with a
- * failover is reported at once), as they do when any node's command connection reconnects.
+ * unknown nodes), while the cluster's current epoch is above the topology's ({@link EpochWatch},
+ * polled every {@link #EPOCH_POLL_MILLIS} over a connection the client has), and every {@link
+ * #TOPOLOGY_REFRESH_MILLIS} in any case. When a refresh gives a slot another master, subscriptions
+ * follow it and the {@link #onReconnect} actions run (the lease keeper then re-checks every hold,
+ * so a hold lost with a failover is reported at once), as they do when any node's command
+ * connection reconnects.
  *
  * <p>Thread-safety: every method may be called from any thread and does not block.
  */
@@ -171,10 +172,11 @@ public final class ClusterDeployment implements Deployment {
     this.epochWatch =
         new EpochWatch(
             connection,
-            client.getPartitions().stream()
-                .mapToLong(RedisClusterNode::getConfigEpoch)
-                .max()
-                .orElse(0),
+            () ->
+                connection.getPartitions().stream()
+                    .mapToLong(RedisClusterNode::getConfigEpoch)
+                    .max()
+                    .orElse(0),
             setup.timer(),
             TimeUnit.MILLISECONDS.toNanos(EPOCH_POLL_MILLIS),
             this::refreshTopology);

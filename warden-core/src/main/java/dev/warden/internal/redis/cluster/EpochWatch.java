@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,9 +16,14 @@ import org.slf4j.LoggerFactory;
  * Tells a failover or a slot's move to a cluster client that sends nothing to the nodes involved,
  * without opening connections: every period it asks one master (each in turn) for {@code CLUSTER
  * INFO} over the command connection the client already has to it, and asks for a topology refresh
- * when the cluster's current epoch rose. Every failover (automatic, manual, forced or a takeover)
- * and every slot moved to another node raises the current epoch, which the nodes gossip to each
- * other; so a change is seen within the period plus the gossip's delay, whichever master is asked.
+ * while the cluster's current epoch is above every config epoch in the topology the client has.
+ * Every failover (automatic, manual, forced or a takeover) and every slot moved to another node
+ * raises the current epoch, which the nodes gossip to each other, and gives the node that took the
+ * slots that epoch as its config epoch; so a change is seen within the period plus the gossip's
+ * delay, whichever master is asked, and refreshes go on (one per poll) until the client's topology
+ * shows it: a refresh that read a node that had not heard of the change yet is not the last. The
+ * current epoch can also rise with no config epoch following it (an election that failed): then the
+ * watch stops after {@link #ATTEMPTS} refreshes for that epoch.
  *
  * <p>A master that does not answer is skipped until its poll ends (at the command timeout): the
  * others are asked meanwhile. Its loss is also seen by Lettuce's adaptive refresh triggers
@@ -30,29 +35,34 @@ final class EpochWatch implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EpochWatch.class);
   private static final String CURRENT_EPOCH = "cluster_current_epoch:";
 
+  /** Refreshes asked for one current epoch the topology does not show, at most. */
+  static final int ATTEMPTS = 5;
+
   private final StatefulRedisClusterConnection<String, String> connection;
   private final Runnable refresh;
   private final Set<String> polling = ConcurrentHashMap.newKeySet();
-  private final AtomicLong highest = new AtomicLong(-1);
+  private final LongSupplier known;
+  private long pending = -1; // guarded by this: the epoch refreshes were asked for
+  private int attempts; // guarded by this: how many, for that epoch
   private final Timer.Scheduled task;
   private int next; // the timer thread's
 
   /**
    * Starts polling at once, then every period.
    *
-   * @param known the highest config epoch of the topology the client has (any epoch above it comes
-   *     from a change since)
+   * @param known the highest config epoch of the topology the client has now (a current epoch above
+   *     it comes from a change the client has not seen); must not block
    * @param refresh asks for a topology refresh; must not block
    */
   EpochWatch(
       StatefulRedisClusterConnection<String, String> connection,
-      long known,
+      LongSupplier known,
       Timer timer,
       long periodNanos,
       Runnable refresh) {
     this.connection = connection;
+    this.known = known;
     this.refresh = refresh;
-    highest.set(known);
     Timer.Scheduled scheduled;
     try {
       scheduled = timer.scheduleAtFixedRate(this::poll, periodNanos);
@@ -102,19 +112,24 @@ final class EpochWatch implements AutoCloseable {
   }
 
   /**
-   * Asks for a refresh if {@code info} shows a current epoch above the highest seen before (or
-   * known at the start). The current epoch may also exceed every config epoch without a change (an
-   * election that failed): that costs one refresh more, once.
+   * Asks for a refresh if {@code info} shows a current epoch above every config epoch of the
+   * client's topology, unless {@link #ATTEMPTS} were asked for that epoch already.
    */
   void seen(String info) {
     long epoch = currentEpoch(info);
-    if (epoch < 0) {
+    if (epoch < 0 || epoch <= known.getAsLong()) {
       return;
     }
-    long before = highest.getAndAccumulate(epoch, Math::max);
-    if (epoch > before) {
-      refresh.run();
+    synchronized (this) {
+      if (epoch > pending) {
+        pending = epoch;
+        attempts = 0;
+      } else if (epoch < pending || attempts >= ATTEMPTS) {
+        return;
+      }
+      attempts++;
     }
+    refresh.run();
   }
 
   /** The current epoch in a CLUSTER INFO reply, or -1 if it has none. */
