@@ -68,7 +68,8 @@ public final class WardenRuntime {
     this.timer = timer;
     Scripts scripts = new Scripts(deployment);
     Calls calls = new Calls(settings, clock, timer, () -> closed);
-    this.subscriptions = new Subscriptions(deployment.pubSub(), owners.clientId(), timer, settings);
+    this.subscriptions =
+        new Subscriptions(deployment.pubSub(), owners.clientId(), timer, clock, settings);
     this.waiting = new Waiting(settings, clock, timer, subscriptions, events);
     this.keeper = new LeaseKeeper(scripts, timer, clock, callbacks, settings);
     this.locks = new Locks(settings, clock, owners, scripts, calls, waiting, keeper, callbacks);
