@@ -5,6 +5,8 @@
 # -Dwarden.server names, redis by default). The full run is a server matrix: warden-it's suites on
 # Redis 7.0, then its contract, failover, fault and ACL suites on Valkey 8.0 (README "Supported
 # servers"; -Dwarden.matrix.skip=true skips the Valkey leg).
+# Model-based tests of the scripts for an hour per family:
+#   ./test.sh -pl warden-it -am -Dtest=ModelIT -Dwarden.model.minutes=60
 # Exits with Maven's status.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"

@@ -569,7 +569,10 @@ public final class Warden implements AutoCloseable {
      * CLUSTER MYID} and {@code CLUSTER INFO} from a script; every command of Warden's scripts under
      * the user's ACL; the wake-up subscription ({@code SUBSCRIBE}/{@code SSUBSCRIBE}); {@code WAIT}
      * under a replication policy other than {@link Replication#none()}; and one writable master
-     * ({@code INFO replication}: a KeyDB active replica or a read-only replica is refused).
+     * ({@code INFO replication}: a KeyDB active replica or a read-only replica is refused); and the
+     * on-Redis data format (a newer Warden's data that this version would misread is refused:
+     * README "Upgrades"). {@code build()} records this version's format in the deployment's format
+     * marker; this check only reads it.
      *
      * @return the report; {@link DeploymentReport#ok()} tells whether {@code build()} would succeed
      * @throws IllegalStateException if neither a URI nor cluster seeds were set, or both were

@@ -52,6 +52,7 @@ class DoctorIT {
         .contains("  the commands of Warden's scripts: ok")
         .contains("  SUBSCRIBE (wake-ups): ok")
         .contains("  one writable master (INFO replication): ok")
+        .contains("  on-Redis data format: ok")
         .contains("verdict: Warden can work here")
         .doesNotContain(PASSWORD);
   }

@@ -84,7 +84,8 @@ public final class WardenRuntime {
     this.commandTimeoutNanos = settings.commandTimeoutNanos();
     Scripts scripts = new Scripts(deployment);
     Calls calls = new Calls(settings, clock, timer, () -> closed);
-    this.subscriptions = new Subscriptions(deployment.pubSub(), owners.clientId(), timer, settings);
+    this.subscriptions =
+        new Subscriptions(deployment.pubSub(), owners.clientId(), timer, clock, settings);
     this.waiting = new Waiting(settings, clock, timer, subscriptions, events);
     this.keeper = new LeaseKeeper(scripts, timer, clock, callbacks, settings);
     this.locks =
@@ -165,6 +166,7 @@ public final class WardenRuntime {
           Capabilities.probe(
               deployment,
               settings.replication() != null,
+              /* record= */ !checkOnly,
               settings.commandTimeoutNanos(),
               options.namespace());
       if (checkOnly) {

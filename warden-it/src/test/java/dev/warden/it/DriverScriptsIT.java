@@ -24,6 +24,7 @@ class DriverScriptsIT {
   private static final String FAIR = "warden:{d}:fair";
   private static final String QUEUE = FAIR + ":queue";
   private static final String BEATS = FAIR + ":beats";
+  private static final String ENTRIES = FAIR + ":entries";
   private static final String CHANNEL = "warden:{d}:released";
   private static final String RW = "warden:{d}:rw";
   private static final String WRITE = RW + ":write";
@@ -50,7 +51,7 @@ class DriverScriptsIT {
       String owner, String acquisition, int known, boolean waits, String ticket) {
     return run(
         "fair-acquire",
-        new String[] {FAIR, FAIR + ":fence", QUEUE, BEATS, FAIR + ":tickets"},
+        new String[] {FAIR, FAIR + ":fence", QUEUE, BEATS, FAIR + ":tickets", ENTRIES},
         owner,
         "10000",
         Integer.toString(known),
@@ -66,7 +67,9 @@ class DriverScriptsIT {
   private List<Object> fairRelease(String owner, int count, String undo, String releaseId) {
     return run(
         "fair-release",
-        new String[] {FAIR, QUEUE, BEATS, FAIR + ":fence", FAIR + ":unlocked:" + owner},
+        new String[] {
+          FAIR, QUEUE, BEATS, FAIR + ":fence", FAIR + ":unlocked:" + owner, FAIR + ":entries"
+        },
         owner,
         Integer.toString(count),
         CHANNEL,
@@ -79,8 +82,9 @@ class DriverScriptsIT {
         "10000");
   }
 
-  private List<Object> fairLeave(String owner, String ticket) {
-    return run("fair-leave", new String[] {FAIR, QUEUE, BEATS}, owner, CHANNEL, ticket);
+  private List<Object> fairLeave(String owner, String acquisition) {
+    return run(
+        "fair-leave", new String[] {FAIR, QUEUE, BEATS, ENTRIES}, owner, CHANNEL, acquisition);
   }
 
   @Test
@@ -90,7 +94,11 @@ class DriverScriptsIT {
     List<Object> next = fairAcquire("c1:1", "a2", 0, false, "");
     assertThat(next.get(2)).isEqualTo(1L);
     assertThat(token(next)).isGreaterThan(revived);
-    assertThat(fairAcquire("c1:1", "a2", 0, false, "")).as("a replay").isEqualTo(next);
+    List<Object> replay = fairAcquire("c1:1", "a2", 0, false, "");
+    assertThat(replay.get(2)).as("a replay keeps the count").isEqualTo(1L);
+    assertThat(token(replay))
+        .as("with a new token: its client saw none")
+        .isGreaterThan(token(next));
     assertThat(fairRelease("c1:1", 1, "", "r1")).containsExactly(1L, 0L, "");
     assertThat(fairRelease("c1:1", 1, "", "r1")).as("run again").containsExactly(1L, 0L, "");
     assertThat(redis.exists(FAIR)).isZero();
@@ -114,21 +122,98 @@ class DriverScriptsIT {
     // w1 ended; before its leave reaches Redis the same thread waits again, with no ticket yet
     long second = (Long) fairAcquire("c2:1", "w2", 0, true, "").get(2);
     assertThat(second).as("a new place, not the ended acquisition's").isGreaterThan(first);
-    assertThat(fairLeave("c2:1", Long.toString(first))).containsExactly(0L);
+    assertThat(fairLeave("c2:1", "w1")).containsExactly(0L);
     assertThat(redis.zscore(QUEUE, "c2:1")).isEqualTo((double) second);
     assertThat(fairAcquire("c2:1", "w2", 0, true, Long.toString(second)).get(2))
         .as("it keeps its place")
         .isEqualTo(second);
-    assertThat(fairLeave("c2:1", Long.toString(second))).containsExactly(1L);
+    assertThat(fairLeave("c2:1", "w2")).containsExactly(1L);
     assertThat(redis.zscore(QUEUE, "c2:1")).isNull();
   }
 
   @Test
-  void aLeaveWithoutATicketTakesTheOwnersEntryOut() {
+  void aLeaveTakesOutTheEntryItsAcquisitionMadeAlsoWhenItsReplyWasLost() {
     fairAcquire("c1:1", "holder", 0, false, "");
     fairAcquire("c2:1", "w1", 0, true, ""); // its reply was lost: the client knows no ticket
-    assertThat(fairLeave("c2:1", "")).containsExactly(1L);
+    assertThat(fairLeave("c2:1", "w1")).containsExactly(1L);
     assertThat(redis.exists(QUEUE)).isZero();
+  }
+
+  private List<Object> fairHeartbeat(String... waitersAndAcquisitions) {
+    String[] args = new String[1 + waitersAndAcquisitions.length];
+    args[0] = "3000";
+    System.arraycopy(waitersAndAcquisitions, 0, args, 1, waitersAndAcquisitions.length);
+    return run("fair-heartbeat", new String[] {QUEUE, BEATS, FAIR + ":tickets", ENTRIES}, args);
+  }
+
+  private static final String[] QUEUE_KEYS = {QUEUE, BEATS, FAIR + ":tickets", ENTRIES};
+
+  @Test
+  void aBatchedHeartbeatRefreshesOnlyEntriesMadeForTheirAcquisitionsAndNamesTheOthers() {
+    fairAcquire("c1:1", "holder", 0, false, "");
+    long first = (Long) fairAcquire("c2:1", "w1", 0, true, "").get(2);
+    fairAcquire("c2:2", "w2", 0, true, "");
+    fairAcquire("c2:3", "w3", 0, true, "");
+    assertThat(fairLeave("c2:3", "w3")).containsExactly(1L);
+    redis.zadd(BEATS, 1, "c2:1"); // about to be dropped as dead
+    redis.zadd(BEATS, 2, "c2:2");
+    for (String key : QUEUE_KEYS) {
+      redis.pexpire(key, 1000); // fewer than three heartbeat timeouts left
+    }
+
+    long before = serverMillis();
+    assertThat(fairHeartbeat("c2:1", "w1", "c2:2", "w2-ended", "c2:3", "w3"))
+        .as("the positions of those without an entry made for their acquisition")
+        .containsExactly(2L, 3L);
+    assertThat(redis.zscore(BEATS, "c2:1")).isGreaterThanOrEqualTo(before + 3000.0);
+    assertThat(redis.zscore(BEATS, "c2:2")).as("another acquisition's entry").isEqualTo(2.0);
+    assertThat(redis.zscore(QUEUE, "c2:3")).as("never made again").isNull();
+    assertThat(redis.zscore(BEATS, "c2:3")).isNull();
+    assertThat(redis.hget(ENTRIES, "c2:3")).isNull();
+    assertThat(redis.zscore(QUEUE, "c2:1")).isEqualTo((double) first);
+    for (String key : QUEUE_KEYS) {
+      assertThat(redis.pttl(key)).as("%s lives on", key).isGreaterThan(3 * 3000L);
+    }
+  }
+
+  @Test
+  void aBatchedHeartbeatOfWaitersThatAllLeftChangesNothing() {
+    fairAcquire("c1:1", "holder", 0, false, "");
+    fairAcquire("c2:1", "w1", 0, true, "");
+    fairAcquire("c2:2", "w2", 0, true, "");
+    assertThat(fairLeave("c2:1", "w1")).containsExactly(1L);
+    redis.pexpire(QUEUE, 1000);
+    assertThat(fairHeartbeat("c2:1", "w1")).containsExactly(1L);
+    assertThat(redis.zscore(QUEUE, "c2:1")).isNull();
+    assertThat(redis.zscore(BEATS, "c2:1")).isNull();
+    assertThat(redis.pttl(QUEUE)).as("not renewed for nobody").isLessThanOrEqualTo(1000L);
+    assertThat(fairHeartbeat()).as("no waiters").isEmpty();
+  }
+
+  private long serverMillis() {
+    List<String> time = redis.time();
+    return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+  }
+
+  @Test
+  void aLateLeaveOfAnAcquisitionThatNeverLearntItsTicketLeavesTheOwnersNextEntry() {
+    fairAcquire("c1:1", "holder", 0, false, "");
+    fairAcquire("c2:1", "w1", 0, true, ""); // its reply was lost; then it gave up
+    long second = (Long) fairAcquire("c2:1", "w2", 0, true, "").get(2);
+    assertThat(fairLeave("c2:1", "w1")).containsExactly(0L);
+    assertThat(redis.zscore(QUEUE, "c2:1")).isEqualTo((double) second);
+  }
+
+  @Test
+  void aLateLeaveFromBeforeARestartLeavesTheEntryOfTheOwnersNextAcquisitionUnderTheSameTicket() {
+    fairAcquire("c1:1", "holder", 0, false, "");
+    long first = (Long) fairAcquire("c2:1", "w1", 0, true, "").get(2);
+    // a restart from a file saved before anybody queued: the counter starts again
+    redis.del(QUEUE, BEATS, FAIR + ":tickets", ENTRIES);
+    long second = (Long) fairAcquire("c2:1", "w2", 0, true, "").get(2);
+    assertThat(second).as("the same ticket again").isEqualTo(first);
+    assertThat(fairLeave("c2:1", "w1")).as("w1 gave up; its leave arrives now").containsExactly(0L);
+    assertThat(redis.zscore(QUEUE, "c2:1")).isEqualTo((double) second);
   }
 
   // ---- the read-write lock ----
@@ -187,7 +272,11 @@ class DriverScriptsIT {
     List<Object> next = readAcquire("c1:1", "a2", 0);
     assertThat(next.get(2)).isEqualTo(1L);
     assertThat(token(next)).isGreaterThan(revived);
-    assertThat(readAcquire("c1:1", "a2", 0)).as("a replay").isEqualTo(next);
+    List<Object> replay = readAcquire("c1:1", "a2", 0);
+    assertThat(replay.get(2)).as("a replay keeps the count").isEqualTo(1L);
+    assertThat(token(replay))
+        .as("with a new token: its client saw none")
+        .isGreaterThan(token(next));
     assertThat(readRelease("c1:1", 1, "", "r1")).containsExactly(1L, 0L);
     assertThat(readRelease("c1:1", 1, "", "r1")).as("run again").containsExactly(1L, 0L);
     assertThat(readRelease("c1:1", 1, "", "r2")).as("another release").containsExactly(0L);
@@ -266,6 +355,33 @@ class DriverScriptsIT {
     List<Object> reentry = run("lock-acquire-all", keys, "c1:1", "10000", TERMS, "g3", "1");
     assertThat(reentry.get(2)).isEqualTo(2L);
     assertThat(reentry.get(1)).as("a re-entry keeps the token").isEqualTo(next.get(1));
+  }
+
+  @Test
+  void aMultiLockRefusalSaysWhenAnEarlierRunOfTheSameAcquisitionHoldsParts() {
+    String a = "warden:{d}:lock-a";
+    String b = "warden:{d}:lock-b";
+    String[] keys = {a, a + ":fence", b, b + ":fence"};
+    run("lock-acquire-all", keys, "c1:1", "10000", TERMS, "g1", "0", "0"); // its reply is lost
+    redis.del(a); // part a's lease ran out, and another owner took it
+    run(
+        "lock-acquire",
+        new String[] {a, a + ":fence"},
+        "c2:1",
+        "10000",
+        "0",
+        "0",
+        TERMS,
+        "x",
+        "c2:",
+        "0");
+    List<Object> retry = run("lock-acquire-all", keys, "c1:1", "10000", TERMS, "g1", "0", "0");
+    assertThat(retry.get(0)).isEqualTo(0L);
+    assertThat(retry.get(1)).as("refused by part a").isEqualTo(1L);
+    assertThat(retry.get(3)).as("g1 holds part b: the client gives it back").isEqualTo(1L);
+    assertThat(run("lock-acquire-all", keys, "c1:1", "10000", TERMS, "g2", "0", "0").get(3))
+        .as("another acquisition of the owner holds nothing of it")
+        .isEqualTo(0L);
   }
 
   /** The token of an acquisition's reply: a decimal string, exact beyond 2^53. */

@@ -7,6 +7,7 @@ import dev.warden.internal.redis.Script;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RestoreArgs;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.util.List;
@@ -239,6 +240,25 @@ class LockScriptsIT {
   }
 
   @Test
+  void tokensAreExactOnBothSidesOfTwoToThe53() {
+    // epoch 63: the token is below 2^53, one double; epoch 64: from 2^53 on, in two limbs. The
+    // counts are odd (ahead of the clock: one more than the last), which no double holds above 2^53
+    for (long epoch : new long[] {63, 64}) {
+      fenceTerms = "3600000:" + epoch;
+      for (int i = 0; i < 2; i++) {
+        long last = 100_000_000_000_000L + 2L * i;
+        redis.hset(FENCE, Map.of("e", Long.toString(epoch), "c", Long.toString(last)));
+        long token = token(acquire("a", 0, 10_000, false));
+        assertThat(redis.hget(FENCE, "e")).isEqualTo(Long.toString(epoch));
+        assertThat(redis.hget(FENCE, "c")).isEqualTo(Long.toString(last + 1));
+        assertThat(token).isEqualTo((epoch << 47) + last + 1);
+        assertThat(redis.hget(LOCK, "#t")).isEqualTo(Long.toString(token));
+        release("a", 1);
+      }
+    }
+  }
+
+  @Test
   void anotherOwnerIsRefusedWithTheRemainingLeaseAndMarksTheLockAsWaitedFor() {
     acquire("a", 0, 10_000, false);
     List<Object> refused = acquire("b", 0, 10_000, false);
@@ -462,9 +482,28 @@ class LockScriptsIT {
         .containsEntry("#a", "after")
         .containsEntry("#t", Long.toString(token(reply)));
     List<Object> retry = acquire("a", "after", 0, 10_000, false);
-    assertThat(retry).as("a retry is a replay").isEqualTo(reply);
+    assertThat(retry.get(2)).as("a retry keeps the count").isEqualTo(1L);
+    assertThat(token(retry))
+        .as("with a new token: its client saw none")
+        .isGreaterThan(token(reply));
     assertThat(release("a", 1)).containsExactly(1L, 0L);
     assertThat(redis.exists(LOCK)).as("its owner's release ends it").isZero();
+  }
+
+  @Test
+  void aFirstAcquisitionRetriedAfterARewindGetsATokenAboveTheOnesIssuedMeanwhile() {
+    acquire("a", "x", 0, 30_000, false); // its reply is lost
+    byte[] hold = redis.dump(LOCK); // the snapshot a restart later comes back to
+    byte[] fence = redis.dump(FENCE);
+    redis.del(LOCK); // its lease ran out: its client never renewed a hold it did not know of
+    long meanwhile = token(acquire("b", "y", 0, 30_000, false));
+    assertThat(release("b", 1)).containsExactly(1L, 0L);
+    redis.restore(LOCK, hold, RestoreArgs.Builder.ttl(30_000));
+    redis.restore(FENCE, fence, RestoreArgs.Builder.ttl(3_600_000).replace());
+    List<Object> retry = acquire("a", "x", 0, 30_000, false); // finds its own first run
+    assertThat(retry.get(2)).isEqualTo(1L);
+    assertThat(token(retry)).as("above b's, which the rewind lost").isGreaterThan(meanwhile);
+    assertThat(redis.hget(LOCK, "#t")).isEqualTo(Long.toString(token(retry)));
   }
 
   @Test
@@ -730,7 +769,13 @@ class LockScriptsIT {
     acquire("a", 0, 10_000, false);
     assertThat(run("lock-force-release", new String[] {LOCK}, CHANNEL)).containsExactly(1L);
     assertThat(run("fair-force-release", new String[] {LOCK, queue}, CHANNEL)).containsExactly(0L);
-    assertThat(run("fair-leave", new String[] {LOCK, queue, beats}, "a", CHANNEL, ""))
+    assertThat(
+            run(
+                "fair-leave",
+                new String[] {LOCK, queue, beats, LOCK + ":entries"},
+                "a",
+                CHANNEL,
+                "x"))
         .containsExactly(0L);
     String[] rw = rwKeys("shapes");
     assertThat(run("rw-force-release", new String[] {rw[0]}, CHANNEL)).containsExactly(0L);

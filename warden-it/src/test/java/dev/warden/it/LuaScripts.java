@@ -9,9 +9,10 @@ import java.util.List;
  * Runs Warden's Lua scripts on their own, with EVAL, for the script-level suites: each loaded as
  * Warden loads it, by {@link Script} (the shared prelude, then the script's own file).
  */
-final class LuaScripts {
+public final class LuaScripts {
   /** The folders of warden-core's packages that hold scripts. */
-  private static final List<String> FOLDERS = List.of("lock/driver", "lock", "sync", "quorum");
+  private static final List<String> FOLDERS =
+      List.of("lock/driver", "lock", "sync", "quorum", "redis");
 
   private LuaScripts() {}
 
@@ -26,7 +27,7 @@ final class LuaScripts {
   }
 
   /** The script of that name, from whichever package's folder holds it. */
-  static Script load(String script) {
+  public static Script load(String script) {
     for (String folder : FOLDERS) {
       if (LuaScripts.class.getResource("/dev/warden/internal/" + folder + "/" + script + ".lua")
           != null) {

@@ -8,6 +8,7 @@ import dev.warden.DistributedLock;
 import dev.warden.LeaseExpiredException;
 import dev.warden.Warden;
 import dev.warden.WardenException;
+import dev.warden.testkit.FaultProxy;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
@@ -32,10 +33,15 @@ class MultiLockIT {
 
   /** Two lock names whose keys share a Redis Cluster hash slot. */
   private static List<String> sameSlotNames() {
-    int slot = SlotHash.getSlot("warden:{pair-0}:lock");
+    return sameSlotNames("pair");
+  }
+
+  /** Two lock names {@code <prefix>-<n>} whose keys share a slot, in the multi-lock's order. */
+  private static List<String> sameSlotNames(String prefix) {
+    int slot = SlotHash.getSlot("warden:{" + prefix + "-0}:lock");
     for (int i = 1; ; i++) {
-      if (SlotHash.getSlot("warden:{pair-" + i + "}:lock") == slot) {
-        return List.of("pair-0", "pair-" + i);
+      if (SlotHash.getSlot("warden:{" + prefix + "-" + i + "}:lock") == slot) {
+        return globalOrder(prefix + "-0", prefix + "-" + i);
       }
     }
   }
@@ -236,6 +242,150 @@ class MultiLockIT {
     assertThat(mine.lock(names.get(0)).isLocked()).as("all or nothing while waiting").isFalse();
     blocker.unlock();
     assertThat(got.get(10, TimeUnit.SECONDS)).isTrue();
+  }
+
+  /**
+   * A same-slot group is taken by one script call and then adopted part by part: when a part the
+   * thread held turns out lost (its lock was taken afresh), that adopt throws, and the parts
+   * adopted before it and the grants after it are given back too, whichever part it was.
+   */
+  @Test
+  void aGroupThatFindsOneOfItsPartsLostLeavesNothingHeld(WardenFactory wardens) {
+    for (int lost = 0; lost < 2; lost++) {
+      List<String> names = sameSlotNames("lost" + lost);
+      Warden mine = wardens.create();
+      Warden theirs = wardens.create();
+      mine.lock(names.get(lost)).lock();
+      assertThat(theirs.lock(names.get(lost)).forceUnlock()).isTrue(); // the hold is lost
+      DistributedLock pair = mine.multiLock(mine.lock(names.get(0)), mine.lock(names.get(1)));
+      assertThatThrownBy(pair::tryLock)
+          .isInstanceOf(LeaseExpiredException.class)
+          .hasMessageContaining("lock '" + names.get(lost) + "'");
+      String other = names.get(1 - lost);
+      assertThat(mine.lock(other).isHeldByCurrentThread()).as("part %s", other).isFalse();
+      assertThat(mine.stats().holds()).isZero();
+      // the give-backs are sent before tryLock throws, on this client's connection
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(
+              () -> !theirs.lock(names.get(0)).isLocked() && !theirs.lock(names.get(1)).isLocked());
+      assertThat(theirs.multiLock(theirs.lock(names.get(0)), theirs.lock(names.get(1))).tryLock())
+          .isTrue();
+    }
+  }
+
+  /**
+   * A waiting same-slot group whose attempt took every part but lost its reply, and whose next
+   * attempt is refused by a part another owner took meanwhile, gives back the parts that attempt
+   * took: all or none, also while it waits (they would otherwise keep everybody out for a lease).
+   */
+  @Test
+  void aWaitingGroupGivesBackThePartsAnAttemptWhoseReplyWasLostTook(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    List<String> names = sameSlotNames("doubt");
+    String first = "warden:{" + names.get(0) + "}:lock";
+    String second = "warden:{" + names.get(1) + "}:lock";
+    try (FaultProxy proxy = FaultProxy.start(redis)) {
+      Warden mine = wardens.create(builder -> builder.uri(proxy.uri()));
+      Warden theirs = wardens.create();
+      DistributedLock pair = mine.multiLock(mine.lock(names.get(0)), mine.lock(names.get(1)));
+      // load the scripts first: a script's first call is answered NOSCRIPT, and a reply held by
+      // the proxy would keep it from running at all
+      assertThat(pair.tryLock()).isTrue();
+      pair.unlock();
+      proxy.blackhole(FaultProxy.Direction.TARGET_TO_CLIENT);
+      CompletableFuture<Boolean> got =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  boolean acquired = pair.tryLock(20, TimeUnit.SECONDS);
+                  if (acquired) {
+                    pair.unlock();
+                  }
+                  return acquired;
+                } catch (InterruptedException e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      // the attempt took both parts; its reply does not come back
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> redis.redis().exists(first) == 1 && redis.redis().exists(second) == 1);
+      // the first part's hold ends (its client never renewed a hold it did not know of), and
+      // another owner takes it
+      assertThat(theirs.lock(names.get(0)).forceUnlock()).isTrue();
+      DistributedLock blocker = theirs.lock(names.get(0));
+      blocker.lock();
+      proxy.cut(); // the reply is lost with the connection; the next attempt is refused
+      proxy.heal();
+      await().atMost(Duration.ofSeconds(5)).until(() -> redis.redis().exists(second) == 0);
+      assertThat(got).as("still waiting for the first part").isNotDone();
+      blocker.unlock();
+      assertThat(got.get(10, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  @Test
+  void aWaitingGroupsGiveBackNeverUndoesTheGrantOfItsNextAttempt(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    List<String> names = sameSlotNames("late");
+    String first = "warden:{" + names.get(0) + "}:lock";
+    String second = "warden:{" + names.get(1) + "}:lock";
+    try (FaultProxy proxy = FaultProxy.start(redis)) {
+      Warden mine = wardens.create(builder -> builder.uri(proxy.uri()));
+      Warden theirs = wardens.create();
+      DistributedLock pair = mine.multiLock(mine.lock(names.get(0)), mine.lock(names.get(1)));
+      assertThat(pair.tryLock()).isTrue();
+      pair.unlock();
+      proxy.blackhole(FaultProxy.Direction.TARGET_TO_CLIENT);
+      CountDownLatch held = new CountDownLatch(1);
+      CountDownLatch checked = new CountDownLatch(1);
+      CompletableFuture<Boolean> got =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  boolean acquired = pair.tryLock(20, TimeUnit.SECONDS);
+                  if (acquired) {
+                    held.countDown();
+                    checked.await();
+                    pair.unlock();
+                  }
+                  return acquired;
+                } catch (InterruptedException e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      // the first attempt takes both parts; its reply does not come back
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> redis.redis().exists(first) == 1 && redis.redis().exists(second) == 1);
+      assertThat(theirs.lock(names.get(0)).forceUnlock()).isTrue();
+      theirs.lock(names.get(0)).lock();
+      // the give-back's script must be loaded again (NOSCRIPT, then EVAL: one more round trip),
+      // while the group's next attempt finds lock-acquire-all loaded by the refused one
+      redis.redis().scriptFlush();
+      proxy.cut(); // the reply is lost with the connection
+      proxy.heal();
+      proxy.delay(Duration.ofMillis(250));
+      // the next attempt is refused by the first part (which it marks), and says that the group's
+      // owner holds the second: the client gives it back; meanwhile the first part comes free
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .pollInterval(Duration.ofMillis(5))
+          .until(() -> redis.redis().hexists(first, "#w"));
+      assertThat(theirs.lock(names.get(0)).forceUnlock()).isTrue();
+      assertThat(held.await(10, TimeUnit.SECONDS)).as("the group acquired").isTrue();
+      proxy.delay(Duration.ZERO);
+      // the group's owner holds both parts until it unlocks: the give-back, which ran after the
+      // grant, must not have undone it
+      await("both parts held by the group's owner")
+          .during(Duration.ofSeconds(1))
+          .atMost(Duration.ofSeconds(2))
+          .until(() -> redis.redis().exists(first) == 1 && redis.redis().exists(second) == 1);
+      assertThat(theirs.lock(names.get(1)).tryLock()).as("another owner in a held part").isFalse();
+      checked.countDown();
+      assertThat(got.get(10, TimeUnit.SECONDS)).isTrue();
+    }
   }
 
   @Test

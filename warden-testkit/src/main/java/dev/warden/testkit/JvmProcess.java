@@ -65,15 +65,33 @@ public final class JvmProcess implements AutoCloseable {
    * @throws IllegalStateException if the {@code java} binary cannot be found or started
    */
   public static JvmProcess start(Class<?> mainClass, String... args) {
+    return start(System.getProperty("java.class.path"), mainClass, args);
+  }
+
+  /**
+   * Starts {@code mainClass} with {@code args} in a new JVM on the class path {@code classPath}
+   * (entries joined by the platform's path separator) instead of this JVM's, and returns at once:
+   * for a child that runs other versions of some classes, e.g. an earlier release of Warden.
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code classPath} is blank
+   * @throws IllegalStateException if the {@code java} binary cannot be found or started
+   * @since 0.2
+   */
+  public static JvmProcess start(String classPath, Class<?> mainClass, String... args) {
+    Objects.requireNonNull(classPath, "classPath must not be null");
     Objects.requireNonNull(mainClass, "mainClass must not be null");
     Objects.requireNonNull(args, "args must not be null");
+    if (classPath.isBlank()) {
+      throw new IllegalArgumentException("classPath must not be blank: '" + classPath + "'");
+    }
     List<String> command = new ArrayList<>();
     command.add(javaBinary());
     command.add("-Xmx256m");
     // Pinned so the reader below decodes exactly what the child encodes.
     command.add("-Dfile.encoding=UTF-8");
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(classPath);
     command.add(mainClass.getName());
     command.addAll(List.of(args));
     Path stderrLog;

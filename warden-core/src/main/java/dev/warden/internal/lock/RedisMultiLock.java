@@ -29,9 +29,11 @@ import org.slf4j.LoggerFactory;
  * two multi-locks of the same locks given in different orders cannot deadlock. Reentrant locks that
  * share a slot are taken together by one script ({@link GroupClaim}), all or none; other parts one
  * after the other, each waiting with its own machinery. If a part cannot be had in time, or the
- * caller is interrupted, or Redis fails, the release of every part taken so far is sent before the
- * call returns or throws, and not waited for (a frozen Redis cannot keep the caller past its wait;
- * a release Redis never runs ends with the part's lease): no partial hold is left behind in this
+ * caller is interrupted, or Redis fails, or a part the thread held turns out lost (the call then
+ * throws {@link dev.warden.LeaseExpiredException} naming it, as a lock's own re-entry would), the
+ * release of every part taken so far, in its group and the groups before, is sent before the call
+ * returns or throws, and not waited for (a frozen Redis cannot keep the caller past its wait; a
+ * release Redis never runs ends with the part's lease): no partial hold is left behind in this
  * client, nor in Redis once it answers. Each part's hold is an ordinary hold of that lock (renewed
  * by the lease keeper without an explicit lease), and {@link #unlock()} gives back every part,
  * reporting the first failure only after trying them all.
@@ -202,42 +204,63 @@ final class RedisMultiLock extends ThreadBoundLock {
       return false;
     }
     for (int i = 0; i < group.size(); i++) {
-      cores.get(i).adopt(before.get(i), owner, grants.get(i), lease);
+      try {
+        cores.get(i).adopt(before.get(i), owner, grants.get(i), lease);
+      } catch (RuntimeException e) {
+        // this part's hold was lost (its grant went back, and e says so): the caller gets none
+        // of the group, so the grants after it go back unused and the parts adopted before it
+        // are given back as a group taken earlier is
+        for (int j = group.size() - 1; j > i; j--) {
+          logFailure(cores.get(j), cores.get(j).giveBack(owner, grants.get(j)));
+        }
+        giveBackParts(cores.subList(0, i));
+        throw e;
+      }
     }
     return true;
   }
 
   /**
-   * Gives back the groups taken so far, last first, without waiting: each part's owner-checked
-   * release is sent now (so Redis runs it before anything this thread does next) and its failure
-   * logged; a release Redis never runs is bounded by the part's lease. So a frozen Redis cannot
-   * keep the caller past its wait.
+   * Gives back the groups taken so far, last first, without waiting: each part's give-back (naming
+   * the acquisition it undoes) is sent now (so Redis runs it before anything this thread does next)
+   * and its failure logged; one Redis never runs is bounded by the part's lease. So a frozen Redis
+   * cannot keep the caller past its wait.
    */
+  private void giveBack(List<List<RedisMutex>> taken) {
+    for (int g = taken.size() - 1; g >= 0; g--) {
+      List<LockCore> cores = new ArrayList<>();
+      taken.get(g).forEach(part -> cores.add(part.core()));
+      giveBackParts(cores);
+    }
+  }
+
+  /** Gives back the calling thread's holds of these parts, last first, without waiting. */
+  private void giveBackParts(List<LockCore> cores) {
+    String owner = context.owners().currentThread();
+    for (int i = cores.size() - 1; i >= 0; i--) {
+      LockCore core = cores.get(i);
+      Hold hold = core.hold(owner);
+      if (hold == null) {
+        continue; // already ended (its re-entry was refused as a lost lease)
+      }
+      logFailure(core, core.giveBackAsync(hold));
+    }
+  }
+
+  /** Logs the failure of a give-back sent without waiting: the part expires with its lease. */
   // FutureReturnValueIgnored: the whenComplete callback handles the outcome
   @SuppressWarnings("FutureReturnValueIgnored")
-  private void giveBack(List<List<RedisMutex>> taken) {
-    String owner = context.owners().currentThread();
-    for (int g = taken.size() - 1; g >= 0; g--) {
-      List<RedisMutex> group = taken.get(g);
-      for (int i = group.size() - 1; i >= 0; i--) {
-        LockCore core = group.get(i).core();
-        Hold hold = core.hold(owner);
-        if (hold == null) {
-          continue; // already ended (its re-entry was refused as a lost lease)
-        }
-        core.giveBackAsync(hold)
-            .whenComplete(
-                (released, failure) -> {
-                  if (failure != null) {
-                    log.warn(
-                        "{}: could not give back {}; it expires with its lease: {}",
-                        describe,
-                        core.driver().describe(),
-                        Failures.unwrap(failure).toString());
-                  }
-                });
-      }
-    }
+  private void logFailure(LockCore core, CompletableFuture<?> giveBack) {
+    giveBack.whenComplete(
+        (released, failure) -> {
+          if (failure != null) {
+            log.warn(
+                "{}: could not give back {}; it expires with its lease: {}",
+                describe,
+                core.driver().describe(),
+                Failures.unwrap(failure).toString());
+          }
+        });
   }
 
   @Override

@@ -44,12 +44,18 @@ public final class Capabilities {
    * Checks the deployment and returns the report; refusals are in the report, not thrown.
    *
    * @param needsWait whether a replication policy will send {@code WAIT}
+   * @param record whether to record this client's on-Redis format in the deployment's marker
+   *     ({@code build()} does, {@code warden doctor} does not): {@link DataFormat}
    * @param namespace where the Warden's keys and channels live: the probe's key and channel are
    *     there ({@code <namespace>{warden-probe}:probe}), so an ACL rule limited to it is checked
    * @throws WardenException if the deployment does not answer within the command timeout
    */
   public static DeploymentReport probe(
-      Deployment deployment, boolean needsWait, long commandTimeoutNanos, Namespace namespace) {
+      Deployment deployment,
+      boolean needsWait,
+      boolean record,
+      long commandTimeoutNanos,
+      Namespace namespace) {
     boolean cluster = deployment.shardedPubSub();
     String probeKey = namespace.key(PROBE_TAG, "probe");
     String probeChannel = probeKey; // a channel may share a key's name: they are apart in Redis
@@ -57,6 +63,7 @@ public final class Capabilities {
     CompletableFuture<List<Object>> script =
         new Scripts(deployment)
             .run(PROBE, new String[] {probeKey}, probeChannel, cluster ? "1" : "0");
+    CompletableFuture<List<Object>> format = DataFormat.mark(deployment, record, namespace);
     CompletableFuture<Void> subscription = deployment.pubSub().subscribe(probeChannel);
     // sent with a routing key: on a cluster, to the slot's master over its node connection (the
     // cluster connection's own, for keyless commands, is not re-authenticated by Lettuce when a
@@ -141,6 +148,7 @@ public final class Capabilities {
                       : "this deployment does not serve WAIT: use Replication.none()"));
     }
     checks.add(master(Outcome.of(info, bound, deployment), cluster));
+    checks.add(format(Outcome.of(format, bound, deployment)));
     return new DeploymentReport(deployment.describe(), checks);
   }
 
@@ -254,6 +262,13 @@ public final class Capabilities {
           "this server is a read-only replica: connect to its master (or through Sentinel)");
     }
     return ok(name);
+  }
+
+  private static Check format(Outcome<List<Object>> marker) {
+    if (marker.failure != null) {
+      return notChecked(DataFormat.CHECK, "its marker: " + marker.failure.strip());
+    }
+    return DataFormat.verdict((Long) marker.value.get(0), (Long) marker.value.get(1));
   }
 
   private static Check ok(String name) {

@@ -101,6 +101,16 @@ public interface Claim<T> {
     return null;
   }
 
+  /**
+   * How a parked acquisition of this claim waits together with this client's other parked
+   * acquisitions of the same object ({@link SharedWait}), or null (the default) when it waits alone
+   * with its own re-check timer. Only for claims with {@link #handOffTerms()} (whose object names
+   * the line), and only where a refusal of one stands for all of them.
+   */
+  default SharedWait sharing() {
+    return null;
+  }
+
   /** The claim's place in the object's queue now, or {@link Long#MAX_VALUE} when it has none. */
   default long ticket() {
     return Long.MAX_VALUE;

@@ -11,6 +11,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What an {@link Acquisition} needs and nothing more: the settings, the clock, the timer, the
@@ -23,6 +24,7 @@ public final class Waiting {
   private final Subscriptions subscriptions;
   private final Events events;
   private final Set<Acquisition<?>> pending = ConcurrentHashMap.newKeySet();
+  private final AtomicLong order = new AtomicLong();
   private volatile boolean closed;
   private volatile String
       draining; // why new acquisitions (re-entries apart) fail; null: they don't
@@ -78,6 +80,13 @@ public final class Waiting {
   /** Returns the number of acquisitions in progress. */
   public int pending() {
     return pending.size();
+  }
+
+  /**
+   * The next acquisition to wait gets this place in its topics' order (see {@link Waiter#order}).
+   */
+  long nextOrder() {
+    return order.getAndIncrement();
   }
 
   /** Fails every acquisition in progress, and every one started from now on. */

@@ -9,12 +9,25 @@
 -- ARGV[4+i]   the owner's hold count of the i-th lock as the client knows it: a lock the owner
 --             holds gets count known + 1 (see lock-acquire.lua's ARGV[3])
 -- Returns     {1, token1, count1, token2, count2, ...} when the owner holds every lock afterwards;
---             {0, i, pttl} when the i-th lock is held by another owner: nothing was taken, and
---             that lock is marked so that its release publishes and its hand-offs give way
---             ('#w', '#o': see lock-acquire.lua).
+--             {0, i, pttl, mine} when the i-th lock is held by another owner: nothing was taken
+--             now, and that lock is marked so that its release publishes and its hand-offs give
+--             way ('#w', '#o': see lock-acquire.lua); mine is 1 when the owner holds a part that
+--             this acquisition raised last (an earlier run of it, whose reply was lost, took it):
+--             the client gives such parts back (by this acquisition's id) rather than keep them
+--             while it waits for the i-th, else 0.
 local owner, lease, id = ARGV[1], tonumber(ARGV[2]), ARGV[4]
 local n = #KEYS / 2
 local reserved = {}
+-- whether the owner holds a part this acquisition raised last
+local function mine()
+  for j = 1, n do
+    local state = redis.call('HMGET', KEYS[2 * j - 1], owner, '#a')
+    if state[1] and state[2] == id then
+      return 1
+    end
+  end
+  return 0
+end
 for i = 1, n do
   local lock = KEYS[2 * i - 1]
   -- held by another owner; a lock only reserved for other clients ('#r', or nominated for one:
@@ -24,7 +37,7 @@ for i = 1, n do
   if exists and not reserved[i] and not redis.call('HGET', lock, owner) then
     -- a multi-lock waiter is never handed a part: the holder must release now and then
     redis.call('HSET', lock, '#w', 1, '#o', 1)
-    return {0, i, redis.call('PTTL', lock)}
+    return {0, i, redis.call('PTTL', lock), mine()}
   end
 end
 local taken = {1}

@@ -2,6 +2,7 @@ package dev.warden.internal.lock.driver;
 
 import dev.warden.internal.base.Subject;
 import dev.warden.internal.lease.Renewal;
+import dev.warden.internal.wait.SharedWait;
 import dev.warden.internal.wait.WakeMessage;
 import java.util.concurrent.CompletableFuture;
 
@@ -105,7 +106,8 @@ public interface LockDriver {
    * not know of ({@code heldBefore} 0) becomes this acquisition's, with a new token.
    *
    * @param acquisitionId unique per acquisition, recorded with the count it sets: a retry of the
-   *     same acquisition that finds its first try applied changes nothing, and a give-back names it
+   *     same acquisition that finds its first try applied keeps the count (a first acquisition's
+   *     retry gets a new token, as its client never saw the first), and a give-back names it
    *     ({@link #giveBack})
    * @param heldBefore the owner's hold count as the client knows it
    * @param othersWait other local acquirers wait: the release must publish
@@ -170,6 +172,15 @@ public interface LockDriver {
    */
   default boolean waitsForLocalHolder() {
     return false;
+  }
+
+  /**
+   * How this client's parked first acquisitions of this lock wait together (see {@link
+   * SharedWait}), or null when each waits alone: only where one's refusal stands for all of them
+   * and a release by one of them hands over or wakes the next.
+   */
+  default SharedWait sharedWait() {
+    return null;
   }
 
   /**

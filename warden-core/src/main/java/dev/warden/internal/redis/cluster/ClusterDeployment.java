@@ -37,9 +37,12 @@ import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 
 /**
@@ -48,26 +51,41 @@ import reactor.core.Disposable;
  * Every Warden object's keys and channel share its {@code {name}} hash tag, so each script call
  * touches one slot.
  *
- * <p>The topology is re-read every {@link #TOPOLOGY_REFRESH_MILLIS} and on every adaptive trigger
- * (MOVED, ASK, reconnects, uncovered slots, unknown nodes). When a refresh gives a slot another
- * master, subscriptions follow it and the {@link #onReconnect} actions run (the lease keeper then
- * re-checks every hold, so a hold lost with a failover is reported at once), as they do when any
- * node's command connection reconnects.
+ * <p>The topology is re-read on every adaptive trigger (MOVED, ASK, reconnects, uncovered slots,
+ * unknown nodes), while the cluster's current epoch is above the topology's ({@link EpochWatch},
+ * polled every {@link #EPOCH_POLL_MILLIS} over a connection the client has), and every {@link
+ * #TOPOLOGY_REFRESH_MILLIS} in any case. When a refresh gives a slot another master, subscriptions
+ * follow it and the {@link #onReconnect} actions run (the lease keeper then re-checks every hold,
+ * so a hold lost with a failover is reported at once), as they do when any node's command
+ * connection reconnects.
  *
  * <p>Thread-safety: every method may be called from any thread and does not block.
  */
 public final class ClusterDeployment implements Deployment {
+  private static final Logger log = LoggerFactory.getLogger(ClusterDeployment.class);
+
   /**
-   * How often the client re-reads the topology (CLUSTER NODES), and the shortest spacing of the
-   * refreshes that MOVED, ASK and reconnects trigger. A failover this client's own traffic does not
-   * run into (a takeover of a slot whose holds renew only every third of a lease) is seen only by
-   * the periodic refresh, so its period bounds how late a lost hold is reported and a wake-up
-   * subscription moves. Measured (scale-out.md section 2): with 1 s for both, writes failed for
-   * about 4 s after a master was killed, against 8.3 s with Lettuce's defaults (no periodic
-   * refresh, 5 s between adaptive ones). The cost, per Warden: Lettuce's refresh opens a
-   * short-lived connection to every node and asks it CLUSTER NODES and INFO, once a second.
+   * How often the client re-reads the topology (CLUSTER NODES) whatever happens: the last resort.
+   * Lettuce's refresh opens a short-lived connection to every node and asks it CLUSTER NODES and
+   * INFO; at 1 s (before) that was a connection per node per second per idle client.
    */
-  static final long TOPOLOGY_REFRESH_MILLIS = 1_000;
+  static final long TOPOLOGY_REFRESH_MILLIS = 30_000;
+
+  /**
+   * The shortest spacing of the refreshes that MOVED, ASK, reconnects and a risen epoch trigger.
+   * Measured (scale-out.md section 2): with 1 s here (and a 1 s periodic refresh), writes failed
+   * for about 4 s after a master was killed, against 8.3 s with Lettuce's defaults (no periodic
+   * refresh, 5 s between adaptive ones).
+   */
+  static final long ADAPTIVE_REFRESH_MILLIS = 1_000;
+
+  /**
+   * How often one master is asked for the cluster's current epoch ({@link EpochWatch}), over a
+   * command connection the client has: a failover this client's own traffic does not run into (a
+   * takeover of a slot whose holds renew only every third of a lease) is seen by that, so this
+   * period bounds how late a lost hold is reported and a wake-up subscription moves.
+   */
+  static final long EPOCH_POLL_MILLIS = 1_000;
 
   /** How many MOVED or ASK redirections one cluster command follows before it fails. */
   static final int MAX_REDIRECTS = 5;
@@ -84,6 +102,7 @@ public final class ClusterDeployment implements Deployment {
   private CompletableFuture<StatefulRedisClusterConnection<String, String>> waitConnection;
   private final List<Runnable> reconnectActions = new CopyOnWriteArrayList<>();
   private final Disposable topologyEvents;
+  private final EpochWatch epochWatch;
 
   /** Command connections that connected at least once, to tell reconnects. Guarded by itself. */
   private final Set<RedisChannelHandler<?, ?>> connected =
@@ -101,6 +120,7 @@ public final class ClusterDeployment implements Deployment {
     this.resources = setup.resources();
     this.client = RedisClusterClient.create(resources, uris);
     Duration refresh = Duration.ofMillis(TOPOLOGY_REFRESH_MILLIS);
+    Duration adaptive = Duration.ofMillis(ADAPTIVE_REFRESH_MILLIS);
     client.setOptions(
         setup
             .options(
@@ -109,7 +129,7 @@ public final class ClusterDeployment implements Deployment {
                         ClusterTopologyRefreshOptions.builder()
                             .enablePeriodicRefresh(refresh)
                             // every adaptive trigger is on by default since Lettuce 7.0
-                            .adaptiveRefreshTriggersTimeout(refresh)
+                            .adaptiveRefreshTriggersTimeout(adaptive)
                             .build())
                     .maxRedirects(MAX_REDIRECTS))
             .build());
@@ -161,6 +181,17 @@ public final class ClusterDeployment implements Deployment {
             .map(ClusterTopologyChangedEvent.class::cast)
             .filter(this::ofThisCluster)
             .subscribe(event -> topologyChanged(event.after()));
+    this.epochWatch =
+        new EpochWatch(
+            connection,
+            () ->
+                connection.getPartitions().stream()
+                    .mapToLong(RedisClusterNode::getConfigEpoch)
+                    .max()
+                    .orElse(0),
+            setup.timer(),
+            TimeUnit.MILLISECONDS.toNanos(EPOCH_POLL_MILLIS),
+            this::refreshTopology);
   }
 
   /**
@@ -253,6 +284,7 @@ public final class ClusterDeployment implements Deployment {
 
   @Override
   public void close() {
+    epochWatch.close();
     replicaWaits.close();
     topologyEvents.dispose();
     pubSub.close();
@@ -290,6 +322,20 @@ public final class ClusterDeployment implements Deployment {
       event.after().forEach(node -> nodeIds.add(node.getNodeId()));
     }
     return ours;
+  }
+
+  /** Asks Lettuce to re-read the topology now, without waiting for it. */
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void refreshTopology() {
+    client
+        .refreshPartitionsAsync()
+        .whenComplete(
+            (ok, failure) -> {
+              if (failure != null) {
+                log.debug("{}: topology refresh failed: {}", seeds, failure.toString());
+              }
+            });
   }
 
   private void topologyChanged(List<RedisClusterNode> nodes) {

@@ -4,6 +4,11 @@
 -- KEYS[3]  queue: waiter (owner id) -> ticket; the order in which waiters first asked
 -- KEYS[4]  heartbeats: waiter -> deadline (server ms) after which it counts as dead
 -- KEYS[5]  ticket counter
+-- KEYS[6]  entries: waiter -> the id of the acquisition its queue entry was made for, so that the
+--          leave of an acquisition that ended takes out only its own entry (fair-leave.lua); a
+--          waiter's record goes with its entry, however that leaves the queue (granted here or by
+--          fair-release.lua's hand-off, dropped as dead, or left), so the hash never holds more
+--          than the queue
 -- ARGV[1]  owner id
 -- ARGV[2]  lease in ms
 -- ARGV[3]  the owner's hold count as the client knows it (see lock-acquire.lua's ARGV[3])
@@ -13,10 +18,11 @@
 -- ARGV[7]  the ticket this acquisition was given before ('' if none): its place in the queue. A
 --          waiter dropped for a late heartbeat takes its old place again; an acquisition without
 --          a ticket gets a new one (at the end), even where an earlier acquisition of the same
---          owner left an entry (its leave still on its way): so that leave, which names that
---          entry's ticket (fair-leave.lua), cannot take the new one's place
+--          owner left an entry (its leave still on its way: that leave names its acquisition,
+--          fair-leave.lua, and cannot take the new one's place)
 -- ARGV[8]  release channel
--- ARGV[9]  this acquisition's id (see lock-acquire.lua's ARGV[6])
+-- ARGV[9]  this acquisition's id (see lock-acquire.lua's ARGV[6]), also recorded in KEYS[6] for
+--          its queue entry
 -- Returns  {1, token, holdCount} when the owner holds the lock afterwards (as lock-acquire.lua);
 --          {0, retryAfterMs, ticket} when refused (ticket -1 when not queued).
 -- Wakes    'w:<waiter>' (see "Wake messages" in CONCURRENCY.md)
@@ -25,7 +31,7 @@
 local DEAD_HEADS = 10 -- dead waiters dropped from the head of the queue per call, at most
 local KEY_LIFE = 4 -- how long the queue's keys live, in heartbeat timeouts
 local RENEW_BELOW = 3 -- renew them when fewer heartbeat timeouts than this are left
-local lock, fence, queue, beats, tickets = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local lock, fence, queue, beats, tickets, entries = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local owner, lease = ARGV[1], tonumber(ARGV[2])
 local timeout = tonumber(ARGV[6])
 local now = server_ms()
@@ -44,7 +50,7 @@ local head, headDeadline, crowded = nil, nil, false
 if free then
   -- the first live waiter; dead ones in front of it leave the queue
   local cleaned
-  head, headDeadline, cleaned = live_head(queue, beats, now, DEAD_HEADS)
+  head, headDeadline, cleaned = live_head(queue, beats, now, DEAD_HEADS, entries)
   crowded = head == nil and redis.call('ZCARD', queue) > 0 -- more dead heads than we drop
   if not crowded and (head == nil or head == owner) then
     local token = mint_token(fence, ARGV[4])
@@ -52,6 +58,7 @@ if free then
     redis.call('PEXPIRE', lock, lease)
     redis.call('ZREM', queue, owner)
     redis.call('ZREM', beats, owner)
+    redis.call('HDEL', entries, owner)
     return {1, token, 1}
   end
   if cleaned and head and head ~= owner then
@@ -73,13 +80,19 @@ if ARGV[5] == '1' then
     redis.call('ZADD', queue, ticket, owner)
   end
   redis.call('ZADD', beats, now + timeout, owner)
+  -- the entry's acquisition: a ticket does not name it (an acquisition whose reply was lost never
+  -- learnt its ticket, and a restart from an older file brings the counter back, so that a later
+  -- acquisition of the owner can get the same ticket again)
+  redis.call('HSET', entries, owner, ARGV[9])
+  fresh = fresh or redis.call('PTTL', entries) < 0
   -- The queue's keys live while some waiter is alive: they are given KEY_LIFE heartbeat timeouts
-  -- whenever fewer than RENEW_BELOW are left (the three always expire together; a key made just
+  -- whenever fewer than RENEW_BELOW are left (the four always expire together; a key made just
   -- now has none), so they outlive a waiter's heartbeat deadline by at least RENEW_BELOW - 1.
   if fresh or redis.call('PTTL', queue) < timeout * RENEW_BELOW then
     redis.call('PEXPIRE', queue, timeout * KEY_LIFE)
     redis.call('PEXPIRE', beats, timeout * KEY_LIFE)
     redis.call('PEXPIRE', tickets, timeout * KEY_LIFE)
+    redis.call('PEXPIRE', entries, timeout * KEY_LIFE)
   end
 end
 

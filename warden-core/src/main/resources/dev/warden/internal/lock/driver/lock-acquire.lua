@@ -28,7 +28,9 @@
 -- ARGV[4]  '1' when other acquirers of the same client wait, so the release must publish
 -- ARGV[5]  fence terms: "<retention ms>:<epoch>" (see prelude.lua's mint_token)
 -- ARGV[6]  this acquisition's id, recorded in '#a': a retry of it (its first reply lost) finds
---          its own id there and changes nothing; a give-back names it (see lock-release.lua)
+--          its own id there and keeps the count (a first acquisition's retry gets a new token, as
+--          its client never saw the first: see prelude.lua's raise); a give-back names it (see
+--          lock-release.lua)
 -- ARGV[7]  the owner's client, as its owner prefix '<client id>:'
 -- ARGV[8]  '1' when the owner waits if refused (then a refusal by another client's holder marks
 --          '#o' and lists the owner's client in '#q'), '0' when it does not
