@@ -180,4 +180,9 @@ final class MutexClaim implements Claim<Granted> {
     }
     driver.forget(id);
   }
+
+  @Override
+  public boolean reentry() {
+    return heldBefore > 0;
+  }
 }

@@ -34,8 +34,11 @@ final class DataFormat {
    */
   static final int SHARED_SINCE = 1;
 
-  /** The marker's key, in Warden's namespace under a hash tag no object uses. */
-  static final String MARKER_KEY = "warden:{warden-format}:format";
+  /**
+   * The hash tag of the marker's key, which no object uses: {@code warden:{warden-format}:format},
+   * or {@code <prefix>:warden:{warden-format}:format} under a key prefix.
+   */
+  private static final String MARKER_TAG = "warden-format";
 
   static final String CHECK = "on-Redis data format";
 
@@ -45,13 +48,15 @@ final class DataFormat {
 
   /**
    * Reads the marker and, when {@code record}, records this client's format in it; the reply is
-   * {@code {format, since}} as the marker holds them after the call.
+   * {@code {format, since}} as the marker holds them after the call. The marker is the namespace's:
+   * Wardens under different key prefixes keep apart formats.
    */
-  static CompletableFuture<List<Object>> mark(Deployment deployment, boolean record) {
+  static CompletableFuture<List<Object>> mark(
+      Deployment deployment, boolean record, Namespace namespace) {
     return new Scripts(deployment)
         .run(
             MARK,
-            new String[] {MARKER_KEY},
+            new String[] {namespace.key(MARKER_TAG, "format")},
             Integer.toString(CURRENT),
             Integer.toString(SHARED_SINCE),
             record ? "1" : "0");

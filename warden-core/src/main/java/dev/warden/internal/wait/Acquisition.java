@@ -123,6 +123,27 @@ public final class Acquisition<T> implements Waiter, Successor {
     result.completeExceptionally(failure);
   }
 
+  /**
+   * Ends the acquisition from outside with a failure naming its object and {@code why}, as a
+   * cancellation would end it: what its attempts may have taken is given back and its queue left
+   * first; a grant already on its way to the caller wins.
+   */
+  void end(String why) {
+    if (giveBacks.beginEnding()) {
+      result.completeExceptionally(failure(why));
+    }
+  }
+
+  /** A failure of this acquisition that names its object: {@code lock 'x': acquire failed: why}. */
+  WardenException failure(String why) {
+    return new WardenException(claim.describe() + ": " + claim.verb() + " failed: " + why);
+  }
+
+  /** Whether it re-enters a hold its owner has. */
+  boolean reentry() {
+    return claim.reentry();
+  }
+
   @Override
   public String waiterId() {
     return claim.waiterId();

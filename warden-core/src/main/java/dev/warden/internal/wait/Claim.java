@@ -123,4 +123,12 @@ public interface Claim<T> {
   default T handedOver(long token, long sentAtNanos) {
     throw new UnsupportedOperationException(describe() + ": " + verb() + " takes no hand-off");
   }
+
+  /**
+   * Whether this claim re-enters a hold its owner already has (it waits for nothing): re-entries go
+   * on while a closing Warden lets holders finish ({@link Waiting#drain}). False by default.
+   */
+  default boolean reentry() {
+    return false;
+  }
 }

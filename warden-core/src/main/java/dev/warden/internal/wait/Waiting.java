@@ -26,6 +26,8 @@ public final class Waiting {
   private final Set<Acquisition<?>> pending = ConcurrentHashMap.newKeySet();
   private final AtomicLong order = new AtomicLong();
   private volatile boolean closed;
+  private volatile String
+      draining; // why new acquisitions (re-entries apart) fail; null: they don't
 
   public Waiting(
       Settings settings, Clock clock, Timer timer, Subscriptions subscriptions, Events events) {
@@ -95,10 +97,28 @@ public final class Waiting {
     }
   }
 
+  /**
+   * Fails every acquisition in progress, and every one started from now on, except re-entries of a
+   * hold the owner has (they wait for nothing, and let holders finish their work): for a graceful
+   * close. Each fails with a {@link WardenException} naming its object and {@code why}; one that
+   * waited gives back what its attempts may have taken and leaves its queue first.
+   */
+  public void drain(String why) {
+    draining = why;
+    for (Acquisition<?> acquisition : pending) {
+      if (!acquisition.reentry()) {
+        acquisition.end(why);
+      }
+    }
+  }
+
   void register(Acquisition<?> acquisition) {
     pending.add(acquisition);
+    String why = draining;
     if (closed) {
       acquisition.fail(new WardenException("the Warden is closed"));
+    } else if (why != null && !acquisition.reentry()) {
+      acquisition.fail(acquisition.failure(why));
     }
   }
 

@@ -306,4 +306,18 @@ local function force_delete(hash)
   return true
 end
 
+-- Keeps a leased semaphore's hash and leases (zset, permit id -> lease end, server ms) for `idle`
+-- ms after its last lease ends, when an idle expiry is set ('0': they never expire). Redis ignores
+-- keys that do not exist.
+local function keep_leased(semaphore, leases, idle)
+  idle = tonumber(idle)
+  if idle > 0 then
+    local now = server_ms()
+    local last = redis.call('ZRANGE', leases, -1, -1, 'WITHSCORES')[2]
+    local ms = idle + math.max(0, (last and tonumber(last) or now) - now)
+    redis.call('PEXPIRE', semaphore, ms)
+    redis.call('PEXPIRE', leases, ms)
+  end
+end
+
 -- end of the prelude; the script's own file follows

@@ -4,6 +4,7 @@ import dev.warden.ObjectType;
 import dev.warden.internal.base.Settings;
 import dev.warden.internal.base.Subject;
 import dev.warden.internal.lease.Renewal;
+import dev.warden.internal.redis.Namespace;
 import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.wait.HandOffTerms;
 import dev.warden.internal.wait.SharedWait;
@@ -60,10 +61,10 @@ public final class FairDriver implements LockDriver {
    * @param markerMillis how long a release's marker lives, in ms, as a script argument (see {@link
    *     LockDriver#release})
    */
-  public FairDriver(Scripts scripts, String name, String markerMillis) {
+  public FairDriver(Scripts scripts, Namespace namespace, String name, String markerMillis) {
     this.scripts = scripts;
     this.markerMillis = markerMillis;
-    this.keys = LockKeys.of(name, "fair", "fair lock");
+    this.keys = LockKeys.of(namespace, name, "fair", "fair lock");
     this.parts =
         new Parts(
             keys,

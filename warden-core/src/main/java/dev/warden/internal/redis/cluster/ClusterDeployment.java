@@ -35,10 +35,12 @@ import java.util.List;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -90,6 +92,7 @@ public final class ClusterDeployment implements Deployment {
 
   private final String seeds;
   private final ClientResources resources;
+  private final ClientSetup setup;
   private final RedisClusterClient client;
   private final StatefulRedisClusterConnection<String, String> connection;
   private final RedisAdvancedClusterAsyncCommands<String, String> commands;
@@ -105,12 +108,16 @@ public final class ClusterDeployment implements Deployment {
   private final Set<RedisChannelHandler<?, ?>> connected =
       Collections.newSetFromMap(new WeakHashMap<>());
 
+  /** The ids of every node of this cluster seen so far. */
+  private final Set<String> nodeIds = ConcurrentHashMap.newKeySet();
+
   /** The node id owning each slot, at the last topology seen. Guarded by this. */
   private String[] owners;
 
   private ClusterDeployment(List<RedisURI> uris, ClientSetup setup) {
     this.seeds = uris.stream().map(ClientSetup::describe).collect(Collectors.joining(", "));
-    this.resources = ClientSetup.resources();
+    this.setup = setup;
+    this.resources = setup.resources();
     this.client = RedisClusterClient.create(resources, uris);
     Duration refresh = Duration.ofMillis(TOPOLOGY_REFRESH_MILLIS);
     Duration adaptive = Duration.ofMillis(ADAPTIVE_REFRESH_MILLIS);
@@ -163,12 +170,17 @@ public final class ClusterDeployment implements Deployment {
     // Lettuce 7.7 publishes the event after reloading its partitions, earlier versions (7.5,
     // which Spring Boot 4.1 brings) before (lettuce#2860): the topology is read from the event,
     // never from the client, or a slot's new master goes unseen on those versions
+    client.getPartitions().forEach(node -> nodeIds.add(node.getNodeId()));
+    // the event bus is the client resources': when they are the application's, its other cluster
+    // clients publish there too; only this cluster's events (sharing a node id) count
     this.topologyEvents =
         resources
             .eventBus()
             .get()
             .filter(ClusterTopologyChangedEvent.class::isInstance)
-            .subscribe(event -> topologyChanged(((ClusterTopologyChangedEvent) event).after()));
+            .map(ClusterTopologyChangedEvent.class::cast)
+            .filter(this::ofThisCluster)
+            .subscribe(event -> topologyChanged(event.after()));
     this.epochWatch =
         new EpochWatch(
             connection,
@@ -293,6 +305,25 @@ public final class ClusterDeployment implements Deployment {
     return waitConnection;
   }
 
+  private boolean ofThisCluster(ClusterTopologyChangedEvent event) {
+    return ofCluster(nodeIds, event);
+  }
+
+  /**
+   * Whether a topology event is of the cluster whose nodes {@code nodeIds} holds: one of its nodes,
+   * before or after, is among them (node ids are random and 160 bits long, so another cluster's
+   * never match). Adds the nodes of an event that is.
+   */
+  static boolean ofCluster(Set<String> nodeIds, ClusterTopologyChangedEvent event) {
+    boolean ours =
+        Stream.concat(event.before().stream(), event.after().stream())
+            .anyMatch(node -> nodeIds.contains(node.getNodeId()));
+    if (ours) {
+      event.after().forEach(node -> nodeIds.add(node.getNodeId()));
+    }
+    return ours;
+  }
+
   /** Asks Lettuce to re-read the topology now, without waiting for it. */
   // FutureReturnValueIgnored: the whenComplete callback handles the outcome
   @SuppressWarnings("FutureReturnValueIgnored")
@@ -345,7 +376,7 @@ public final class ClusterDeployment implements Deployment {
   }
 
   private void shutdown() {
-    ClientSetup.shutdown(resources, client);
+    setup.shutdown(resources, client);
   }
 
   /**
