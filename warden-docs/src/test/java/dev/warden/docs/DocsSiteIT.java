@@ -12,9 +12,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The guides build into the site (mkdocs.yml, strict: a link to a missing page fails the build),
- * and a real headless Chromium opens every page of it: each renders its content, and no link points
- * to a missing page or anchor, no image fails to load, no resource is missing.
+ * The guides build into the site (mkdocs.yml, strict: a link to a missing page fails the build;
+ * every page is in the nav), and a real headless Chromium opens every page of it: each renders its
+ * content, and no link points to a missing page or anchor, no image fails to load, no resource is
+ * missing.
  */
 class DocsSiteIT {
 
@@ -87,6 +88,10 @@ class DocsSiteIT {
       assertThat(done && mkdocs.exitValue() == 0)
           .as("mkdocs build --strict of %s failed:\n%s", config, output)
           .isTrue();
+      // a guide left out of the nav is built but found only by a link: MkDocs says so at INFO
+      assertThat(output)
+          .as("every page of docs/ is in the nav of %s:\n%s", config, output)
+          .doesNotContain("not included in the \"nav\"");
     } finally {
       Files.deleteIfExists(log);
     }
