@@ -2,6 +2,8 @@ package dev.warden;
 
 import dev.warden.internal.WardenOptions;
 import dev.warden.internal.WardenRuntime;
+import io.lettuce.core.RedisCredentialsProvider;
+import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 
 /**
@@ -32,7 +34,9 @@ import java.time.Duration;
  * lock through two instances is two owners.
  *
  * <p>{@link #close()} stops lease renewal and closes the connections; it does not release held
- * locks, which then expire when their lease runs out.
+ * locks, which then expire when their lease runs out. {@link #close(Duration)} closes gracefully:
+ * it lets holders finish for a grace period, then releases what they still hold, so that another
+ * instance gets the locks at once instead of after a lease.
  *
  * @since 0.2
  */
@@ -265,6 +269,39 @@ public final class Warden implements AutoCloseable {
   }
 
   /**
+   * Closes gracefully, handing the locks over: for a rolling deploy, where another instance should
+   * get them at once rather than after a lease. In order:
+   *
+   * <ol>
+   *   <li>New acquisitions fail with a {@link WardenException} naming the object ("the Warden is
+   *       closing and takes no new acquisitions"), as do those waiting now, at once: they leave
+   *       fair queues and give back what they may have been granted. Re-entries of a lock the
+   *       caller already holds still succeed, so holders can finish their work.
+   *   <li>Holders have up to {@code grace} to release; leases are renewed meanwhile, and releases,
+   *       semaphore releases and count-downs work as usual.
+   *   <li>Every lock still held then is released on its holder's behalf, owner-checked (a hold this
+   *       instance has lost, perhaps taken by another owner since, is never touched), and the
+   *       holder is told: {@link LockHandle#leaseLost()} completes, listeners hear {@link
+   *       WardenListener#leaseLost(ObjectType, String, long, WardenListener.LossReason)} with
+   *       {@link WardenListener.LossReason#SHUTDOWN}, and its later {@code unlock()} or {@code
+   *       close()} throws {@link LeaseExpiredException} saying so.
+   *   <li>Then as {@link #close()}.
+   * </ol>
+   *
+   * <p>Semaphore permits are not released (a permit has no owner Warden could act for; a leased
+   * permit expires with its lease). Blocks for at most {@code grace} plus the command timeout,
+   * uninterruptibly (an interrupt is kept for the caller). A second call returns at once; {@link
+   * #close()} during the grace ends it there, leaving held locks to expire.
+   *
+   * @param grace how long holders may go on before their locks are released; zero releases at once
+   * @throws IllegalArgumentException if it is null or negative
+   * @since 0.2
+   */
+  public void close(Duration grace) {
+    runtime.close(grace);
+  }
+
+  /**
    * Options for a {@link Warden}; every option has a default except the address.
    *
    * @since 0.2
@@ -374,6 +411,123 @@ public final class Warden implements AutoCloseable {
      */
     public Builder tls(TlsOptions tls) {
       options.tls(tls);
+      return this;
+    }
+
+    /**
+     * Authenticates every connection to the data nodes (one server, a Sentinel deployment's master
+     * and replicas, every node of a cluster; command, pub/sub and {@code WAIT} connections alike)
+     * with the credentials of {@code credentials}, in place of a password in the URIs: for tokens
+     * that expire, such as AWS ElastiCache and MemoryDB IAM tokens or Azure Entra ID tokens.
+     * Lettuce asks the provider at every connect and reconnect, so a connection cut after its token
+     * expired (ElastiCache cuts IAM connections after 12 hours) comes back with fresh credentials.
+     * A streaming provider ({@code supportsStreaming()} true, as Lettuce's {@code
+     * TokenBasedRedisCredentialsProvider}) also re-authenticates every live connection with {@code
+     * AUTH} as it sends new credentials. The sentinels themselves are reached as their URIs say.
+     * Never logged or shown; a refused credential fails {@code build()} or a later call with a
+     * {@link WardenException} that does not quote it (README "Rotating credentials").
+     *
+     * @param credentials the provider, e.g. {@code RedisCredentialsProvider.from(() ->
+     *     RedisCredentials.just(user, tokens.current()))}
+     * @return this builder
+     * @throws IllegalArgumentException if it is null; {@link #build()} throws it if a URI also
+     *     carries a password
+     * @since 0.2
+     */
+    public Builder credentials(RedisCredentialsProvider credentials) {
+      options.credentials(credentials);
+      return this;
+    }
+
+    /**
+     * Runs this {@code Warden}'s Lettuce clients on the application's client resources (event
+     * loops, timers, event bus) instead of its own, so that it starts no threads of that kind; it
+     * never shuts them down: close them after the {@code Warden}. Their reconnect delay then
+     * applies: Warden's own resources cap it at 1 s (10 ms at first, doubling), so that after Redis
+     * comes back waiters and the lease keeper notice within a second; Lettuce's default grows to 30
+     * s. Give them {@code reconnectDelay(Delay.exponential(Duration.ofMillis(10),
+     * Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))} to keep Warden's behaviour.
+     *
+     * @param clientResources the application's resources
+     * @return this builder
+     * @throws IllegalArgumentException if it is null
+     * @since 0.2
+     */
+    public Builder clientResources(ClientResources clientResources) {
+      options.clientResources(clientResources);
+      return this;
+    }
+
+    /**
+     * Bounds how long the lease keeper renews a hold: a hold taken without an explicit lease is
+     * renewed until {@code maxHoldTime} after it was taken (its first acquisition; re-entries do
+     * not restart it), and no longer. Its last renewal makes its lease end at that limit; then
+     * Redis frees the lock, and the holder is told: {@link LockHandle#leaseLost()} completes,
+     * listeners hear {@link WardenListener#leaseLost(ObjectType, String, long,
+     * WardenListener.LossReason)} with {@link WardenListener.LossReason#MAX_HOLD_TIME}, and its
+     * {@code unlock()} or {@code close()} throws {@link LeaseExpiredException} naming the limit. So
+     * a holder that is alive but stuck cannot keep a lock for ever. Holds taken with an explicit
+     * lease, and handles whose lease was set by {@code extend}, are not renewed, so the limit does
+     * not apply to them. Default: none (renewed for as long as held).
+     *
+     * @param maxHoldTime how long a hold is renewed at most; at least the watchdog timeout
+     * @return this builder
+     * @throws IllegalArgumentException if it is null or below 30 ms; {@link #build()} throws it if
+     *     it is below the watchdog timeout
+     * @since 0.2
+     */
+    public Builder maxHoldTime(Duration maxHoldTime) {
+      options.maxHoldTime(maxHoldTime);
+      return this;
+    }
+
+    /**
+     * Lets semaphores, leased semaphores and count-down latches that nobody uses expire, so that
+     * objects made per job or per tenant do not stay in Redis for ever (by default they never
+     * expire). Every operation on one keeps it alive for {@code idleExpiry} more: a semaphore's
+     * {@code acquire}, {@code tryAcquire}, {@code release}, {@code trySetPermits}, {@code
+     * addPermits}, {@code drainPermits}, and each look of a waiting acquirer; a latch's {@code
+     * trySetCount}, {@code countDown} and each look of an awaiter; a leased semaphore's {@code
+     * acquire}, {@code release}, {@code updateLeaseTime}, {@code trySetPermits} and {@code
+     * addPermits}. Reads ({@code availablePermits}, {@code getCount}) do not. Once expired, a
+     * semaphore is as if never set ({@code availablePermits()} is 0, {@code trySetPermits} sets it
+     * again), and a latch reads as open ({@code getCount()} is 0, {@code await} returns at once). A
+     * semaphore does not know who took its permits: choose an expiry longer than any permit is held
+     * without another operation on the semaphore, or permits given back after the expiry are
+     * counted into a fresh semaphore. A leased semaphore lives at least until its last lease ends
+     * plus {@code idleExpiry}, so no leased permit is lost with it.
+     *
+     * @param idleExpiry how long a semaphore or latch lives after its last operation; at least 1 s
+     *     and four recheck intervals (checked by {@link #build()})
+     * @return this builder
+     * @throws IllegalArgumentException if it is null or below 1 s
+     * @since 0.2
+     */
+    public Builder synchronizerIdleExpiry(Duration idleExpiry) {
+      options.synchronizerIdleExpiry(idleExpiry);
+      return this;
+    }
+
+    /**
+     * Puts every key and channel this {@code Warden} uses under a prefix: {@code
+     * billing:warden:{NAME}:lock} instead of {@code warden:{NAME}:lock}, for every object (locks
+     * and their fences, queues, markers and conditions, semaphores, latches), every release channel
+     * (sharded ones on a cluster too), the replication marker and the capability check's probe. The
+     * hash tag {@code {NAME}} stays as it was, so an object's slot, and which objects share one, do
+     * not change. Two {@code Warden}s with different prefixes never see each other's objects, even
+     * of the same name; the same prefix is the same namespace. An ACL rule can confine a user to
+     * it: {@code ~billing:warden:* &billing:warden:*} (README "Key prefix"). Default: none ({@code
+     * warden:}).
+     *
+     * @param keyPrefix 1 to 64 letters, digits and {@code . _ - /}, in segments joined by single
+     *     colons ({@code billing}, {@code team-a:billing})
+     * @return this builder
+     * @throws IllegalArgumentException if it is null, empty, too long, or holds another character
+     *     (a brace would move the hash tag; a blank or glob character would not fit an ACL pattern)
+     * @since 0.2
+     */
+    public Builder keyPrefix(String keyPrefix) {
+      options.keyPrefix(keyPrefix);
       return this;
     }
 

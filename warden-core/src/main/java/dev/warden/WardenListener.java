@@ -44,6 +44,41 @@ public interface WardenListener {
   }
 
   /**
+   * Why a hold was lost (see {@link #leaseLost(ObjectType, String, long, LossReason)}).
+   *
+   * @since 0.2
+   */
+  enum LossReason {
+    /**
+     * Its lease ran out without a renewal (a partition, a pause), it was force-unlocked, or Redis
+     * lost it (a failover, a restart).
+     */
+    EXPIRED,
+    /**
+     * It was held for its maximum hold time ({@link Warden.Builder#maxHoldTime}): the lease keeper
+     * stopped renewing it and it expired then.
+     */
+    MAX_HOLD_TIME,
+    /**
+     * Its {@code Warden} was closed gracefully ({@link Warden#close(java.time.Duration)}) while it
+     * was held: released once the grace period ran out.
+     */
+    SHUTDOWN;
+
+    private final String tag = name().toLowerCase(java.util.Locale.ROOT);
+
+    /**
+     * Returns the reason's name in lower case ({@code max_hold_time}), a stable value for metric
+     * tags.
+     *
+     * @return the lower-case name
+     */
+    public String tag() {
+      return tag;
+    }
+  }
+
+  /**
    * An acquisition began: a caller now waits (or is about to be granted at once). Re-entries of a
    * held lock and calls that never wait for anything (such as {@code tryLock()} of a semaphore that
    * is not free) count too.
@@ -151,7 +186,7 @@ public interface WardenListener {
   /**
    * A hold's lease was found lost, naming the hold ({@link #holdStarted(ObjectType, String, long)}
    * gave the id; 0 when the hold's start was not reported, e.g. no listener was registered then).
-   * The default calls {@link #leaseLost(ObjectType, String)}; Warden calls only this form.
+   * The default calls {@link #leaseLost(ObjectType, String)}.
    *
    * @param type the lock's type
    * @param name the lock's name
@@ -160,5 +195,20 @@ public interface WardenListener {
    */
   default void leaseLost(ObjectType type, String name, long holdId) {
     leaseLost(type, name);
+  }
+
+  /**
+   * A hold's lease was found lost, naming the hold (as {@link #leaseLost(ObjectType, String,
+   * long)}) and why, at the moment its {@link LockHandle#leaseLost()} completes. The default calls
+   * {@link #leaseLost(ObjectType, String, long)}; Warden calls only this form.
+   *
+   * @param type the lock's type
+   * @param name the lock's name
+   * @param holdId the hold's id, or 0
+   * @param reason why it was lost
+   * @since 0.2
+   */
+  default void leaseLost(ObjectType type, String name, long holdId, LossReason reason) {
+    leaseLost(type, name, holdId);
   }
 }

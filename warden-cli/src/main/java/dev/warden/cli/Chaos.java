@@ -121,6 +121,7 @@ final class Chaos {
           options.optional("--out").isPresent()
               ? Files.createDirectories(Path.of(options.required("--out")))
               : Files.createTempDirectory("warden-chaos-");
+      outDir = outDir.toAbsolutePath();
     } catch (IOException e) {
       throw new UsageException("--out cannot be created: " + e.getMessage());
     }
@@ -238,6 +239,7 @@ final class Chaos {
     try {
       out.println("Redis: " + deployment.describe());
       deployment.snapshot();
+      ChaosEpochs epochs = ChaosEpochs.start(dir.resolve("epoch"));
       for (int number = 1; number <= settings.workers(); number++) {
         workers.add(WorkerProcess.start(number, workerCommand(number, dir), err));
       }
@@ -258,6 +260,7 @@ final class Chaos {
               workers.stream().map(WorkerProcess::pid).toList(),
               new Random(settings.seed()),
               dir.resolve("faults.log"),
+              epochs,
               faultsEnd,
               err);
       long acquisitions = 0;
@@ -271,7 +274,7 @@ final class Chaos {
       }
       faults.stop();
       deployment.heal();
-      problems.addAll(leftovers());
+      problems.addAll(leftovers(faults.quietEpoch()));
       ChaosChecker.Report report =
           ChaosChecker.read(
                   workers.stream().map(w -> dir.resolve("worker-" + w.number() + ".log")).toList(),
@@ -299,6 +302,8 @@ final class Chaos {
         List.of(
             "--log",
             dir.resolve("worker-" + number + ".log").toString(),
+            "--epochs",
+            dir.resolve("epoch").toString(),
             "--worker",
             Integer.toString(number),
             "--threads",
@@ -313,9 +318,11 @@ final class Chaos {
   /**
    * Waits until Redis holds only what Warden keeps by design (fence counters and semaphore counts)
    * and the leased semaphore has all its permits back; returns what is still wrong after {@link
-   * #SETTLE_LIMIT}.
+   * #SETTLE_LIMIT}. The plain semaphore of {@code quietEpoch} (if not -1: no fault lost data since
+   * it began) must have at most its permits: fewer if a permit's acquisition failed after taking
+   * it, never more.
    */
-  private List<String> leftovers() throws InterruptedException {
+  private List<String> leftovers(int quietEpoch) throws InterruptedException {
     long deadline = System.nanoTime() + SETTLE_LIMIT.toNanos();
     List<String> problems;
     do {
@@ -323,6 +330,20 @@ final class Chaos {
       try (Warden warden = deployment.directTarget().connect()) {
         for (RedisServer server : deployment.dataServers()) {
           problems.addAll(ChaosChecker.leftoverKeys(server.redis().keys("*")));
+        }
+        if (quietEpoch >= 0) {
+          String plain = ChaosEpochs.semaphore(quietEpoch);
+          int free = warden.semaphore(plain).availablePermits();
+          if (free > ChaosWorker.SEMAPHORE_PERMITS) {
+            problems.add(
+                "the plain semaphore "
+                    + plain
+                    + " has "
+                    + free
+                    + " permits after the run, above its "
+                    + ChaosWorker.SEMAPHORE_PERMITS
+                    + ", with no fault that lost data since it was new");
+          }
         }
         int leased = warden.leasedSemaphore(ChaosWorker.LEASED).availablePermits();
         if (leased != ChaosWorker.LEASED_PERMITS) {
@@ -352,6 +373,9 @@ final class Chaos {
       Path dir) {
     List<String> lines =
         figures(kind.label() + " (" + deployment.describe() + ")", report, acquisitions, problems);
+    if (!problems.isEmpty()) {
+      lines.add(lines.size() - 1, "  logs in " + dir + "; every violation in violations.txt");
+    }
     lines.forEach(out::println);
     try {
       Files.write(dir.resolve("summary.txt"), lines);
@@ -415,17 +439,41 @@ final class Chaos {
             + sections.reported()
             + ", explained by a fault "
             + sections.explained()
-            + ", only a failed release "
+            + " ("
+            + sections.explainedByPause()
+            + " by a worker pause), only a failed release "
             + sections.failedReleaseOnly());
+    ChaosPauses.Figures pauses = report.pauses();
+    List<String> described = pauses.described(report.origin());
+    lines.add(
+        "  worker pauses         "
+            + pauses.lengthy().size()
+            + " of "
+            + Text.millis(ChaosPauses.RENEWAL_SLACK.toMillis())
+            + " or more (the lease's renewal slack)"
+            + (described.isEmpty()
+                ? ""
+                : ": "
+                    + String.join(", ", described.subList(0, Math.min(5, described.size())))
+                    + (described.size() > 5 ? ", ..." : ""))
+            + "; "
+            + pauses.shorter()
+            + " shorter ones of "
+            + Text.millis(ChaosHeartbeat.LOGGED.toMillis())
+            + " or more"
+            + (pauses.shorter() > 0
+                ? " (longest " + Text.millis(pauses.longestShorterMillis()) + ")"
+                : ""));
     ChaosPermits.Plain semaphore = report.semaphore();
     lines.add(
         String.format(
             Locale.ROOT,
-            "  plain semaphore       judged over the whole run: at its %d permits for %.0f %% of"
-                + " it, then at most %d after faults that lost data",
+            "  plain semaphore       judged at exactly its %d permits for %.0f %% of the run (%d"
+                + " epoch%s: a new semaphore after each fault that lost data)",
             ChaosWorker.SEMAPHORE_PERMITS,
-            100 * semaphore.shareAtItsPermits(),
-            semaphore.mostPermits()));
+            100 * semaphore.shareJudged(),
+            semaphore.epochs(),
+            semaphore.epochs() == 1 ? "" : "s"));
     lines.add(
         "  Redis errors seen     " + Text.grouped(report.errors()) + " (expected under faults)");
     lines.add("  violations            " + problems.size());

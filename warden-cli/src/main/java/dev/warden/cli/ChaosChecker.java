@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -26,15 +27,17 @@ import java.util.regex.Pattern;
  *   <li><b>Lost leases are explained and reported.</b> A section that lost its lease (another
  *       holder got in, or its holder was told) must overlap a fault that can take a lease from it:
  *       one that lost Redis's data or stopped Redis past the lease, anywhere; a stop, partition or
- *       cut of its own worker ({@link Fault#explains}). Anything else is "two holders without a
- *       fault", "a reader inside a writer's section without a fault" or "a lease lost without a
- *       fault". Its holder must have been told: {@code leaseLost()} completed, or the release said
- *       so; a release that failed is no report.
+ *       cut of its own worker ({@link Fault#explains}); or else a pause of its own worker long
+ *       enough to cost a lease, by the worker's own evidence ({@link ChaosPauses}). Anything else
+ *       is "two holders without a fault", "a reader inside a writer's section without a fault" or
+ *       "a lease lost without a fault". Its holder must have been told: {@code leaseLost()}
+ *       completed, or the release said so; a release that failed is no report.
  *   <li><b>Permits.</b> Holders of the leased semaphore whose release succeeded never numbered more
- *       than its permits at once; holders of the plain semaphore never numbered more than the
- *       permits it can have had, over the whole run ({@link ChaosPermits}).
+ *       than its permits at once; holders of each epoch's plain semaphore never numbered more than
+ *       its permits until a fault that may have lost data ({@link ChaosPermits}).
  *   <li><b>Waits</b> ended within their bound plus the contract's 500 ms, with a tolerance for a
- *       busy machine; a wait during which its own process was stopped (SIGSTOP) is exempt.
+ *       busy machine; a wait during which its own process was stopped (SIGSTOP) is exempt, and the
+ *       time its process was paused does not count.
  *   <li><b>Leaks</b> reported by the workers ({@code K}), unexpected exceptions ({@code U}), and
  *       keys left in Redis after the run ({@link #leftoverKeys}).
  * </ul>
@@ -61,10 +64,15 @@ final class ChaosChecker {
    */
   static final Set<String> STOPS_SERVICE = Set.of("freeze", "partition-master");
 
-  /** What Warden keeps in Redis by design after a run: fence counters and semaphore counts. */
+  /**
+   * What Warden keeps in Redis by design after a run: fence counters, semaphore counts and the
+   * on-Redis format's marker (written when a {@code Warden} is built).
+   */
   private static final Pattern LEFT_BY_DESIGN =
       Pattern.compile(
-          ".*:fence|warden:\\{chaos-semaphore\\}:semaphore|warden:\\{chaos-leased\\}:leased-semaphore");
+          ".*:fence|warden:\\{chaos-sem-[0-9]+\\}:semaphore"
+              + "|warden:\\{chaos-leased\\}:leased-semaphore"
+              + "|warden:\\{warden-format\\}:format");
 
   /** One logged event. */
   record Event(long at, String kind, List<String> fields, int worker) {
@@ -87,20 +95,24 @@ final class ChaosChecker {
      * Whether it can have taken the lease of a holder in worker {@code holderWorker} that held from
      * {@code from} to {@code to}: a fault of that worker, or of the whole deployment that lost data
      * or stopped service ({@link #STOPS_SERVICE}), during the hold or up to {@link #AFTERMATH}
-     * before it.
+     * before it; a pause of that worker ({@link ChaosPauses}) only during the hold: once it is
+     * over, the lease keeper renews at once, and a later acquisition takes a fresh lease.
      */
     boolean explains(int holderWorker, long from, long to) {
       boolean reaches =
           worker == 0 ? losesData() || STOPS_SERVICE.contains(kind) : worker == holderWorker;
-      return reaches && start <= to && end + AFTERMATH.toNanos() >= from;
+      long aftermath = kind.equals(ChaosPauses.KIND) ? 0 : AFTERMATH.toNanos();
+      return reaches && start <= to && end + aftermath >= from;
     }
   }
 
-  /** The checker's result. */
+  /** The checker's result; {@code origin} is the run's first instant. */
   record Report(
       Map<String, Integer> faults,
+      long origin,
       long acquisitions,
       ChaosSections.Figures sections,
+      ChaosPauses.Figures pauses,
       ChaosPermits.Plain semaphore,
       long longestWaitMillis,
       long waitsTimedOut,
@@ -125,6 +137,7 @@ final class ChaosChecker {
 
   private final List<Event> events = new ArrayList<>();
   private final List<Fault> faults = new ArrayList<>();
+  private final Map<Integer, Long> epochs = new HashMap<>(); // announced, by number
   private final List<String> violations = new ArrayList<>();
 
   /** Reads the workers' logs and the fault log. */
@@ -165,6 +178,8 @@ final class ChaosChecker {
               fields.get(1),
               ChaosDeployment.Data.parse(fields.get(2)),
               fields.get(3).equals("-") ? 0 : Integer.parseInt(fields.get(3))));
+    } else if (event.kind().equals("N")) {
+      epochs.put(Integer.parseInt(fields.get(0)), event.at());
     } else {
       events.add(event);
     }
@@ -186,12 +201,14 @@ final class ChaosChecker {
     faults.sort(Comparator.comparingLong(Fault::start));
     long runStart = events.isEmpty() ? 0 : events.get(0).at();
     long runEnd = events.isEmpty() ? 0 : events.get(events.size() - 1).at();
-    ChaosSections.Figures sections = new ChaosSections(faults, violations, runStart).replay(events);
+    ChaosPauses pauses = new ChaosPauses(events, faults);
+    ChaosSections.Figures sections =
+        new ChaosSections(faults, pauses.asFaults(), violations, runStart).replay(events);
     ChaosPermits permits = new ChaosPermits(events, faults, violations);
     permits.checkLeased(ChaosWorker.LEASED, ChaosWorker.LEASED_PERMITS);
     ChaosPermits.Plain semaphore =
-        permits.checkPlain(ChaosWorker.SEMAPHORE, ChaosWorker.SEMAPHORE_PERMITS, runStart, runEnd);
-    long[] waits = checkWaits();
+        permits.checkPlain(ChaosWorker.SEMAPHORE_PERMITS, epochs, runStart, runEnd);
+    long[] waits = checkWaits(pauses);
     long errors = 0;
     for (Event event : events) {
       switch (event.kind()) {
@@ -208,8 +225,10 @@ final class ChaosChecker {
         events.stream().filter(e -> e.kind().equals("A") && gotIt(e) && !isLatchWait(e)).count();
     return new Report(
         byKind,
+        runStart,
         acquisitions,
         sections,
+        pauses.figures(),
         semaphore,
         waits[0],
         waits[1],
@@ -217,8 +236,11 @@ final class ChaosChecker {
         List.copyOf(violations));
   }
 
-  /** Returns {longest wait ms, waits that timed out}. */
-  private long[] checkWaits() {
+  /**
+   * Returns {longest wait ms, waits that timed out}; the time the waiter's process was paused
+   * ({@code pauses}) does not count.
+   */
+  private long[] checkWaits(ChaosPauses pauses) {
     long longest = 0;
     long timedOut = 0;
     for (Event event : events) {
@@ -226,7 +248,10 @@ final class ChaosChecker {
         continue;
       }
       long start = Long.parseLong(event.field(1));
-      long tookMillis = Duration.ofNanos(event.at() - start).toMillis();
+      long tookMillis =
+          Duration.ofNanos(
+                  event.at() - start - pauses.pausedNanos(event.worker(), start, event.at()))
+              .toMillis();
       long bound = Long.parseLong(event.field(2)) + WAIT_SLACK.toMillis();
       if (event.field(3).equals("timeout")) {
         timedOut++;

@@ -5,17 +5,24 @@ import dev.warden.testkit.RedisCluster;
 import dev.warden.testkit.RedisSentinels;
 import dev.warden.testkit.RedisServer;
 import io.lettuce.core.KillArgs;
+import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * A throwaway Redis deployment of {@code warden chaos} and the faults it can suffer: one
@@ -128,6 +135,21 @@ abstract class ChaosDeployment implements AutoCloseable {
   /** The data servers that hold keys now (masters). */
   abstract List<RedisServer> dataServers();
 
+  /**
+   * Waits until what the last fault took away or brought back has settled, so that no write from
+   * now on can be lost without a new fault: no stale master takes writes (a failed-over master not
+   * yet demoted), no failover is under way. Returns whether it settled within its limit.
+   */
+  abstract boolean settle() throws InterruptedException;
+
+  /**
+   * Waits until the deployment is back in the shape its faults start from (on Sentinel: every data
+   * node but the master is a replica again), up to a limit; returns whether it is.
+   */
+  boolean awaitReady() throws InterruptedException {
+    return true;
+  }
+
   /** Ends partitions and freezes. */
   abstract void heal();
 
@@ -222,6 +244,11 @@ abstract class ChaosDeployment implements AutoCloseable {
     }
 
     @Override
+    boolean settle() {
+      return true; // one server: once it answers again, it is the only master there is
+    }
+
+    @Override
     Outcome injectOne(Random random) throws InterruptedException {
       switch (random.nextInt(6)) {
         case 0 -> {
@@ -278,7 +305,13 @@ abstract class ChaosDeployment implements AutoCloseable {
   }
 
   private static final class Sentinels extends ChaosDeployment {
+    /** How long the set may take to settle: Sentinel demotes a failed-over master about 10 s on. */
+    private static final Duration SETTLE_LIMIT = Duration.ofSeconds(60);
+
     private final RedisSentinels sentinels;
+    private final RedisClient admin = RedisClient.create();
+    private final List<StatefulRedisSentinelConnection<String, String>> sentinelLinks =
+        new ArrayList<>();
 
     Sentinels(RedisSentinels sentinels) {
       this.sentinels = sentinels;
@@ -336,12 +369,7 @@ abstract class ChaosDeployment implements AutoCloseable {
               "killed port " + old.port() + ", now port " + promoted.port());
         }
         case 3 -> {
-          RedisServer master = sentinels.master();
-          master.pause(PAST_THE_LEASE);
-          Thread.sleep(PAST_THE_LEASE.toMillis()); // the fault lasts this long
-          master.resume();
-          return new Outcome(
-              "freeze", Data.KEPT, "master SIGSTOP " + PAST_THE_LEASE.toMillis() + " ms");
+          return freeze();
         }
         case 4 -> {
           return partitionMaster();
@@ -350,6 +378,127 @@ abstract class ChaosDeployment implements AutoCloseable {
           return killPubSub();
         }
       }
+    }
+
+    /**
+     * Freezes the master past the lease. The sentinels see it down after 1 s and may fail it over
+     * meanwhile, which loses the writes the replicas had not received, and leaves it a stale master
+     * once resumed: so the freeze ends once the set has settled, and says whether they did.
+     */
+    private Outcome freeze() throws InterruptedException {
+      RedisServer master = sentinels.master();
+      String epoch = configEpoch();
+      master.pause(PAST_THE_LEASE);
+      Thread.sleep(PAST_THE_LEASE.toMillis()); // the fault lasts this long
+      master.resume();
+      boolean settled = settle();
+      String detail = "master SIGSTOP " + PAST_THE_LEASE.toMillis() + " ms";
+      if (!settled || !configEpoch().equals(epoch)) {
+        return new Outcome(
+            "freeze",
+            Data.REWOUND,
+            detail
+                + (settled
+                    ? ", failed over meanwhile to port " + sentinels.master().port()
+                    : ", the set not settled"));
+      }
+      return new Outcome("freeze", Data.KEPT, detail);
+    }
+
+    /**
+     * Settled: every sentinel names one master and sees it up with no failover under way, that
+     * master answers {@code ROLE} as master, and every other data node is a replica or has no
+     * Warden client left. A failed-over master stays a writable master until a sentinel converts
+     * it, some 10 s on; but Warden follows the sentinels: it moves each instance to the master they
+     * name and closes the old link once the commands pending on it are done, and opens links only
+     * to what they name. So once no Warden link is left on it, no write of Warden's reaches it and
+     * none can be lost with it.
+     */
+    @Override
+    boolean settle() throws InterruptedException {
+      return await(/* converted= */ false);
+    }
+
+    /**
+     * Ready: settled, and a failed-over master converted into a replica, which the faults assume (a
+     * failover must promote one of the replicas, not a stale master).
+     */
+    @Override
+    boolean awaitReady() throws InterruptedException {
+      return await(/* converted= */ true);
+    }
+
+    private boolean await(boolean converted) throws InterruptedException {
+      long deadline = System.nanoTime() + SETTLE_LIMIT.toNanos();
+      while (!settled(converted)) {
+        if (System.nanoTime() - deadline > 0) {
+          return false;
+        }
+        Thread.sleep(100); // the sentinels publish no event for "settled"; look again shortly
+      }
+      return true;
+    }
+
+    private boolean settled(boolean converted) {
+      try {
+        Set<String> masters = new HashSet<>();
+        for (Map<String, String> view : sentinelViews()) {
+          if (!"master".equals(view.get("flags"))) { // e.g. master,s_down,failover_in_progress
+            return false;
+          }
+          masters.add(view.get("port"));
+        }
+        if (masters.size() != 1) {
+          return false;
+        }
+        RedisServer master = sentinels.master();
+        if (!hasRole(master, "master")) {
+          return false;
+        }
+        for (RedisServer server : sentinels.servers()) {
+          if (server != master
+              && !hasRole(server, "slave")
+              && (converted || hasWardenClients(server))) {
+            return false;
+          }
+        }
+        return true;
+      } catch (RuntimeException inTransition) { // a node restarting, sentinels disagreeing
+        return false;
+      }
+    }
+
+    private static boolean hasRole(RedisServer server, String role) {
+      List<Object> reply = server.redis().role();
+      return !reply.isEmpty() && role.equals(String.valueOf(reply.get(0)));
+    }
+
+    /** Whether a connection of a Warden instance (named {@code warden-<id>...}) is open on it. */
+    private static boolean hasWardenClients(RedisServer server) {
+      return server.redis().clientList().lines().anyMatch(line -> line.contains(" name=warden-"));
+    }
+
+    /** The sentinels' config epoch of the master: it rises with every failover. */
+    private String configEpoch() {
+      Set<String> epochs = new TreeSet<>();
+      sentinelViews().forEach(view -> epochs.add(view.get("config-epoch")));
+      return String.join(",", epochs);
+    }
+
+    /** What each sentinel says of the master ({@code SENTINEL MASTER}), asked directly. */
+    private List<Map<String, String>> sentinelViews() {
+      if (sentinelLinks.isEmpty()) {
+        for (int port : sentinels.sentinelPorts()) {
+          RedisURI uri = RedisURI.create("127.0.0.1", port);
+          uri.setTimeout(Duration.ofSeconds(5));
+          sentinelLinks.add(admin.connectSentinel(uri));
+        }
+      }
+      List<Map<String, String>> views = new ArrayList<>();
+      for (StatefulRedisSentinelConnection<String, String> link : sentinelLinks) {
+        views.add(link.sync().master(sentinels.masterName()));
+      }
+      return views;
     }
 
     /**
@@ -386,7 +535,12 @@ abstract class ChaosDeployment implements AutoCloseable {
 
     @Override
     public void close() {
-      sentinels.close();
+      try {
+        sentinelLinks.forEach(StatefulRedisSentinelConnection::close);
+        admin.shutdown();
+      } finally {
+        sentinels.close();
+      }
     }
   }
 
@@ -421,6 +575,20 @@ abstract class ChaosDeployment implements AutoCloseable {
     void snapshot() throws InterruptedException {
       for (RedisServer master : cluster.masters()) {
         save(master);
+      }
+    }
+
+    /**
+     * Settled: the cluster is healthy ({@link RedisCluster#awaitHealthy}): every live node agrees
+     * on who owns which slot, so a replaced master knows it is a replica and refuses writes.
+     */
+    @Override
+    boolean settle() {
+      try {
+        cluster.awaitHealthy();
+        return true;
+      } catch (IllegalStateException notInTime) {
+        return false;
       }
     }
 

@@ -16,45 +16,61 @@ import java.util.concurrent.TimeUnit;
  * every third fault it takes a snapshot, so that a later restart from a snapshot starts from one
  * seconds to a minute old. Each fault goes to the fault log as {@code F} with its start and end.
  *
- * <p>Thread-safe: {@link #stop} and {@link #failures} may be called from any thread.
+ * <p>After a fault that lost data it waits until the deployment has settled ({@link
+ * ChaosDeployment#settle}: no stale master left, no failover under way) and then announces the
+ * plain semaphore's next epoch ({@link ChaosEpochs}); the next pause starts then. Before each fault
+ * it waits until the deployment is back in the shape faults start from ({@link
+ * ChaosDeployment#awaitReady}), so on Sentinel, which converts a failed-over master into a replica
+ * some 10 s on, faults come further apart.
+ *
+ * <p>Thread-safe: {@link #stop}, {@link #failures} and {@link #quietEpoch} may be called from any
+ * thread.
  */
 final class ChaosFaults {
   private final ChaosDeployment deployment;
   private final List<Long> workerPids;
   private final Random random;
   private final ChaosLog log;
+  private final ChaosEpochs epochs;
   private final long end;
   private final PrintStream err;
   private final List<String> failures = Collections.synchronizedList(new ArrayList<>());
   private final Thread thread;
+  private boolean quiet = true; // no fault that may have lost data since the epoch began
 
   private ChaosFaults(
       ChaosDeployment deployment,
       List<Long> workerPids,
       Random random,
       ChaosLog log,
+      ChaosEpochs epochs,
       long end,
       PrintStream err) {
     this.deployment = deployment;
     this.workerPids = List.copyOf(workerPids);
     this.random = random;
     this.log = log;
+    this.epochs = epochs;
     this.end = end;
     this.err = err;
     this.thread = new Thread(this::run, "warden-chaos-faults");
     thread.setDaemon(true);
   }
 
-  /** Starts injecting faults until {@code end} ({@link System#nanoTime()}). */
+  /**
+   * Starts injecting faults until {@code end} ({@link System#nanoTime()}), announcing the plain
+   * semaphore's epochs in {@code epochs}.
+   */
   static ChaosFaults start(
       ChaosDeployment deployment,
       List<Long> workerPids,
       Random random,
       Path logFile,
+      ChaosEpochs epochs,
       long end,
       PrintStream err) {
     ChaosFaults faults =
-        new ChaosFaults(deployment, workerPids, random, ChaosLog.create(logFile), end, err);
+        new ChaosFaults(deployment, workerPids, random, ChaosLog.create(logFile), epochs, end, err);
     faults.thread.start();
     return faults;
   }
@@ -66,6 +82,18 @@ final class ChaosFaults {
     synchronized (log) {
       log.close();
     }
+  }
+
+  /**
+   * Returns the plain semaphore's current epoch if no fault that may have lost data began since it
+   * was announced (a fault cut short by {@link #stop} may have), or -1.
+   */
+  synchronized int quietEpoch() {
+    return quiet ? epochs.current() : -1;
+  }
+
+  private synchronized void setQuiet(boolean quiet) {
+    this.quiet = quiet;
   }
 
   /** Returns the faults that could not be injected (the deployment failed to recover). */
@@ -84,7 +112,17 @@ final class ChaosFaults {
           return;
         }
         Thread.sleep(pause); // the time between faults is the schedule itself
+        if (!deployment.awaitReady()) {
+          err.println("warden chaos: the deployment is not back in shape; injecting anyway");
+        }
+        if (System.nanoTime() - end > 0) {
+          return;
+        }
+        boolean wasQuiet = quietEpoch() >= 0;
+        setQuiet(false); // until the fault is known to have kept the data
         long start = System.nanoTime();
+        ChaosDeployment.Data data = ChaosDeployment.Data.KEPT;
+        String kind = "stop-worker";
         if (random.nextInt(6) == 0) {
           int worker = random.nextInt(workerPids.size());
           stopWorker(worker);
@@ -98,6 +136,8 @@ final class ChaosFaults {
               "SIGSTOP " + ChaosDeployment.PAST_THE_LEASE.toMillis() + " ms");
         } else {
           ChaosDeployment.Outcome outcome = deployment.injectOne(random);
+          data = outcome.data();
+          kind = outcome.kind();
           log.writeAt(
               start,
               "F",
@@ -106,6 +146,11 @@ final class ChaosFaults {
               outcome.data().logged(),
               outcome.worker() == 0 ? "-" : outcome.worker(),
               outcome.detail());
+        }
+        if (data != ChaosDeployment.Data.KEPT) {
+          newEpoch(kind);
+        } else {
+          setQuiet(wasQuiet);
         }
         if (++count % 3 == 0) { // a later restart from it starts from a snapshot seconds old
           deployment.snapshot();
@@ -118,6 +163,25 @@ final class ChaosFaults {
       err.println("warden chaos: the fault injector failed: " + e);
       e.printStackTrace(err);
     }
+  }
+
+  /**
+   * Once the deployment has settled after a fault of {@code kind} that lost data, announces the
+   * plain semaphore's next epoch; if it does not settle, the epoch stays (and is no longer judged).
+   */
+  private void newEpoch(String kind) throws InterruptedException {
+    long settling = System.nanoTime();
+    if (!deployment.settle()) {
+      err.println(
+          "warden chaos: the deployment did not settle after "
+              + kind
+              + "; the plain semaphore keeps epoch "
+              + epochs.current()
+              + ", no longer judged");
+      return;
+    }
+    epochs.announce(log, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - settling));
+    setQuiet(true);
   }
 
   private void stopWorker(int worker) throws InterruptedException {

@@ -22,9 +22,12 @@ import java.nio.file.Path;
  * permit taken ({@code <object> <holder>}), {@code Q} a permit given back ({@code <object> <holder>
  * ok|lost|error}), {@code E} an error ({@code <operation> <message>}), {@code K} a client-side leak
  * at the end ({@code <description>}), {@code I} idle at the end ({@code <stats>}), {@code U} an
- * unexpected exception ({@code <message>}). The fault injector writes {@code F} ({@code <end>
- * <kind> <data: false|true|empty> <worker or -> <detail>}; see {@link ChaosDeployment.Data}). A
- * holder names one section: {@code w<worker>.<thread>.<number>}.
+ * unexpected exception ({@code <message>}), {@code H} a pause of the process, stamped when it ended
+ * ({@code <paused from> heartbeat|gc:<collector>:<cause>}; see {@link ChaosHeartbeat}). The fault
+ * injector writes {@code F} ({@code <end> <kind> <data: false|true|empty> <worker or -> <detail>};
+ * see {@link ChaosDeployment.Data}) and {@code N}, the plain semaphore's next epoch ({@code <epoch>
+ * <ms the deployment took to settle>}; see {@link ChaosEpochs}). A holder names one section: {@code
+ * w<worker>.<thread>.<number>}; the plain semaphore's objects are {@code chaos-sem-<epoch>}.
  *
  * <p>Thread-safe: lines are written whole under the log's monitor and flushed at once, so that a
  * worker's log is complete up to the moment it stops.

@@ -8,7 +8,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableMap;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -17,15 +17,14 @@ import java.util.TreeMap;
  *
  * <p><b>The leased semaphore</b>: holders whose release succeeded never outnumbered its permits.
  *
- * <p><b>The plain semaphore</b> is judged over the whole run, against the permits it can have had.
- * A plain permit has no owner, so a fault that loses Redis's data gives it more: a permit held when
- * the data is lost (and taken after the point the count goes back to) is one the emptied or rewound
- * count no longer lacks, and its release adds one more. So each such fault raises the permits the
- * semaphore can have had by at most the most permits held at once during the fault (counted from
- * each acquisition's call, since a take can land before its caller hears of it), on top of the most
- * it could have had since Redis was last emptied (a rewind brings back a count of that time), or on
- * top of its own permits when the fault emptied Redis (the next {@code trySetPermits} sets them
- * again). That is an upper bound: a release lost with the data only lowers the count.
+ * <p><b>The plain semaphore</b> is one semaphore per epoch ({@link ChaosEpochs}): a new one after
+ * each fault that lost Redis's data, once the deployment settled. Each is judged at exactly its
+ * permits from its announcement until the next fault that may have lost data starts: no more
+ * holders at once than permits, counted from the moment a holder's acquisition returned to the
+ * moment its release began (so surely holding). Before its announcement it did not exist, and no
+ * fault since could have rewound it, so a permit too many there was created. After such a fault
+ * starts it is no longer judged: a permit taken before a rewind and given back after it adds one (a
+ * plain permit has no owner), which is the semaphore's documented nature, not a bug.
  *
  * <p>Not thread-safe; one instance checks one run.
  */
@@ -33,11 +32,11 @@ final class ChaosPermits {
   /**
    * How the plain semaphore was judged.
    *
-   * @param mostPermits the most permits it could have had, after faults that lost data
-   * @param shareAtItsPermits the share of the run (0 to 1) during which it could have had only its
-   *     own permits
+   * @param epochs how many epochs' semaphores the run used
+   * @param shareJudged the share of the run (0 to 1) during which the epoch in use was judged at
+   *     exactly its permits, counted from its first acquisition
    */
-  record Plain(int mostPermits, double shareAtItsPermits) {}
+  record Plain(int epochs, double shareJudged) {}
 
   private final List<Event> events;
   private final List<Fault> faults;
@@ -51,118 +50,120 @@ final class ChaosPermits {
 
   /** Checks the leased semaphore {@code object}: its confirmed holders never exceeded permits. */
   void checkLeased(String object, int permits) {
-    Map<String, long[]> holds = holds(object, /* onlyConfirmed= */ true);
+    checkAtMost(
+        object, holds(eventsOf(object), /* onlyConfirmed= */ true), permits, Long.MAX_VALUE, "");
+  }
+
+  /**
+   * Checks each epoch's plain semaphore at exactly {@code permits} from its announcement (in {@code
+   * announced}, by epoch; epoch 0 exists from the start) until the next fault that may have lost
+   * data; {@code runStart} and {@code runEnd} bound the run, for the share judged.
+   */
+  Plain checkPlain(int permits, Map<Integer, Long> announced, long runStart, long runEnd) {
+    TreeMap<Integer, List<Event>> byEpoch = new TreeMap<>();
+    for (Event event : events) {
+      if (!event.fields().isEmpty()
+          && (event.kind().equals("A") || event.kind().equals("P") || event.kind().equals("Q"))) {
+        OptionalInt epoch = ChaosEpochs.epochOf(event.field(0));
+        if (epoch.isPresent()) {
+          byEpoch.computeIfAbsent(epoch.getAsInt(), e -> new ArrayList<>()).add(event);
+        }
+      }
+    }
+    long judged = 0;
+    for (Map.Entry<Integer, List<Event>> epoch : byEpoch.entrySet()) {
+      List<Event> used = epoch.getValue();
+      String object = used.get(0).field(0);
+      Long from =
+          epoch.getKey() == 0 ? Long.valueOf(Long.MIN_VALUE) : announced.get(epoch.getKey());
+      long firstCall = firstCall(used);
+      if (from == null || firstCall < from) {
+        violations.add(
+            "the plain semaphore "
+                + object
+                + " was used "
+                + (from == null
+                    ? "in an epoch never announced"
+                    : "before its epoch was announced"));
+        continue;
+      }
+      long until = judgedUntil(from);
+      checkAtMost(
+          object,
+          holds(used, /* onlyConfirmed= */ false),
+          permits,
+          until,
+          ", with no fault that lost data since it was new");
+      long start = Math.max(firstCall, runStart);
+      long end = Math.min(until, runEnd);
+      judged += Math.max(0, end - start);
+    }
+    return new Plain(byEpoch.size(), runEnd > runStart ? (double) judged / (runEnd - runStart) : 1);
+  }
+
+  /** The first fault after {@code from} that may have lost data starts, or never. */
+  private long judgedUntil(long from) {
+    long until = Long.MAX_VALUE;
+    for (Fault fault : faults) {
+      if (fault.losesData() && fault.end() > from) { // one under way at the announcement counts
+        until = Math.min(until, Math.max(from, fault.start()));
+      }
+    }
+    return until;
+  }
+
+  /**
+   * Checks that {@code holds} of {@code object} never numbered more than {@code permits} at once
+   * before {@code until}; a violation's message ends with {@code why}.
+   */
+  private void checkAtMost(
+      String object, Map<String, long[]> holds, int permits, long until, String why) {
     TreeMap<Long, Integer> changes = new TreeMap<>();
-    holds.values().forEach(hold -> count(changes, hold));
+    for (long[] hold : holds.values()) {
+      if (hold[0] < until) {
+        count(changes, new long[] {hold[0], Math.min(hold[1], until)});
+      }
+    }
     int inside = 0;
     for (Map.Entry<Long, Integer> change : changes.entrySet()) {
       inside += change.getValue();
       if (inside > permits) {
         violations.add(
-            inside + " holders of " + object + " at once, above its " + permits + " permits");
+            inside + " holders of " + object + " at once, above its " + permits + " permits" + why);
         return;
       }
     }
   }
 
-  /**
-   * Checks the plain semaphore {@code object} over the whole run, from {@code runStart} to {@code
-   * runEnd}, against the permits it can have had (see the class comment).
-   */
-  Plain checkPlain(String object, int permits, long runStart, long runEnd) {
-    Map<String, long[]> holds = holds(object, /* onlyConfirmed= */ false);
-    TreeMap<Long, Integer> possibly = new TreeMap<>(); // holders from their acquisition's call
-    holds.values().forEach(hold -> count(possibly, new long[] {hold[2], hold[1]}));
-    TreeMap<Long, Integer> capacity = new TreeMap<>(); // from each instant on
-    capacity.put(Long.MIN_VALUE, permits);
-    int mostSinceEmptied = permits;
-    int most = permits;
-    for (Fault fault : faults) { // in the order they were injected
-      if (!fault.losesData()) {
-        continue;
-      }
-      boolean emptied = fault.data() == ChaosDeployment.Data.EMPTIED;
-      int current = (emptied ? permits : mostSinceEmptied) + most(possibly, fault);
-      mostSinceEmptied = emptied ? current : Math.max(mostSinceEmptied, current);
-      most = Math.max(most, current);
-      capacity.put(fault.start(), current);
-    }
-    TreeMap<Long, Integer> changes = new TreeMap<>();
-    holds.values().forEach(hold -> count(changes, hold));
-    int inside = 0;
-    for (Map.Entry<Long, Integer> change : changes.entrySet()) {
-      inside += change.getValue();
-      int allowed = capacity.floorEntry(change.getKey()).getValue();
-      if (inside > allowed) {
-        violations.add(
-            inside
-                + " holders of "
-                + object
-                + " at once, above "
-                + (allowed == permits
-                    ? "its " + permits + " permits"
-                    : "the "
-                        + allowed
-                        + " permits it can have had after faults that lost data (its own: "
-                        + permits
-                        + ")"));
-        break;
+  /** When the first acquisition among {@code used} began. */
+  private static long firstCall(List<Event> used) {
+    long first = Long.MAX_VALUE;
+    for (Event event : used) {
+      first = Math.min(first, event.at());
+      if (event.kind().equals("A")) {
+        first = Math.min(first, Long.parseLong(event.field(1)));
       }
     }
-    return new Plain(most, shareAt(capacity, permits, runStart, runEnd));
+    return first;
   }
 
-  /** The most holders at once at some instant of the fault, from a holder count's changes. */
-  private static int most(NavigableMap<Long, Integer> changes, Fault fault) {
-    int inside = 0;
-    for (int change : changes.headMap(fault.start(), true).values()) {
-      inside += change;
-    }
-    int most = inside;
-    for (int change : changes.subMap(fault.start(), false, fault.end(), true).values()) {
-      inside += change;
-      most = Math.max(most, inside);
-    }
-    return most;
-  }
-
-  /** The share of [start, end] during which {@code capacity} was {@code permits}. */
-  private static double shareAt(
-      NavigableMap<Long, Integer> capacity, int permits, long start, long end) {
-    if (end <= start) {
-      return 1;
-    }
-    long at = 0;
-    List<Map.Entry<Long, Integer>> steps = new ArrayList<>(capacity.entrySet());
-    for (int i = 0; i < steps.size(); i++) {
-      long from = Math.max(start, steps.get(i).getKey());
-      long to = i + 1 < steps.size() ? Math.min(end, steps.get(i + 1).getKey()) : end;
-      if (to > from && steps.get(i).getValue() == permits) {
-        at += to - from;
-      }
-    }
-    return (double) at / (end - start);
+  private List<Event> eventsOf(String object) {
+    return events.stream()
+        .filter(event -> !event.fields().isEmpty() && event.field(0).equals(object))
+        .toList();
   }
 
   /**
-   * The holds of {@code object}: holder to {taken, given back (or the end of time), its
-   * acquisition's call (or when taken)}; with {@code onlyConfirmed}, only those whose release
-   * succeeded.
+   * The holds in {@code objectEvents} (the events of one object): holder to {taken, given back (or
+   * the end of time)}; with {@code onlyConfirmed}, only those whose release succeeded.
    */
-  private Map<String, long[]> holds(String object, boolean onlyConfirmed) {
+  private static Map<String, long[]> holds(List<Event> objectEvents, boolean onlyConfirmed) {
     Map<String, long[]> holds = new LinkedHashMap<>();
     Map<String, Long> givenBack = new HashMap<>();
-    Map<String, Long> calls = new HashMap<>();
     Set<String> confirmed = new HashSet<>();
-    for (Event event : events) {
-      if (event.fields().isEmpty() || !event.field(0).equals(object)) {
-        continue;
-      }
-      if (event.kind().equals("A") && event.fields().size() > 4) {
-        calls.put(event.field(4), Long.parseLong(event.field(1)));
-      } else if (event.kind().equals("P")) {
-        long call = Math.min(event.at(), calls.getOrDefault(event.field(1), event.at()));
-        holds.put(event.field(1), new long[] {event.at(), Long.MAX_VALUE, call});
+    for (Event event : objectEvents) {
+      if (event.kind().equals("P")) {
+        holds.put(event.field(1), new long[] {event.at(), Long.MAX_VALUE});
       } else if (event.kind().equals("Q")) {
         givenBack.put(event.field(1), event.at());
         if (event.field(2).equals("ok")) {

@@ -26,9 +26,10 @@ import java.util.Set;
  * access (so both believed they held it, whatever the tokens), or if its holder was told ({@code
  * leaseLost()} completed, or the release said the lease was lost). Each lost lease must have been
  * told to its holder (a failed release is no report) and explained by a fault that could take it
- * ({@link Fault#explains}); anything else is a violation, named by what happened: two holders
- * without a fault, a reader inside a writer's section without a fault, or a lease lost without a
- * fault.
+ * ({@link Fault#explains}): an injected one, or else a pause of its worker long enough to cost a
+ * lease ({@link ChaosPauses}), counted apart; anything else is a violation, named by what happened:
+ * two holders without a fault, a reader inside a writer's section without a fault, or a lease lost
+ * without a fault.
  *
  * <p>Not thread-safe; one instance replays one run.
  */
@@ -52,6 +53,7 @@ final class ChaosSections {
       long lost,
       long reported,
       long explained,
+      long explainedByPause,
       long failedReleaseOnly) {}
 
   /** One holder's section under one lock. */
@@ -111,6 +113,7 @@ final class ChaosSections {
   }
 
   private final List<Fault> faults;
+  private final List<Fault> pauses;
   private final List<String> violations;
   private final long origin;
   private final Map<String, Section> sections = new LinkedHashMap<>(); // by lock and holder
@@ -123,11 +126,13 @@ final class ChaosSections {
   private long readsStale;
 
   /**
-   * A replay that adds what it finds to {@code violations}; {@code origin} is the run's first
+   * A replay that adds what it finds to {@code violations}; {@code pauses} are the workers' pauses
+   * long enough to cost a lease ({@link ChaosPauses#asFaults}); {@code origin} is the run's first
    * instant, from which messages count time.
    */
-  ChaosSections(List<Fault> faults, List<String> violations, long origin) {
+  ChaosSections(List<Fault> faults, List<Fault> pauses, List<String> violations, long origin) {
     this.faults = faults;
+    this.pauses = pauses;
     this.violations = violations;
     this.origin = origin;
   }
@@ -299,6 +304,7 @@ final class ChaosSections {
     long lost = 0;
     long reported = 0;
     long explained = 0;
+    long explainedByPause = 0;
     long failedReleaseOnly = 0;
     long readSections = 0;
     for (Section section : sections.values()) {
@@ -318,8 +324,11 @@ final class ChaosSections {
                 + section.holder
                 + (section.releaseFailed ? " (its release failed, which is no report)" : ""));
       }
-      if (explainedByAFault(section)) {
+      if (explainedBy(faults, section)) {
         explained++;
+      } else if (explainedBy(pauses, section)) {
+        explained++;
+        explainedByPause++;
       } else {
         violations.add(unexplained(section));
       }
@@ -334,10 +343,11 @@ final class ChaosSections {
         lost,
         reported,
         explained,
+        explainedByPause,
         failedReleaseOnly);
   }
 
-  private boolean explainedByAFault(Section section) {
+  private static boolean explainedBy(List<Fault> faults, Section section) {
     for (Fault fault : faults) {
       if (fault.explains(section.worker, section.from, section.end())) {
         return true;

@@ -35,7 +35,9 @@ import org.HdrHistogram.Histogram;
  * One worker process of {@code warden chaos}: threads that run a random mix of Warden operations (a
  * reentrant lock through handles and through the thread-bound API, a fair lock, a read-write lock,
  * a semaphore, a leased semaphore, count-down latches) for a fixed time while faults are injected,
- * and log every step to a {@link ChaosLog} for {@link ChaosChecker}.
+ * and log every step to a {@link ChaosLog} for {@link ChaosChecker}, with the process's own pauses
+ * ({@link ChaosHeartbeat}). The plain semaphore is the current epoch's ({@link ChaosEpochs}), read
+ * before each acquisition; each permit goes back to the semaphore it came from.
  *
  * <p>It speaks the line protocol of {@link DemoWorker} (READY, GO, PROGRESS, DONE, FAILED) through
  * {@link WorkerProcess}. Redis failures are expected here: each is logged and the thread goes on.
@@ -47,7 +49,6 @@ final class ChaosWorker {
   static final String FAIR = "chaos-fair";
   static final String RW = "chaos-rw";
   static final String RW_READ = RW + "-read";
-  static final String SEMAPHORE = "chaos-semaphore";
   static final String LEASED = "chaos-leased";
   static final int SEMAPHORE_PERMITS = 3;
   static final int LEASED_PERMITS = 2;
@@ -64,14 +65,16 @@ final class ChaosWorker {
   private final ChaosLog log;
   private final int number;
   private final long seed;
+  private final Path epochs;
   private final ScheduledExecutorService helper;
   private final LongAdder acquisitions = new LongAdder();
 
-  private ChaosWorker(Warden warden, ChaosLog log, int number, long seed) {
+  private ChaosWorker(Warden warden, ChaosLog log, int number, long seed, Path epochs) {
     this.warden = warden;
     this.log = log;
     this.number = number;
     this.seed = seed;
+    this.epochs = epochs;
     this.helper =
         Executors.newSingleThreadScheduledExecutor(
             task -> {
@@ -88,11 +91,12 @@ final class ChaosWorker {
         Options.parse(
             "chaos-worker",
             args,
-            Set.of("--uri", "--log", "--worker", "--threads", "--seconds", "--seed"),
+            Set.of("--uri", "--log", "--epochs", "--worker", "--threads", "--seconds", "--seed"),
             Set.of("--cluster"));
     options.requireNoPositionals();
     Target target = new Target(options.required("--uri"), options.flag("--cluster"));
     Path logFile = Path.of(options.required("--log"));
+    Path epochs = Path.of(options.required("--epochs"));
     int number = options.intInRange("--worker", 1, 1, Chaos.MAX_WORKERS);
     int threads = options.intInRange("--threads", 3, 1, Chaos.MAX_THREADS);
     int seconds = options.intInRange("--seconds", 60, 1, Chaos.MAX_SECONDS);
@@ -107,7 +111,7 @@ final class ChaosWorker {
             : builder.uri(target.uri());
     try (Warden warden = builder.build();
         ChaosLog log = ChaosLog.create(logFile)) {
-      ChaosWorker worker = new ChaosWorker(warden, log, number, seed);
+      ChaosWorker worker = new ChaosWorker(warden, log, number, seed, epochs);
       out.println("READY");
       out.flush();
       try {
@@ -119,7 +123,12 @@ final class ChaosWorker {
         return 1;
       }
       WorkerProcess.exitWhenStdinCloses(driver, err, "chaos-worker");
-      return worker.runFor(threads, Duration.ofSeconds(seconds), out);
+      ChaosHeartbeat heartbeat = ChaosHeartbeat.start(log);
+      try {
+        return worker.runFor(threads, Duration.ofSeconds(seconds), out);
+      } finally {
+        heartbeat.stop();
+      }
     }
   }
 
@@ -326,31 +335,36 @@ final class ChaosWorker {
     log.write("R", RW_READ, holder, close(handle), accesses);
   }
 
+  /**
+   * A permit of the current epoch's plain semaphore, given back to that semaphore whatever the
+   * epoch is by then.
+   */
   private void semaphore(String holder, Random random, Histogram waits)
       throws InterruptedException {
-    DistributedSemaphore semaphore = warden.semaphore(SEMAPHORE);
+    String name = ChaosEpochs.semaphore(ChaosEpochs.read(epochs)); // read before the call starts
+    DistributedSemaphore semaphore = warden.semaphore(name);
     semaphore.trySetPermits(SEMAPHORE_PERMITS); // again after a fault that lost Redis's data
     long start = System.nanoTime();
     boolean acquired;
     try {
       acquired = semaphore.tryAcquire(WAIT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (WardenException e) {
-      log.write("A", SEMAPHORE, start, WAIT.toMillis(), "error", holder);
+      log.write("A", name, start, WAIT.toMillis(), "error", holder);
       throw e;
     }
-    log.write("A", SEMAPHORE, start, WAIT.toMillis(), acquired ? "got" : "timeout", holder);
+    log.write("A", name, start, WAIT.toMillis(), acquired ? "got" : "timeout", holder);
     if (!acquired) {
       return;
     }
     counted(waits, start);
-    log.write("P", SEMAPHORE, holder);
+    log.write("P", name, holder);
     Thread.sleep(random.nextInt(40));
     long releasing = System.nanoTime(); // the permit is surely held until here
     try {
       semaphore.release(); // not asked again after a failure: a second release would add a permit
-      log.writeAt(releasing, "Q", SEMAPHORE, holder, "ok");
+      log.writeAt(releasing, "Q", name, holder, "ok");
     } catch (WardenException e) {
-      log.writeAt(releasing, "Q", SEMAPHORE, holder, "error");
+      log.writeAt(releasing, "Q", name, holder, "error");
     }
   }
 

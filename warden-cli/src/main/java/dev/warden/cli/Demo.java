@@ -45,7 +45,8 @@ final class Demo {
       int workers,
       int threads,
       int seconds,
-      String lock) {}
+      String lock,
+      Optional<String> keyPrefix) {}
 
   private final Settings settings;
   private final PrintStream out;
@@ -71,7 +72,7 @@ final class Demo {
         Options.parse(
             "demo",
             args,
-            Set.of("--uri", "--workers", "--threads", "--seconds", "--lock"),
+            Set.of("--uri", "--workers", "--threads", "--seconds", "--lock", "--key-prefix"),
             Set.of("--cluster", "--sentinel", "--failover"));
     if (options.helpRequested()) {
       out.print(Main.USAGE);
@@ -87,7 +88,8 @@ final class Demo {
             options.intInRange("--workers", 4, 1, MAX_WORKERS),
             options.intInRange("--threads", 4, 1, MAX_THREADS),
             options.intInRange("--seconds", 10, 1, MAX_SECONDS),
-            options.string("--lock", DEFAULT_LOCK));
+            options.string("--lock", DEFAULT_LOCK),
+            options.optional("--key-prefix"));
     requireConsistent(settings);
     return new Demo(settings, out, err, System.console() != null).execute();
   }
@@ -180,12 +182,13 @@ final class Demo {
 
   private Target target() {
     if (settings.uri().isPresent()) {
-      Target given = new Target(settings.uri().get(), settings.cluster());
+      Target given =
+          new Target(settings.uri().get(), settings.cluster(), settings.keyPrefix().orElse(null));
       out.println("Redis: " + given.describe());
       return given;
     }
     throwaway = Throwaway.start(settings.cluster(), settings.sentinel());
-    Target target = throwaway.target();
+    Target target = throwaway.target().withKeyPrefix(settings.keyPrefix().orElse(null));
     out.println(
         "Redis: " + target.describe() + " (" + throwaway.describe() + ", stopped at the end)");
     return target;
@@ -256,6 +259,9 @@ final class Demo {
     List<String> command = WorkerProcess.javaCommand("worker");
     if (target.cluster()) {
       command.add("--cluster");
+    }
+    if (target.keyPrefix() != null) {
+      command.addAll(List.of("--key-prefix", target.keyPrefix()));
     }
     command.addAll(
         List.of(

@@ -73,7 +73,7 @@ final class DemoWorker {
         Options.parse(
             "worker",
             args,
-            Set.of("--uri", "--store", "--threads", "--seconds", "--lock"),
+            Set.of("--uri", "--store", "--threads", "--seconds", "--lock", "--key-prefix"),
             Set.of("--cluster"));
     options.requireNoPositionals();
     // the demo hands the URIs over in the environment, not on the command line, which any user of
@@ -84,7 +84,8 @@ final class DemoWorker {
             .or(() -> Optional.ofNullable(System.getenv(URI_VARIABLE)))
             .orElseThrow(
                 () -> new UsageException("worker: --uri or " + URI_VARIABLE + " is required"));
-    Target target = new Target(uri, options.flag("--cluster"));
+    Target target =
+        new Target(uri, options.flag("--cluster"), options.optional("--key-prefix").orElse(null));
     Target store =
         options
             .optional("--store")

@@ -18,7 +18,8 @@ final class Inspect {
 
   /** Runs the {@code inspect} command; returns the exit status: 0 shown, 1 Redis failed. */
   static int run(List<String> args, PrintStream out, PrintStream err) {
-    Options options = Options.parse("inspect", args, Set.of("--uri"), Set.of("--cluster"));
+    Options options =
+        Options.parse("inspect", args, Set.of("--uri", "--key-prefix"), Set.of("--cluster"));
     if (options.helpRequested()) {
       out.print(Main.USAGE);
       return 0;
@@ -34,11 +35,15 @@ final class Inspect {
                   + String.join(" ", names));
     }
     String name = names.get(0);
-    Target target = new Target(options.string("--uri", DEFAULT_URI), options.flag("--cluster"));
+    Target target =
+        new Target(
+            options.string("--uri", DEFAULT_URI),
+            options.flag("--cluster"),
+            options.optional("--key-prefix").orElse(null));
     LockInfo info;
     try (Warden warden = target.connect()) {
       info = warden.inspect(name);
-    } catch (IllegalArgumentException e) { // a malformed URI or lock name
+    } catch (IllegalArgumentException e) { // a malformed URI, key prefix or lock name
       throw new UsageException(e.getMessage());
     } catch (WardenException e) {
       err.println(

@@ -28,10 +28,12 @@ public final class Main {
                      --threads T    threads per worker, 1-%d (default 4)
                      --seconds S    how long the workers run, 1-%d (default 10)
                      --lock NAME    lock name (default %s)
+                     --key-prefix P the workers' Warden keys under P:warden: (keyPrefix)
         inspect    Prints a lock's holders, time to live, fencing tokens and waiting clients.
                      NAME           the lock name
                      --uri URI      Redis to ask (default %s)
                      --cluster      the URI lists seeds of a Redis Cluster
+                     --key-prefix P the lock of a Warden built with keyPrefix(P)
         doctor     Checks what a deployment allows of what Warden needs there (the checks
                    Warden's build() makes): scripts, TIME and PUBLISH (SPUBLISH on a
                    cluster) from a script, the scripts' commands under your ACL user,
@@ -40,6 +42,8 @@ public final class Main {
                    or not checked; exit status 1 if one is refused.
                      --uri URI      Redis to check (default %s)
                      --cluster      the URI lists seeds of a Redis Cluster
+                     --key-prefix P checks under P:warden: (keyPrefix; the ACL user's
+                                    key pattern must cover it)
         chaos      Runs worker processes that use locks (reentrant, fair, read-write),
                    semaphores and latches on a throwaway deployment while faults are
                    injected (restarts, also from an older snapshot; freezes; pub/sub

@@ -1,6 +1,7 @@
 package dev.warden.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -251,6 +252,90 @@ class ChaosCheckerTest {
   }
 
   @Test
+  void aLossDuringAPauseOfItsWorkerAsLongAsTheRenewalSlackIsExplainedAndCounted() {
+    // The renewal slack: the 3 s lease less the watchdog's period, a third of it.
+    pausedHolderLosesTheLock(checker, 2000);
+
+    ChaosChecker.Report report = checker.check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.sections().explained()).isEqualTo(1);
+    assertThat(report.sections().explainedByPause()).isEqualTo(1);
+    assertThat(report.pauses().lengthy())
+        .singleElement()
+        .satisfies(
+            pause -> assertThat(ChaosPauses.describe(pause)).isEqualTo("worker paused 2000 ms"));
+    assertThat(report.pauses().described(report.origin()))
+        .containsExactly("worker paused 2000 ms (worker 1 at 0.020 s)");
+    assertThat(report.faults()).isEmpty(); // a pause is observed, not injected
+  }
+
+  @Test
+  void aLossDuringAShorterPauseOrAPauseOfAnotherWorkerIsTwoHolders() {
+    pausedHolderLosesTheLock(checker, 1999);
+
+    ChaosChecker.Report report = checker.check();
+
+    assertThat(report.violations())
+        .singleElement()
+        .asString()
+        .startsWith("two holders without a fault: chaos-lock held by writer w1.0.0 (token 5)");
+    assertThat(report.pauses().lengthy()).isEmpty();
+    assertThat(report.pauses().shorter()).isEqualTo(1);
+    assertThat(report.pauses().longestShorterMillis()).isEqualTo(1999);
+
+    ChaosChecker other = new ChaosChecker(); // worker 2, the one that got in, was paused
+    pausedHolderLosesTheLock(other, 0);
+    other.event(2, 3000 * MS + " H " + 500 * MS + " heartbeat");
+    assertThat(other.check().violations()).singleElement().asString().startsWith("two holders");
+  }
+
+  @Test
+  void aLateHeartbeatAndTheCollectionInsideItAreOnePause() {
+    // 1.2 s late, then a 1 s collection that overlaps it: one pause of 2.1 s, past the slack.
+    pausedHolderLosesTheLock(checker, 0);
+    log(1, 1220, "H " + 20 * MS + " heartbeat");
+    log(1, 2120, "H " + 1120 * MS + " gc:MarkSweepCompact:Allocation_Failure");
+
+    ChaosChecker.Report report = checker.check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.pauses().described(report.origin()))
+        .containsExactly("worker paused 2100 ms (worker 1 at 0.020 s)");
+  }
+
+  @Test
+  void aPauseDuringAStopOfItsWorkerIsTheStopsAndNotCountedAgain() {
+    pausedHolderLosesTheLock(checker, 4000);
+    fault(15, 4030, "stop-worker", "false", "1");
+
+    ChaosChecker.Report report = checker.check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.sections().explainedByPause()).isZero();
+    assertThat(report.pauses().lengthy()).isEmpty();
+    assertThat(report.pauses().shorter()).isZero();
+  }
+
+  @Test
+  void theTimeItsProcessWasPausedDoesNotCountInAWait() {
+    ChaosChecker paused = new ChaosChecker();
+    paused.event(1, 5000 * MS + " A chaos-fair 0 2000 timeout w1.0.0");
+    paused.event(1, 3000 * MS + " H " + 1000 * MS + " heartbeat"); // 2 s paused: 3 s of waiting
+    ChaosChecker.Report report = paused.check();
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.longestWaitMillis()).isEqualTo(3000);
+
+    ChaosChecker briefly = new ChaosChecker(); // 0.4 s paused: 4.6 s of waiting, past 4 s
+    briefly.event(1, 5000 * MS + " A chaos-fair 0 2000 timeout w1.0.0");
+    briefly.event(1, 1400 * MS + " H " + 1000 * MS + " heartbeat");
+    assertThat(briefly.check().violations())
+        .singleElement()
+        .asString()
+        .contains("took 4600 ms, above its bound of 2500 ms");
+  }
+
+  @Test
   void aWaitPastItsBoundIsAViolationUnlessItsProcessWasStopped() {
     ChaosChecker late = new ChaosChecker();
     late.event(1, 5000 * MS + " A chaos-fair 0 2000 timeout w1.0.0");
@@ -284,85 +369,128 @@ class ChaosCheckerTest {
   }
 
   @Test
-  void aCreatedPlainPermitIsAViolationAtAnyTimeOfTheRun() {
+  void aCreatedPlainPermitInAQuietEpochIsAViolation() {
     fault(10, 20, "restart", "empty", "-");
     fault(30, 40, "restart-snapshot", "true", "-");
-    for (int holder = 0; holder < 4; holder++) { // long after both faults, with no hold across
-      log(1, 100 + holder, "P chaos-semaphore h" + holder);
-      log(1, 150, "Q chaos-semaphore h" + holder + " ok");
-    }
-
-    ChaosChecker.Report report = checker.check();
-
-    assertThat(report.violations())
-        .singleElement()
-        .asString()
-        .contains("4 holders of chaos-semaphore at once, above its 3 permits");
-    assertThat(report.semaphore().mostPermits()).isEqualTo(3);
-  }
-
-  @Test
-  void plainPermitsHeldAcrossAFaultThatLostDataCountOnTopOfItsPermits() {
-    for (int holder = 0; holder < 3; holder++) { // held across the restart at 10-20
-      log(1, 1, "P chaos-semaphore a" + holder);
-      log(1, 50, "Q chaos-semaphore a" + holder + " ok");
-    }
-    for (int holder = 0; holder < 4; holder++) { // the emptied count was set to 3 again, and the
-      log(2, 30 + holder, "P chaos-semaphore b" + holder); // 3 held across it count on top: 6
-      log(2, 60, "Q chaos-semaphore b" + holder + " ok");
-    }
-    fault(10, 20, "restart", "empty", "-");
-
-    ChaosChecker.Report report = checker.check();
-
-    assertThat(report.violations())
-        .singleElement()
-        .asString()
-        .contains("7 holders of chaos-semaphore at once, above the 6 permits it can have had");
-    assertThat(report.semaphore().mostPermits()).isEqualTo(6);
-    assertThat(report.semaphore().shareAtItsPermits()).isBetween(0.1, 0.2);
-  }
-
-  @Test
-  void aFaultRaisesThePlainPermitsByTheMostHeldAtOnceDuringItNotByAllWhoHeldDuringIt() {
-    for (int holder = 0; holder < 3; holder++) { // one after another during a long failover
-      log(
-          1,
-          10 + 30 * holder,
-          "A chaos-semaphore " + (5 + 30 * holder) * MS + " 2000 got a" + holder);
-      log(1, 10 + 30 * holder, "P chaos-semaphore a" + holder);
-      log(1, 20 + 30 * holder, "Q chaos-semaphore a" + holder + " ok");
-    }
-    fault(0, 100, "failover-lose-writes", "true", "-");
-    for (int holder = 0; holder < 5; holder++) {
-      log(2, 200 + holder, "P chaos-semaphore b" + holder);
-      log(2, 250, "Q chaos-semaphore b" + holder + " ok");
-    }
-
-    ChaosChecker.Report report = checker.check();
-
-    assertThat(report.violations())
-        .singleElement()
-        .asString()
-        .contains("5 holders of chaos-semaphore at once, above the 4 permits it can have had");
-    assertThat(report.semaphore().mostPermits()).isEqualTo(4);
-  }
-
-  @Test
-  void aRestartThatEmptiesRedisBringsThePlainSemaphoreBackToItsPermits() {
-    log(1, 1, "P chaos-semaphore a0"); // held across the rewind at 10-20: 4 permits from then
-    log(1, 50, "Q chaos-semaphore a0 ok");
-    fault(10, 20, "restart-snapshot", "true", "-");
-    fault(60, 70, "restart", "empty", "-"); // no hold across: 3 again
+    epoch(1, 50); // after both faults; none since
     for (int holder = 0; holder < 4; holder++) {
-      log(2, 80 + holder, "P chaos-semaphore b" + holder);
-      log(2, 90, "Q chaos-semaphore b" + holder + " ok");
+      log(1, 100 + holder, "P chaos-sem-1 h" + holder);
+      log(1, 150, "Q chaos-sem-1 h" + holder + " ok");
+    }
+
+    ChaosChecker.Report report = checker.check();
+
+    assertThat(report.violations())
+        .singleElement()
+        .asString()
+        .isEqualTo(
+            "4 holders of chaos-sem-1 at once, above its 3 permits, with no fault that lost data"
+                + " since it was new");
+    assertThat(report.semaphore().epochs()).isEqualTo(1);
+  }
+
+  @Test
+  void aCreatedPlainPermitIsAViolationWhateverFaultsKeptTheData() {
+    fault(10, 20, "freeze", "false", "-");
+    fault(30, 40, "partition", "false", "1");
+    fault(45, 60, "cut", "false", "2");
+    for (int holder = 0; holder < 4; holder++) { // epoch 0, held across faults that kept the data
+      log(1, 15 + holder, "P chaos-sem-0 h" + holder);
+      log(1, 50, "Q chaos-sem-0 h" + holder + " error");
     }
 
     assertThat(checker.check().violations())
         .singleElement()
         .asString()
-        .contains("4 holders of chaos-semaphore at once, above its 3 permits");
+        .startsWith("4 holders of chaos-sem-0 at once, above its 3 permits");
+  }
+
+  @Test
+  void permitsGivenBackAfterARewindAreNoViolationAndTheNextEpochIsJudgedAgain() {
+    // What a real rewind does: 3 permits of epoch 0 are held when Redis goes back to a count of
+    // 3 free; given back after it, they make 6, and 4 holders at once follow. No Warden bug.
+    for (int holder = 0; holder < 3; holder++) {
+      log(1, 1 + holder, "P chaos-sem-0 a" + holder);
+      log(1, 30, "Q chaos-sem-0 a" + holder + " ok");
+    }
+    fault(10, 20, "restart-snapshot", "true", "-");
+    for (int holder = 0; holder < 4; holder++) {
+      log(2, 40 + holder, "P chaos-sem-0 b" + holder);
+      log(2, 60, "Q chaos-sem-0 b" + holder + " ok");
+    }
+    epoch(1, 70);
+    for (int holder = 0; holder < 3; holder++) {
+      log(2, 80 + holder, "A chaos-sem-1 " + (75 + holder) * MS + " 2000 got c" + holder);
+      log(2, 80 + holder, "P chaos-sem-1 c" + holder);
+      log(2, 90, "Q chaos-sem-1 c" + holder + " ok");
+    }
+    log(1, 100, "I idle"); // the run ends at 100 ms
+
+    ChaosChecker.Report report = checker.check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.semaphore().epochs()).isEqualTo(2);
+    // Judged from 1 ms (epoch 0's first acquisition) to 10 ms (the rewind starts), then from
+    // 75 ms (epoch 1's first call) to the end at 100 ms: 34 ms of 99.
+    assertThat(report.semaphore().shareJudged()).isCloseTo(34.0 / 99, within(1e-9));
+  }
+
+  @Test
+  void anEpochIsJudgedUntilTheNextFaultThatLosesDataStartsAndNoLonger() {
+    epoch(1, 20);
+    fault(50, 60, "failover", "true", "-");
+    for (int holder = 0; holder < 4; holder++) { // 4 at once from 55: the failover had begun
+      log(1, 52 + holder, "P chaos-sem-1 h" + holder);
+      log(1, 70, "Q chaos-sem-1 h" + holder + " ok");
+    }
+    assertThat(checker.check().violations()).isEmpty();
+
+    ChaosChecker before = new ChaosChecker(); // the same, with the 4th holder before it began
+    before.event(0, 20 * MS + " N 1 0");
+    before.event(0, 50 * MS + " F " + 60 * MS + " failover true - x");
+    for (int holder = 0; holder < 4; holder++) {
+      before.event(1, (46 + holder) * MS + " P chaos-sem-1 h" + holder);
+      before.event(1, 70 * MS + " Q chaos-sem-1 h" + holder + " ok");
+    }
+    assertThat(before.check().violations())
+        .singleElement()
+        .asString()
+        .startsWith("4 holders of chaos-sem-1 at once");
+  }
+
+  @Test
+  void aPlainSemaphoreUsedBeforeItsEpochWasAnnouncedIsAViolation() {
+    epoch(1, 50);
+    log(1, 60, "A chaos-sem-1 " + 40 * MS + " 2000 got h0"); // its call began before the epoch
+    log(1, 60, "P chaos-sem-1 h0");
+    log(1, 70, "Q chaos-sem-1 h0 ok");
+    log(1, 80, "P chaos-sem-2 h1"); // never announced
+    log(1, 90, "Q chaos-sem-2 h1 ok");
+
+    assertThat(checker.check().violations())
+        .containsExactly(
+            "the plain semaphore chaos-sem-1 was used before its epoch was announced",
+            "the plain semaphore chaos-sem-2 was used in an epoch never announced");
+  }
+
+  @Test
+  void aLogFromBeforeEpochsIsJudgedUntilTheFirstFaultThatLostData() {
+    for (int holder = 0; holder < 4; holder++) {
+      log(1, 100 + holder, "P chaos-semaphore h" + holder);
+      log(1, 150, "Q chaos-semaphore h" + holder + " ok");
+    }
+    assertThat(checker.check().violations())
+        .singleElement()
+        .asString()
+        .startsWith("4 holders of chaos-semaphore at once, above its 3 permits");
+
+    ChaosChecker rewound = new ChaosChecker();
+    rewound.event(0, 10 * MS + " F " + 20 * MS + " restart-snapshot true - x");
+    for (int holder = 0; holder < 4; holder++) {
+      rewound.event(1, (100 + holder) * MS + " P chaos-semaphore h" + holder);
+      rewound.event(1, 150 * MS + " Q chaos-semaphore h" + holder + " ok");
+    }
+    assertThat(rewound.check().violations()).isEmpty();
   }
 
   @Test
@@ -371,8 +499,10 @@ class ChaosCheckerTest {
             ChaosChecker.leftoverKeys(
                 List.of(
                     "warden:{chaos-lock}:lock:fence",
-                    "warden:{chaos-semaphore}:semaphore",
+                    "warden:{chaos-sem-0}:semaphore",
+                    "warden:{chaos-sem-12}:semaphore",
                     "warden:{chaos-leased}:leased-semaphore",
+                    "warden:{warden-format}:format",
                     "warden:{chaos-lock}:lock")))
         .containsExactly("keys left in Redis: [warden:{chaos-lock}:lock]");
     assertThat(ChaosChecker.leftoverKeys(List.of("warden:{chaos-fair}:fair:fence"))).isEmpty();
@@ -413,6 +543,33 @@ class ChaosCheckerTest {
     log(checker, 2, 1500, "W chaos-lock w2.0.0 200 2");
     log(checker, 2, 1600, "R chaos-lock w2.0.0 ok 2");
     log(checker, 1, 1700, "R chaos-lock w1.0.0 " + outcome + " 2");
+  }
+
+  private void epoch(int epoch, long at) {
+    checker.event(0, at * MS + " N " + epoch + " 0");
+  }
+
+  /**
+   * Worker 1 (w1.0.0, token 5) writes at 10 ms and, if {@code pausedMillis} is positive, is paused
+   * from 20 ms for that long (its heartbeat says so when it wakes); worker 2 (w2.0.0, token 6) gets
+   * the lock at 3000 ms and writes; worker 1 writes again at 4100 ms (refused), hears of its lost
+   * lease and releases.
+   */
+  private static void pausedHolderLosesTheLock(ChaosChecker checker, long pausedMillis) {
+    log(checker, 1, 0, "A chaos-lock 0 2000 got w1.0.0");
+    log(checker, 1, 0, "T chaos-lock w1.0.0 5");
+    log(checker, 1, 10, "W chaos-lock w1.0.0 5 1");
+    if (pausedMillis > 0) {
+      log(checker, 1, 20 + pausedMillis, "H " + 20 * MS + " heartbeat");
+    }
+    log(checker, 2, 3000, "A chaos-lock " + 2990 * MS + " 2000 got w2.0.0");
+    log(checker, 2, 3000, "T chaos-lock w2.0.0 6");
+    log(checker, 2, 3010, "W chaos-lock w2.0.0 6 1");
+    log(checker, 2, 3020, "W chaos-lock w2.0.0 6 2");
+    log(checker, 2, 3030, "R chaos-lock w2.0.0 ok 2");
+    log(checker, 1, 4100, "W chaos-lock w1.0.0 5 2");
+    log(checker, 1, 4110, "L chaos-lock w1.0.0");
+    log(checker, 1, 4120, "R chaos-lock w1.0.0 lost 2");
   }
 
   private void fault(long from, long to, String kind, String data, String worker) {

@@ -46,12 +46,23 @@ class ChaosIT {
             new PrintStream(err, true, UTF_8));
 
     String output = out.toString(UTF_8);
-    assertThat(output).as(output + err.toString(UTF_8)).contains("VERDICT: PASS");
+    Path dir = logs.resolve("single").toAbsolutePath();
+    Path violations = dir.resolve("violations.txt");
+    assertThat(output)
+        .as(
+            "%s%nlogs in %s%nviolations.txt:%n%s%nstderr:%n%s",
+            output,
+            dir,
+            Files.exists(violations) ? Files.readString(violations, UTF_8) : "(none written)",
+            err.toString(UTF_8))
+        .contains("VERDICT: PASS");
     assertThat(status).isZero();
     assertThat(figure(output, "faults injected")).isGreaterThanOrEqualTo(5);
     assertThat(figure(output, "acquisitions")).isPositive();
     assertThat(figure(output, "violations")).isZero();
-    assertThat(logs.resolve("single").resolve("worker-2.log")).isNotEmptyFile();
+    assertThat(output)
+        .containsPattern("plain semaphore +judged at exactly its 3 permits for [1-9]");
+    assertThat(dir.resolve("worker-2.log")).isNotEmptyFile();
   }
 
   private static long figure(String output, String name) {

@@ -6,6 +6,9 @@ import dev.warden.Warden;
 import dev.warden.WardenListener;
 import dev.warden.internal.base.Args;
 import dev.warden.internal.base.Settings;
+import dev.warden.internal.redis.Namespace;
+import io.lettuce.core.RedisCredentialsProvider;
+import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +25,8 @@ public final class WardenOptions {
   /** The shortest watchdog lease accepted (renewed every third of it). */
   private static final Duration MIN_WATCHDOG_TIMEOUT = Duration.ofMillis(30);
 
+  private static final Duration MIN_SYNC_IDLE_EXPIRY = Duration.ofSeconds(1);
+
   /** The shortest command timeout and recheck interval. */
   private static final Duration MIN_INTERVAL = Duration.ofMillis(1);
 
@@ -33,6 +38,11 @@ public final class WardenOptions {
   private final List<WardenListener> listeners = new ArrayList<>();
   private TlsOptions tls; // null: TLS only where a URI says rediss://
   private Replication replication = Replication.none();
+  private Namespace namespace = Namespace.DEFAULT;
+  private Duration maxHoldTime; // null: renewed for as long as held
+  private Duration syncIdleExpiry; // null: semaphores and latches never expire
+  private RedisCredentialsProvider credentials; // null: the URIs' own
+  private ClientResources clientResources; // null: Warden's own
 
   /** Sets the address of one server or of Sentinel's master (a Lettuce URI). */
   public void uri(String redisUri) {
@@ -69,6 +79,44 @@ public final class WardenOptions {
     this.replication = Args.required("replication", replication);
   }
 
+  /** Authenticates every data-node connection with the provider's credentials. */
+  public void credentials(RedisCredentialsProvider credentials) {
+    this.credentials = Args.required("credentials", credentials);
+  }
+
+  /** Runs every client on the application's resources, which Warden never shuts down. */
+  public void clientResources(ClientResources clientResources) {
+    this.clientResources = Args.required("clientResources", clientResources);
+  }
+
+  RedisCredentialsProvider credentials() {
+    return credentials;
+  }
+
+  ClientResources clientResources() {
+    return clientResources;
+  }
+
+  /** Bounds how long the lease keeper renews a hold; checked against the watchdog at the start. */
+  public void maxHoldTime(Duration maxHoldTime) {
+    this.maxHoldTime = Args.atLeast("maxHoldTime", maxHoldTime, MIN_WATCHDOG_TIMEOUT);
+  }
+
+  /** Lets idle semaphores and latches expire; checked against the recheck interval at the start. */
+  public void synchronizerIdleExpiry(Duration idleExpiry) {
+    this.syncIdleExpiry = Args.atLeast("idleExpiry", idleExpiry, MIN_SYNC_IDLE_EXPIRY);
+  }
+
+  /** Puts every key and channel under {@code <keyPrefix>:warden:} ({@link Namespace}). */
+  public void keyPrefix(String keyPrefix) {
+    this.namespace = Namespace.of(keyPrefix);
+  }
+
+  /** Where the keys and channels live. */
+  Namespace namespace() {
+    return namespace;
+  }
+
   /** The URI of one server or of Sentinel, or null when cluster seeds (or nothing) were set. */
   String uri() {
     return uri;
@@ -90,9 +138,26 @@ public final class WardenOptions {
   /**
    * The settings of these options.
    *
-   * @throws IllegalArgumentException if the replication timeout is not below the command timeout
+   * @throws IllegalArgumentException if the replication timeout is not below the command timeout,
+   *     or the maximum hold time is below the watchdog timeout
    */
   Settings settings() {
-    return new Settings(watchdogTimeout, commandTimeout, recheckInterval, replication);
+    if (maxHoldTime != null && maxHoldTime.compareTo(watchdogTimeout) < 0) {
+      throw new IllegalArgumentException(
+          "maxHoldTime must be at least the watchdogTimeout ("
+              + watchdogTimeout
+              + "), the lease a hold is first taken with: "
+              + maxHoldTime
+              + " (for shorter holds, give the lock an explicit lease)");
+    }
+    if (syncIdleExpiry != null && syncIdleExpiry.compareTo(recheckInterval.multipliedBy(4)) < 0) {
+      throw new IllegalArgumentException(
+          "idleExpiry must be at least four recheck intervals ("
+              + recheckInterval.multipliedBy(4)
+              + "), so that a waiter's looks keep its semaphore or latch alive: "
+              + syncIdleExpiry);
+    }
+    return new Settings(
+        watchdogTimeout, commandTimeout, recheckInterval, replication, maxHoldTime, syncIdleExpiry);
   }
 }

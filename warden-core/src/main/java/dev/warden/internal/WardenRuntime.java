@@ -26,6 +26,8 @@ import dev.warden.internal.redis.Calls;
 import dev.warden.internal.redis.Capabilities;
 import dev.warden.internal.redis.ClientSetup;
 import dev.warden.internal.redis.Deployment;
+import dev.warden.internal.redis.Failures;
+import dev.warden.internal.redis.Namespace;
 import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.redis.SingleServer;
 import dev.warden.internal.redis.cluster.ClusterDeployment;
@@ -33,13 +35,18 @@ import dev.warden.internal.redis.sentinel.SentinelDeployment;
 import dev.warden.internal.sync.Synchronizers;
 import dev.warden.internal.wait.Subscriptions;
 import dev.warden.internal.wait.Waiting;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The composition root of one {@code Warden}: makes the deployment's connections, the timer, the
@@ -48,7 +55,10 @@ import java.util.stream.Collectors;
  * dev.warden.Warden} can reach it; the package is not exported.
  */
 public final class WardenRuntime {
+  private static final Logger log = LoggerFactory.getLogger(WardenRuntime.class);
+
   private final Deployment deployment;
+  private final long commandTimeoutNanos;
   private final SystemTimer timer;
   private final Subscriptions subscriptions;
   private final Waiting waiting;
@@ -59,20 +69,28 @@ public final class WardenRuntime {
   private final Executor callbacks = ForkJoinPool.commonPool();
   private final Set<LockLeadership> leaderships = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
+  private boolean closing; // guarded by this: a graceful close has begun
 
   private WardenRuntime(
-      ClientSetup setup, Owners owners, Deployment deployment, SystemTimer timer) {
+      ClientSetup setup,
+      Owners owners,
+      Deployment deployment,
+      SystemTimer timer,
+      Namespace namespace) {
     Settings settings = setup.settings();
     Clock clock = setup.clock();
     this.deployment = deployment;
     this.timer = timer;
+    this.commandTimeoutNanos = settings.commandTimeoutNanos();
     Scripts scripts = new Scripts(deployment);
     Calls calls = new Calls(settings, clock, timer, () -> closed);
-    this.subscriptions = new Subscriptions(deployment.pubSub(), owners.clientId(), timer, settings);
+    this.subscriptions =
+        new Subscriptions(deployment.pubSub(), owners.clientId(), timer, clock, settings);
     this.waiting = new Waiting(settings, clock, timer, subscriptions, events);
     this.keeper = new LeaseKeeper(scripts, timer, clock, callbacks, settings);
-    this.locks = new Locks(settings, clock, owners, scripts, calls, waiting, keeper, callbacks);
-    this.synchronizers = new Synchronizers(settings, scripts, calls, waiting);
+    this.locks =
+        new Locks(settings, clock, owners, scripts, calls, waiting, keeper, callbacks, namespace);
+    this.synchronizers = new Synchronizers(settings, scripts, calls, waiting, namespace);
     // after a reconnect Redis may have lost data (restart, failover): check every hold
     deployment.onReconnect(keeper::renewNow);
   }
@@ -128,7 +146,13 @@ public final class WardenRuntime {
     SystemTimer timer = new SystemTimer();
     ClientSetup setup =
         new ClientSetup(
-            settings, Clock.SYSTEM, timer, "warden-" + owners.clientId(), options.tls());
+            settings,
+            Clock.SYSTEM,
+            timer,
+            "warden-" + owners.clientId(),
+            options.tls(),
+            options.credentials(),
+            options.clientResources());
     WardenRuntime runtime;
     Deployment deployment;
     try {
@@ -143,7 +167,8 @@ public final class WardenRuntime {
               deployment,
               settings.replication() != null,
               /* record= */ !checkOnly,
-              settings.commandTimeoutNanos());
+              settings.commandTimeoutNanos(),
+              options.namespace());
       if (checkOnly) {
         deployment.close();
         timer.shutdown();
@@ -158,7 +183,7 @@ public final class WardenRuntime {
                     .map(DeploymentReport.Check::toString)
                     .collect(Collectors.joining("; ")));
       }
-      runtime = new WardenRuntime(setup, owners, deployment, timer);
+      runtime = new WardenRuntime(setup, owners, deployment, timer, options.namespace());
     } catch (RuntimeException e) {
       deployment.close();
       timer.shutdown();
@@ -238,6 +263,72 @@ public final class WardenRuntime {
         subscriptions.parked(),
         deployment.replicaWaits().acknowledged(),
         deployment.replicaWaits().shortfalls());
+  }
+
+  /**
+   * Closes gracefully: new acquisitions fail (re-entries of held locks apart) and waiting ones fail
+   * at once, leaving their queues; leaderships end as their {@code close()} ends them (the revoked
+   * callback, then the lock released); holders have up to {@code grace} to release; then every hold
+   * still held is ended on its owner's behalf ({@link Locks#revokeAll}: marked lost, its owner
+   * told, its owner-checked release sent and waited for up to the command timeout); then {@link
+   * #close()}. Blocks the caller for up to the grace plus the command timeout. A second call, or
+   * one after {@link #close()}, returns at once; {@link #close()} during the grace ends it then.
+   */
+  public void close(Duration grace) {
+    long graceNanos = Args.notNegativeMillis("grace", grace) * 1_000_000L;
+    synchronized (this) {
+      if (closed || closing) {
+        return;
+      }
+      closing = true;
+    }
+    try {
+      waiting.drain("the Warden is closing and takes no new acquisitions");
+      leaderships.forEach(LockLeadership::wardenClosing); // leaders step down and hand over
+      if (Boolean.TRUE.equals(awaitQuietly(locks.whenReleased(graceNanos))) || closed) {
+        return;
+      }
+      waiting.close(); // re-entries too, from now
+      Locks.Revoked revoked =
+          locks.revokeAll(
+              "the Warden's graceful close released it: its grace period ("
+                  + grace
+                  + ") ran out while it was held");
+      if (revoked.holds() > 0) {
+        log.warn(
+            "closing: {} holds were still held after the grace period ({}); released them",
+            revoked.holds(),
+            grace);
+        awaitQuietly(revoked.releases());
+      }
+      // releases their owners began before the grace ran out end within a command timeout
+      awaitQuietly(locks.whenReleased(commandTimeoutNanos));
+    } finally {
+      close();
+    }
+  }
+
+  /** Waits for a future bounded elsewhere; logs its failure, keeps an interrupt; null if none. */
+  private static <T> T awaitQuietly(CompletableFuture<T> future) {
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return future.get();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (ExecutionException e) {
+          log.warn(
+              "closing: a release failed; its lock expires with its lease: {}",
+              Failures.unwrap(e).toString());
+          return null;
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /** Stops renewal, fails waiting acquisitions and closes the connections. Idempotent. */

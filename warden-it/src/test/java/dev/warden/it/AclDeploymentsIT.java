@@ -62,7 +62,8 @@ class AclDeploymentsIT {
     }
   }
 
-  private static void useEveryKind(Warden first, Warden second) throws Exception {
+  /** Uses every kind of object through two instances, with waiters woken by releases. */
+  static void useEveryKind(Warden first, Warden second) throws Exception {
     for (String name : List.of("a", "b", "c", "d")) { // on several shards of a cluster
       DistributedLock held = first.lock(name);
       assertThat(held.tryLock()).isTrue();

@@ -148,6 +148,7 @@ class CapabilitiesIT {
       for (RedisServer node : cluster.nodes()) {
         WardenAcl.createUser(node, "no-ssubscribe", PASSWORD, full.replace(" +ssubscribe", ""));
         WardenAcl.createUser(node, "no-myid", PASSWORD, full.replace(" +cluster|myid", ""));
+        WardenAcl.createUser(node, "no-info", PASSWORD, full.replace(" +info", ""));
         WardenAcl.createUser(node, "full", PASSWORD, full);
       }
       DeploymentReport report = Warden.builder().cluster(seeds(cluster, "full")).check();
@@ -166,6 +167,12 @@ class CapabilitiesIT {
           .isInstanceOf(WardenException.class)
           .hasMessageContaining("CLUSTER MYID and CLUSTER INFO from a script: refused")
           .hasMessageContaining("+cluster|myid")
+          .hasMessageNotContaining(PASSWORD);
+      // on a cluster every token reads INFO replication (prelude.lua's master_tenure)
+      assertThatThrownBy(() -> Warden.builder().cluster(seeds(cluster, "no-info")).build())
+          .isInstanceOf(WardenException.class)
+          .hasMessageContaining("the commands of Warden's scripts: refused")
+          .hasMessageContaining("info: ")
           .hasMessageNotContaining(PASSWORD);
     }
   }

@@ -76,6 +76,28 @@ class DataFormatIT {
   }
 
   @Test
+  void aFormatThatSharesWithOlderOnesNeverLowersTheBarOfOneThatDoesNot(RedisServer redis) {
+    String[] marker = {MARKER};
+    // format 4 shares its data with format 3 and later only; a client of format 5, which shares
+    // with format 1 and later, starts while format 4's may still run
+    LuaScripts.run(redis.redis(), "format-mark", marker, "4", "3", "1");
+    LuaScripts.run(redis.redis(), "format-mark", marker, "5", "1", "1");
+    assertThat(redis.redis().hgetall(MARKER)).isEqualTo(Map.of("format", "5", "since", "3"));
+    assertThatThrownBy(() -> Warden.connect(redis.uri()))
+        .as("format 4's data is there, which this version (format 2) would misread")
+        .isExactlyInstanceOf(WardenException.class)
+        .hasMessageContaining("on-Redis data format");
+    // the other order: format 5 first, then a client of format 4
+    redis.redis().flushall();
+    LuaScripts.run(redis.redis(), "format-mark", marker, "5", "1", "1");
+    LuaScripts.run(redis.redis(), "format-mark", marker, "4", "3", "1");
+    assertThat(redis.redis().hgetall(MARKER)).isEqualTo(Map.of("format", "5", "since", "3"));
+    assertThatThrownBy(() -> Warden.connect(redis.uri()))
+        .isExactlyInstanceOf(WardenException.class)
+        .hasMessageContaining("on-Redis data format");
+  }
+
+  @Test
   void checkReadsTheMarkerAndWritesNothing(RedisServer redis) {
     DeploymentReport report = Warden.builder().uri(redis.uri()).check();
     assertThat(report.checks())

@@ -67,7 +67,9 @@ class DriverScriptsIT {
   private List<Object> fairRelease(String owner, int count, String undo, String releaseId) {
     return run(
         "fair-release",
-        new String[] {FAIR, QUEUE, BEATS, FAIR + ":fence", FAIR + ":unlocked:" + owner},
+        new String[] {
+          FAIR, QUEUE, BEATS, FAIR + ":fence", FAIR + ":unlocked:" + owner, FAIR + ":entries"
+        },
         owner,
         Integer.toString(count),
         CHANNEL,
@@ -135,6 +137,62 @@ class DriverScriptsIT {
     fairAcquire("c2:1", "w1", 0, true, ""); // its reply was lost: the client knows no ticket
     assertThat(fairLeave("c2:1", "w1")).containsExactly(1L);
     assertThat(redis.exists(QUEUE)).isZero();
+  }
+
+  private List<Object> fairHeartbeat(String... waitersAndAcquisitions) {
+    String[] args = new String[1 + waitersAndAcquisitions.length];
+    args[0] = "3000";
+    System.arraycopy(waitersAndAcquisitions, 0, args, 1, waitersAndAcquisitions.length);
+    return run("fair-heartbeat", new String[] {QUEUE, BEATS, FAIR + ":tickets", ENTRIES}, args);
+  }
+
+  private static final String[] QUEUE_KEYS = {QUEUE, BEATS, FAIR + ":tickets", ENTRIES};
+
+  @Test
+  void aBatchedHeartbeatRefreshesOnlyEntriesMadeForTheirAcquisitionsAndNamesTheOthers() {
+    fairAcquire("c1:1", "holder", 0, false, "");
+    long first = (Long) fairAcquire("c2:1", "w1", 0, true, "").get(2);
+    fairAcquire("c2:2", "w2", 0, true, "");
+    fairAcquire("c2:3", "w3", 0, true, "");
+    assertThat(fairLeave("c2:3", "w3")).containsExactly(1L);
+    redis.zadd(BEATS, 1, "c2:1"); // about to be dropped as dead
+    redis.zadd(BEATS, 2, "c2:2");
+    for (String key : QUEUE_KEYS) {
+      redis.pexpire(key, 1000); // fewer than three heartbeat timeouts left
+    }
+
+    long before = serverMillis();
+    assertThat(fairHeartbeat("c2:1", "w1", "c2:2", "w2-ended", "c2:3", "w3"))
+        .as("the positions of those without an entry made for their acquisition")
+        .containsExactly(2L, 3L);
+    assertThat(redis.zscore(BEATS, "c2:1")).isGreaterThanOrEqualTo(before + 3000.0);
+    assertThat(redis.zscore(BEATS, "c2:2")).as("another acquisition's entry").isEqualTo(2.0);
+    assertThat(redis.zscore(QUEUE, "c2:3")).as("never made again").isNull();
+    assertThat(redis.zscore(BEATS, "c2:3")).isNull();
+    assertThat(redis.hget(ENTRIES, "c2:3")).isNull();
+    assertThat(redis.zscore(QUEUE, "c2:1")).isEqualTo((double) first);
+    for (String key : QUEUE_KEYS) {
+      assertThat(redis.pttl(key)).as("%s lives on", key).isGreaterThan(3 * 3000L);
+    }
+  }
+
+  @Test
+  void aBatchedHeartbeatOfWaitersThatAllLeftChangesNothing() {
+    fairAcquire("c1:1", "holder", 0, false, "");
+    fairAcquire("c2:1", "w1", 0, true, "");
+    fairAcquire("c2:2", "w2", 0, true, "");
+    assertThat(fairLeave("c2:1", "w1")).containsExactly(1L);
+    redis.pexpire(QUEUE, 1000);
+    assertThat(fairHeartbeat("c2:1", "w1")).containsExactly(1L);
+    assertThat(redis.zscore(QUEUE, "c2:1")).isNull();
+    assertThat(redis.zscore(BEATS, "c2:1")).isNull();
+    assertThat(redis.pttl(QUEUE)).as("not renewed for nobody").isLessThanOrEqualTo(1000L);
+    assertThat(fairHeartbeat()).as("no waiters").isEmpty();
+  }
+
+  private long serverMillis() {
+    List<String> time = redis.time();
+    return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
   }
 
   @Test

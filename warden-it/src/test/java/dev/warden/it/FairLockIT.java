@@ -32,6 +32,10 @@ class FairLockIT {
     return "warden:{" + name + "}:fair:queue";
   }
 
+  private static String entriesKey(String name) {
+    return "warden:{" + name + "}:fair:entries";
+  }
+
   private static CompletableFuture<Void> waitThenRecord(
       DistributedLock lock, int index, List<Integer> order) {
     return CompletableFuture.runAsync(
@@ -66,6 +70,34 @@ class FairLockIT {
     }
     assertThat(order).containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8);
     assertThat(redis.redis().exists(queueKey("fifo"))).isZero();
+    // a waiter that took the lock left no record of its queue entry behind
+    assertThat(redis.redis().hgetall(entriesKey("fifo"))).isEmpty();
+  }
+
+  @Test
+  void aWaiterHandedTheLockByItsOwnClientLeavesNoRecordOfItsEntry(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    Warden client = wardens.create();
+    DistributedLock holder = client.fairLock("own-hand-off");
+    holder.lock();
+    List<Integer> order = new CopyOnWriteArrayList<>();
+    List<CompletableFuture<Void>> waiters = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      waiters.add(waitThenRecord(client.fairLock("own-hand-off"), i, order));
+      long queued = i + 1L;
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> redis.redis().zcard(queueKey("own-hand-off")) == queued);
+    }
+    // each release hands the lock straight to the head, a parked thread of the same client
+    holder.unlock();
+    for (CompletableFuture<Void> waiter : waiters) {
+      waiter.get(30, TimeUnit.SECONDS);
+    }
+    assertThat(order).containsExactly(0, 1, 2);
+    assertThat(redis.redis().exists(queueKey("own-hand-off"))).isZero();
+    // else the record of every owner that ever waited stays as long as someone waits
+    assertThat(redis.redis().hgetall(entriesKey("own-hand-off"))).isEmpty();
   }
 
   @Test
@@ -183,6 +215,8 @@ class FairLockIT {
     await()
         .atMost(Duration.ofSeconds(2))
         .until(() -> redis.redis().zcard(queueKey("dead-waiter")) == 0);
+    // the dead waiter dropped from the queue left no record of its entry either
+    assertThat(redis.redis().hgetall(entriesKey("dead-waiter"))).isEmpty();
   }
 
   private static final long FAIR_HEARTBEAT_TIMEOUT_MILLIS = 3_000;

@@ -240,6 +240,25 @@ class LockScriptsIT {
   }
 
   @Test
+  void tokensAreExactOnBothSidesOfTwoToThe53() {
+    // epoch 63: the token is below 2^53, one double; epoch 64: from 2^53 on, in two limbs. The
+    // counts are odd (ahead of the clock: one more than the last), which no double holds above 2^53
+    for (long epoch : new long[] {63, 64}) {
+      fenceTerms = "3600000:" + epoch;
+      for (int i = 0; i < 2; i++) {
+        long last = 100_000_000_000_000L + 2L * i;
+        redis.hset(FENCE, Map.of("e", Long.toString(epoch), "c", Long.toString(last)));
+        long token = token(acquire("a", 0, 10_000, false));
+        assertThat(redis.hget(FENCE, "e")).isEqualTo(Long.toString(epoch));
+        assertThat(redis.hget(FENCE, "c")).isEqualTo(Long.toString(last + 1));
+        assertThat(token).isEqualTo((epoch << 47) + last + 1);
+        assertThat(redis.hget(LOCK, "#t")).isEqualTo(Long.toString(token));
+        release("a", 1);
+      }
+    }
+  }
+
+  @Test
   void anotherOwnerIsRefusedWithTheRemainingLeaseAndMarksTheLockAsWaitedFor() {
     acquire("a", 0, 10_000, false);
     List<Object> refused = acquire("b", 0, 10_000, false);

@@ -11,7 +11,8 @@ import java.util.List;
  */
 public final class LuaScripts {
   /** The folders of warden-core's packages that hold scripts. */
-  private static final List<String> FOLDERS = List.of("lock/driver", "lock", "sync", "quorum");
+  private static final List<String> FOLDERS =
+      List.of("lock/driver", "lock", "sync", "quorum", "redis");
 
   private LuaScripts() {}
 

@@ -326,6 +326,69 @@ class MultiLockIT {
   }
 
   @Test
+  void aWaitingGroupsGiveBackNeverUndoesTheGrantOfItsNextAttempt(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    List<String> names = sameSlotNames("late");
+    String first = "warden:{" + names.get(0) + "}:lock";
+    String second = "warden:{" + names.get(1) + "}:lock";
+    try (FaultProxy proxy = FaultProxy.start(redis)) {
+      Warden mine = wardens.create(builder -> builder.uri(proxy.uri()));
+      Warden theirs = wardens.create();
+      DistributedLock pair = mine.multiLock(mine.lock(names.get(0)), mine.lock(names.get(1)));
+      assertThat(pair.tryLock()).isTrue();
+      pair.unlock();
+      proxy.blackhole(FaultProxy.Direction.TARGET_TO_CLIENT);
+      CountDownLatch held = new CountDownLatch(1);
+      CountDownLatch checked = new CountDownLatch(1);
+      CompletableFuture<Boolean> got =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  boolean acquired = pair.tryLock(20, TimeUnit.SECONDS);
+                  if (acquired) {
+                    held.countDown();
+                    checked.await();
+                    pair.unlock();
+                  }
+                  return acquired;
+                } catch (InterruptedException e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      // the first attempt takes both parts; its reply does not come back
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> redis.redis().exists(first) == 1 && redis.redis().exists(second) == 1);
+      assertThat(theirs.lock(names.get(0)).forceUnlock()).isTrue();
+      theirs.lock(names.get(0)).lock();
+      // the give-back's script must be loaded again (NOSCRIPT, then EVAL: one more round trip),
+      // while the group's next attempt finds lock-acquire-all loaded by the refused one
+      redis.redis().scriptFlush();
+      proxy.cut(); // the reply is lost with the connection
+      proxy.heal();
+      proxy.delay(Duration.ofMillis(250));
+      // the next attempt is refused by the first part (which it marks), and says that the group's
+      // owner holds the second: the client gives it back; meanwhile the first part comes free
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .pollInterval(Duration.ofMillis(5))
+          .until(() -> redis.redis().hexists(first, "#w"));
+      assertThat(theirs.lock(names.get(0)).forceUnlock()).isTrue();
+      assertThat(held.await(10, TimeUnit.SECONDS)).as("the group acquired").isTrue();
+      proxy.delay(Duration.ZERO);
+      // the group's owner holds both parts until it unlocks: the give-back, which ran after the
+      // grant, must not have undone it
+      await("both parts held by the group's owner")
+          .during(Duration.ofSeconds(1))
+          .atMost(Duration.ofSeconds(2))
+          .until(() -> redis.redis().exists(first) == 1 && redis.redis().exists(second) == 1);
+      assertThat(theirs.lock(names.get(1)).tryLock()).as("another owner in a held part").isFalse();
+      checked.countDown();
+      assertThat(got.get(10, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  @Test
   void unlockGivesBackEveryPartEvenWhenOneFails(WardenFactory wardens) {
     Warden mine = wardens.create();
     DistributedLock all = mine.multiLock(mine.lock("u1"), mine.lock("u2"), mine.lock("u3"));

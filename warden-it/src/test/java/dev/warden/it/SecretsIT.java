@@ -104,7 +104,7 @@ class SecretsIT {
   }
 
   /** Runs the action with System.out and System.err captured; returns all it wrote and added. */
-  private static String captured(ThrowingConsumer<StringBuilder> action) throws Throwable {
+  static String captured(ThrowingConsumer<StringBuilder> action) throws Throwable {
     PrintStream out = System.out;
     PrintStream err = System.err;
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -128,7 +128,7 @@ class SecretsIT {
   }
 
   /** The message, the causes and the stack trace, as printStackTrace shows them. */
-  private static String describe(Throwable failure) {
+  static String describe(Throwable failure) {
     if (failure == null) {
       return "";
     }

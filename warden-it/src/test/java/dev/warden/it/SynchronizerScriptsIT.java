@@ -24,6 +24,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(WardenExtension.class)
 class SynchronizerScriptsIT {
+  /** The scripts' idle expiry argument: none (the builder's default). */
+  private static final String NO_IDLE_EXPIRY = "0";
+
   private static final String PERMITS = "warden:{s}:semaphore";
   private static final String QUEUE = "warden:{s}:semaphore:queue";
   private static final String DEADLINES = "warden:{s}:semaphore:deadlines";
@@ -72,7 +75,8 @@ class SynchronizerScriptsIT {
         entry,
         Long.toString(ENTRY_LEASE),
         "10000",
-        CHANNEL);
+        CHANNEL,
+        NO_IDLE_EXPIRY);
   }
 
   @Test
@@ -219,7 +223,8 @@ class SynchronizerScriptsIT {
         waits ? "1" : "0",
         "0",
         "60000",
-        "warden:{s}:leased-semaphore:released");
+        "warden:{s}:leased-semaphore:released",
+        NO_IDLE_EXPIRY);
   }
 
   @Test
@@ -250,11 +255,12 @@ class SynchronizerScriptsIT {
     LuaScripts.run(
         redis,
         "leased-semaphore-add",
-        new String[] {LEASED, "warden:{s}:leased-semaphore:op:x"},
+        new String[] {LEASED, "warden:{s}:leased-semaphore:op:x", LEASES},
         "set",
         "1",
         "10000",
-        "warden:{s}:leased-semaphore:released");
+        "warden:{s}:leased-semaphore:released",
+        NO_IDLE_EXPIRY);
     assertThat(redis.pttl(LEASED)).as("set: persistent").isEqualTo(-1L);
     assertThat(redis.hexists(LEASED, "#w")).as("cleared by the message it sent").isFalse();
   }
@@ -267,7 +273,8 @@ class SynchronizerScriptsIT {
         new String[] {LEASED, LEASES, releaseMarker},
         id,
         "warden:{s}:leased-semaphore:released",
-        "10000");
+        "10000",
+        NO_IDLE_EXPIRY);
   }
 
   @Test
@@ -305,7 +312,8 @@ class SynchronizerScriptsIT {
         "latch-count-down",
         new String[] {LATCH, "warden:{s}:latch:op:" + marker},
         LATCH_CHANNEL,
-        "10000");
+        "10000",
+        NO_IDLE_EXPIRY);
   }
 
   @Test
@@ -333,7 +341,7 @@ class SynchronizerScriptsIT {
   }
 
   private List<Object> awaitLatch(String arming) {
-    return LuaScripts.run(redis, "latch-await", new String[] {LATCH}, arming);
+    return LuaScripts.run(redis, "latch-await", new String[] {LATCH}, arming, NO_IDLE_EXPIRY);
   }
 
   private List<Object> setLatch(String marker, int count) {
@@ -342,7 +350,8 @@ class SynchronizerScriptsIT {
         "latch-set",
         new String[] {LATCH, "warden:{s}:latch:op:" + marker},
         Integer.toString(count),
-        "10000");
+        "10000",
+        NO_IDLE_EXPIRY);
   }
 
   @Test

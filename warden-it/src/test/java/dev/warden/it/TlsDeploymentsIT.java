@@ -14,6 +14,7 @@ import dev.warden.testkit.RedisCluster;
 import dev.warden.testkit.RedisSentinels;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.StartGate;
+import dev.warden.testkit.TestCertificates;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -8,6 +8,7 @@ import dev.warden.TlsOptions;
 import dev.warden.Warden;
 import dev.warden.WardenException;
 import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.TestCertificates;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;

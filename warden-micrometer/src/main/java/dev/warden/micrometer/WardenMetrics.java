@@ -48,8 +48,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       <td>acquisitions in progress now</td></tr>
  *   <tr><td>{@code warden.lease.renewals}</td><td>counter</td><td>type</td>
  *       <td>leases renewed by the lease keeper (holds taken without an explicit lease)</td></tr>
- *   <tr><td>{@code warden.lease.lost}</td><td>counter</td><td>type</td>
- *       <td>holds found lost: expired, force-unlocked, or lost with Redis data</td></tr>
+ *   <tr><td>{@code warden.lease.lost}</td><td>counter</td><td>type, reason</td>
+ *       <td>holds found lost; reason {@code expired} (expired, force-unlocked, or lost with Redis
+ *       data), {@code max_hold_time} (held for the maximum hold time) or {@code shutdown}
+ *       (released by a graceful close)</td></tr>
  * </table>
  *
  * <p><b>Names.</b> By default no meter carries the object's name: names such as {@code invoice-42}
@@ -148,6 +150,9 @@ public final class WardenMetrics implements MeterBinder, AutoCloseable {
   /** A key for meters that differ by type, name tag and (for the acquire timer) outcome. */
   private record Key(ObjectType type, String name, WardenListener.Outcome outcome) {}
 
+  /** The key of a lost-lease counter: type and name tag, and the reason. */
+  private record LostKey(Key key, WardenListener.LossReason reason) {}
+
   /** The meters of one registry, and the listener that feeds them. */
   private final class Recorder implements WardenListener {
     private final MeterRegistry registry;
@@ -155,7 +160,7 @@ public final class WardenMetrics implements MeterBinder, AutoCloseable {
     private final Map<Key, Timer> held = new ConcurrentHashMap<>();
     private final Map<Key, LongTaskTimer> active = new ConcurrentHashMap<>();
     private final Map<Key, Counter> renewals = new ConcurrentHashMap<>();
-    private final Map<Key, Counter> lost = new ConcurrentHashMap<>();
+    private final Map<LostKey, Counter> lost = new ConcurrentHashMap<>();
     private final Map<Long, LongTaskTimer.Sample> holds = new ConcurrentHashMap<>();
     private final Map<ObjectType, AtomicInteger> waiting = new EnumMap<>(ObjectType.class);
 
@@ -236,8 +241,16 @@ public final class WardenMetrics implements MeterBinder, AutoCloseable {
     }
 
     @Override
-    public void leaseLost(ObjectType type, String name) {
-      counter(lost, "warden.lease.lost", "Holds found lost", type, name).increment();
+    public void leaseLost(ObjectType type, String name, long holdId, LossReason reason) {
+      lost.computeIfAbsent(
+              new LostKey(key(type, name, null), reason),
+              k ->
+                  Counter.builder("warden.lease.lost")
+                      .description("Holds found lost")
+                      .tags(tags(k.key().type(), k.key().name()))
+                      .tag("reason", k.reason().tag())
+                      .register(registry))
+          .increment();
     }
 
     private Counter counter(

@@ -124,11 +124,41 @@ class WardenMetricsIT {
 
     redis.redis().del("warden:{nightly}:lock");
     handle.leaseLost().toCompletableFuture().get(5, TimeUnit.SECONDS);
-    assertThat(registry.get("warden.lease.lost").tag("type", "lock").counter().count())
+    assertThat(
+            registry
+                .get("warden.lease.lost")
+                .tag("type", "lock")
+                .tag("reason", "expired")
+                .counter()
+                .count())
         .isEqualTo(1.0);
     assertThatThrownBy(handle::close).isInstanceOf(LeaseExpiredException.class);
     assertThat(registry.get("warden.held").tag("type", "lock").timer().count()).isEqualTo(1);
     assertThat(registry.get("warden.held.active").longTaskTimer().activeTasks()).isZero();
+  }
+
+  @Test
+  void holdsEndedByTheMaximumHoldTimeAndByAGracefulCloseAreCountedByReason(WardenFactory wardens)
+      throws Exception {
+    Warden limited =
+        wardens.create(
+            builder ->
+                builder
+                    .watchdogTimeout(Duration.ofMillis(300))
+                    .maxHoldTime(Duration.ofMillis(600)));
+    WardenMetrics.of(limited).bindTo(registry);
+    LockHandle stuck = limited.lock("stuck").acquire(Duration.ZERO);
+    stuck.leaseLost().toCompletableFuture().get(5, TimeUnit.SECONDS);
+    LockHandle unfinished = limited.lock("unfinished").acquire(Duration.ZERO);
+    limited.close(Duration.ZERO);
+    unfinished.leaseLost().toCompletableFuture().get(5, TimeUnit.SECONDS);
+    assertThat(lost("max_hold_time")).isEqualTo(1.0);
+    assertThat(lost("shutdown")).isEqualTo(1.0);
+    assertThat(registry.find("warden.lease.lost").tag("reason", "expired").counter()).isNull();
+  }
+
+  private double lost(String reason) {
+    return registry.get("warden.lease.lost").tag("reason", reason).counter().count();
   }
 
   @Test

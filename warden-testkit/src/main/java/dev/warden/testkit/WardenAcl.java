@@ -45,6 +45,25 @@ public final class WardenAcl {
   private WardenAcl() {}
 
   /**
+   * Returns {@link #SINGLE_SERVER} for a {@code Warden} built with {@code keyPrefix(keyPrefix)}:
+   * its keys and channels are {@code <keyPrefix>:warden:*}, so the rule confines the user to them,
+   * e.g. {@code singleServer("billing")} allows {@code ~billing:warden:* &billing:warden:*}.
+   *
+   * @param keyPrefix the key prefix, as given to the builder
+   * @return the rule
+   * @throws IllegalArgumentException if the prefix is null or blank
+   * @since 0.2
+   */
+  public static String singleServer(String keyPrefix) {
+    if (keyPrefix == null || keyPrefix.isBlank()) {
+      throw new IllegalArgumentException("keyPrefix must not be null or blank: " + keyPrefix);
+    }
+    String pattern = keyPrefix + ":warden:*";
+    return SINGLE_SERVER.replace(
+        "~warden:* resetchannels &warden:*", "~" + pattern + " resetchannels &" + pattern);
+  }
+
+  /**
    * Makes (or remakes) a user on the server with exactly the rule given and the password given,
    * e.g. {@code createUser(server, "app", "secret", WardenAcl.SINGLE_SERVER)}; then connect as
    * {@code redis://app:secret@127.0.0.1:<port>}.

@@ -114,10 +114,11 @@ public final class Events {
     }
   }
 
-  public void leaseLost(ObjectType type, String name, long holdId) {
+  public void leaseLost(
+      ObjectType type, String name, long holdId, WardenListener.LossReason reason) {
     for (WardenListener listener : listeners) {
       try {
-        listener.leaseLost(type, name, holdId);
+        listener.leaseLost(type, name, holdId, reason);
       } catch (RuntimeException e) {
         failed(listener, "leaseLost", e);
       }

@@ -89,6 +89,8 @@ public final class Settings {
   private final long recheckNanos;
   private final String operationMarkerArgument;
   private final Replication replication; // null under Replication.none(): the hot path tests it
+  private final long maxHoldNanos; // 0: renewed for as long as held
+  private final String syncIdleArgument; // "0": semaphores and latches never expire
 
   /**
    * @param watchdogTimeout the lease of holds renewed by the lease keeper
@@ -107,6 +109,33 @@ public final class Settings {
       Duration commandTimeout,
       Duration recheckInterval,
       Replication replication) {
+    this(watchdogTimeout, commandTimeout, recheckInterval, replication, null);
+  }
+
+  /**
+   * @param maxHoldTime how long the lease keeper renews a hold at most, or null for as long as it
+   *     is held
+   */
+  public Settings(
+      Duration watchdogTimeout,
+      Duration commandTimeout,
+      Duration recheckInterval,
+      Replication replication,
+      Duration maxHoldTime) {
+    this(watchdogTimeout, commandTimeout, recheckInterval, replication, maxHoldTime, null);
+  }
+
+  /**
+   * @param syncIdleExpiry how long a semaphore or latch lives after its last operation, or null for
+   *     ever
+   */
+  public Settings(
+      Duration watchdogTimeout,
+      Duration commandTimeout,
+      Duration recheckInterval,
+      Replication replication,
+      Duration maxHoldTime,
+      Duration syncIdleExpiry) {
     if (replication.timeout().compareTo(commandTimeout) >= 0) {
       throw new IllegalArgumentException(
           "the replication timeout must be below the command timeout ("
@@ -119,6 +148,24 @@ public final class Settings {
     this.commandTimeoutNanos = commandTimeout.toNanos();
     this.recheckNanos = recheckInterval.toNanos();
     this.operationMarkerArgument = Long.toString(operationMarkerMillis());
+    this.maxHoldNanos = maxHoldTime == null ? 0 : maxHoldTime.toNanos();
+    this.syncIdleArgument = syncIdleExpiry == null ? "0" : Long.toString(syncIdleExpiry.toMillis());
+  }
+
+  /**
+   * How long a semaphore or latch lives after its last operation, in ms, as a script argument; "0"
+   * when they never expire.
+   */
+  public String syncIdleArgument() {
+    return syncIdleArgument;
+  }
+
+  /**
+   * How long the lease keeper renews a hold at most, from when it was taken, in ns; 0 when it
+   * renews it for as long as it is held.
+   */
+  public long maxHoldNanos() {
+    return maxHoldNanos;
   }
 
   /** The replication policy, or null under {@link Replication#none()}. */

@@ -252,6 +252,14 @@ public final class LockLeadership implements Leadership {
     }
   }
 
+  /**
+   * The Warden closes gracefully: the leadership ends as {@link #close()} ends it, its lock
+   * released once the revoked callback returned (handed over), not waited for here.
+   */
+  public void wardenClosing() {
+    var unused = stop(true);
+  }
+
   /** The Warden is closing: the leadership ends, and its lock is left to expire. */
   public void wardenClosed() {
     var unused = stop(false);

@@ -1,5 +1,6 @@
 package dev.warden.internal.lease;
 
+import dev.warden.WardenListener;
 import dev.warden.internal.base.Events;
 import dev.warden.internal.base.Subject;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +19,19 @@ import java.util.function.Supplier;
  * mark a hold lost while its release is in flight, so a normal release never reports a lost lease.
  */
 public final class Hold {
+  /**
+   * Ends a hold on its owner's behalf (a graceful close whose grace ran out): the lock layer's
+   * owner-checked release, sent and not waited for.
+   */
+  @FunctionalInterface
+  public interface Revocation {
+    /**
+     * Marks the hold lost for {@code reason} and sends the release, unless it is no longer plainly
+     * held (released, being released, or lost); returns the release's outcome.
+     */
+    CompletableFuture<?> revoke(Hold hold, String reason);
+  }
+
   /** Where a hold is in its life. */
   public enum State {
     HELD,
@@ -36,12 +50,15 @@ public final class Hold {
   private final long token;
   private final long leaseMillis;
   private final Renewal renewal;
+  private final Revocation revocation;
   private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
   private final CompletableFuture<Void> lost = new CompletableFuture<>();
   private volatile int count;
   private volatile boolean renewed;
   private volatile long leaseDeadlineNanos;
   private volatile String lostReason;
+  private volatile WardenListener.LossReason lossReason = WardenListener.LossReason.EXPIRED;
+  private boolean limitTimed; // the lease keeper's: whether the end of its maximum hold is timed
   private volatile Throwable lostCause;
   private volatile boolean releaseInDoubt;
   private volatile String releaseId; // of the release under way, or that failed in doubt
@@ -57,6 +74,7 @@ public final class Hold {
    * @param subject the lock's type and name, for events and activity entries
    * @param startedNanos when it began, on the client's monotonic clock
    * @param events where its start, end and loss are reported
+   * @param revocation how it is ended on its owner's behalf (see {@link #revoke})
    */
   public Hold(
       String object,
@@ -68,7 +86,8 @@ public final class Hold {
       int count,
       long leaseMillis,
       long leaseDeadlineNanos,
-      Renewal renewal) {
+      Renewal renewal,
+      Revocation revocation) {
     this.object = object;
     this.subject = subject;
     this.startedNanos = startedNanos;
@@ -79,6 +98,15 @@ public final class Hold {
     this.leaseMillis = leaseMillis;
     this.leaseDeadlineNanos = leaseDeadlineNanos;
     this.renewal = renewal;
+    this.revocation = revocation;
+  }
+
+  /**
+   * Ends the hold on its owner's behalf, if it is plainly held: marks it lost for {@code reason}
+   * (its owner is told as of a lost lease) and sends its owner-checked release.
+   */
+  public CompletableFuture<?> revoke(String reason) {
+    return revocation.revoke(this, reason);
   }
 
   /** Describes the lock, for messages. */
@@ -261,10 +289,19 @@ public final class Hold {
    * callback executor so that user stages never run on a Redis I/O thread. Returns whether it did.
    */
   public boolean markLost(String reason, Executor callbacks) {
+    return markLost(reason, WardenListener.LossReason.EXPIRED, callbacks);
+  }
+
+  /**
+   * Marks the hold lost for a reason of a kind, as {@link #markLost(String, Executor)} does; the
+   * kind goes to the listeners.
+   */
+  public boolean markLost(String reason, WardenListener.LossReason kind, Executor callbacks) {
     if (!state.compareAndSet(State.HELD, State.LOST)) {
       return false;
     }
     lostReason = reason;
+    lossReason = kind;
     reportLost(); // before the future, so that what it triggers sees the event counted
     callbacks.execute(() -> lost.complete(null));
     return true;
@@ -281,7 +318,7 @@ public final class Hold {
 
   private void reportLost() {
     if (events.on()) {
-      events.leaseLost(subject.type(), subject.name(), id);
+      events.leaseLost(subject.type(), subject.name(), id, lossReason);
     }
   }
 
@@ -295,6 +332,15 @@ public final class Hold {
     lostReason = reason;
     lostCause = cause;
     state.set(State.LOST);
+  }
+
+  /** Whether the lease keeper has timed the end of its maximum hold time; the keeper's alone. */
+  boolean limitTimed() {
+    return limitTimed;
+  }
+
+  void limitTimed(boolean timed) {
+    this.limitTimed = timed;
   }
 
   /** Why the hold was lost, once it is. */

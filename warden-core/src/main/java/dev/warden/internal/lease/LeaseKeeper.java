@@ -1,5 +1,6 @@
 package dev.warden.internal.lease;
 
+import dev.warden.WardenListener;
 import dev.warden.internal.base.Clock;
 import dev.warden.internal.base.Settings;
 import dev.warden.internal.base.Timer;
@@ -9,6 +10,7 @@ import dev.warden.internal.redis.Script;
 import dev.warden.internal.redis.Scripts;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.protocol.CommandArgs;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +43,12 @@ import org.slf4j.LoggerFactory;
  * before its local lease deadline (the send time of its last successful renewal plus the lease, on
  * the monotonic clock: never later than Redis's own expiry). Then {@link Hold#lost()} completes and
  * the hold leaves the keeper.
+ *
+ * <p>With a maximum hold time ({@link Settings#maxHoldNanos()}), a hold is renewed only until that
+ * long after it was taken: the last renewal before the limit sets its lease to end at the limit
+ * (not a whole lease later), and a timer at the limit marks it lost ({@link
+ * WardenListener.LossReason#MAX_HOLD_TIME}), so its holder is told when Redis lets it go, and not
+ * later than that.
  */
 public final class LeaseKeeper {
   private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
@@ -52,6 +60,8 @@ public final class LeaseKeeper {
   private final Executor callbacks;
   private final long leaseMillis;
   private final long periodNanos;
+  private final long maxHoldNanos; // 0: none
+  private final String limitReason;
   private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
 
   /**
@@ -76,6 +86,11 @@ public final class LeaseKeeper {
     this.callbacks = callbacks;
     this.leaseMillis = settings.watchdogLeaseMillis();
     this.periodNanos = settings.renewalPeriodNanos();
+    this.maxHoldNanos = settings.maxHoldNanos();
+    this.limitReason =
+        "it was held for its maximum hold time ("
+            + Duration.ofNanos(maxHoldNanos)
+            + "): the lease keeper stopped renewing it, and it expired then";
   }
 
   /** The lease of the holds this keeper renews, in ms. */
@@ -185,13 +200,26 @@ public final class LeaseKeeper {
     // shard (one call touches one cluster slot)
     Map<BatchKey, Batch> filling = new HashMap<>(4);
     for (Hold hold : holds) {
+      long lease = leaseMillis;
+      if (maxHoldNanos > 0) {
+        long left = hold.startedNanos() + maxHoldNanos - now;
+        if (left <= 0) {
+          lose(hold, limitReason, WardenListener.LossReason.MAX_HOLD_TIME);
+          continue;
+        }
+        if (left < TimeUnit.MILLISECONDS.toNanos(leaseMillis)) {
+          // the last renewals before the limit: the lease ends at the limit, not later
+          lease = Math.max(1, TimeUnit.NANOSECONDS.toMillis(left));
+          timeLimit(hold, left);
+        }
+      }
       if (now - hold.leaseDeadlineNanos() >= 0) {
         lose(hold, "no renewal succeeded before the lease's deadline");
         continue;
       }
       byte[] routingKey = hold.renewalKeys()[0];
-      BatchKey key = new BatchKey(hold.renewal().script(), redis.shardOf(routingKey));
-      Batch batch = filling.computeIfAbsent(key, k -> new Batch(k.script()));
+      BatchKey key = new BatchKey(hold.renewal().script(), redis.shardOf(routingKey), lease);
+      Batch batch = filling.computeIfAbsent(key, k -> new Batch(k.script(), k.leaseMillis()));
       batch.add(hold);
       if (batch.size == Settings.RENEWAL_BATCH) {
         filling.remove(key);
@@ -203,8 +231,30 @@ public final class LeaseKeeper {
     }
   }
 
-  /** What the holds of one batch share: their renewal script and their shard. */
-  private record BatchKey(Script script, int shard) {}
+  /**
+   * Marks the hold lost at its maximum hold time, {@code leftNanos} from now, unless released
+   * before: its last renewal made its lease end then. Timed once per hold; on the timer thread.
+   */
+  private void timeLimit(Hold hold, long leftNanos) {
+    if (hold.limitTimed()) {
+      return;
+    }
+    hold.limitTimed(true);
+    synchronized (this) {
+      if (!stopped) {
+        timer.schedule(
+            () -> {
+              if (holds.contains(hold)) {
+                lose(hold, limitReason, WardenListener.LossReason.MAX_HOLD_TIME);
+              }
+            },
+            leftNanos);
+      }
+    }
+  }
+
+  /** What the holds of one batch share: their renewal script, their shard and their lease. */
+  private record BatchKey(Script script, int shard, long leaseMillis) {}
 
   /**
    * Sends one batch. Each hold's keys and owner go out as the bytes encoded when it was added, and
@@ -215,11 +265,9 @@ public final class LeaseKeeper {
   @SuppressWarnings("FutureReturnValueIgnored")
   private void renew(Batch batch) {
     long sentAt = clock.nanoTime();
+    long lease = batch.leaseMillis;
     CommandArgs<String, String> keysAndArgs =
-        new CommandArgs<>(StringCodec.UTF8)
-            .addAll(batch.keys)
-            .add(leaseMillis)
-            .addAll(batch.owners);
+        new CommandArgs<>(StringCodec.UTF8).addAll(batch.keys).add(lease).addAll(batch.owners);
     scripts
         .runEncoded(batch.script, batch.routingKey, batch.keyCount, keysAndArgs)
         .whenComplete(
@@ -227,7 +275,7 @@ public final class LeaseKeeper {
               if (failure != null) {
                 renewalFailed(batch, failure);
               } else {
-                renewed(batch, notRenewed, sentAt + TimeUnit.MILLISECONDS.toNanos(leaseMillis));
+                renewed(batch, notRenewed, sentAt + TimeUnit.MILLISECONDS.toNanos(lease));
               }
             });
   }
@@ -282,7 +330,11 @@ public final class LeaseKeeper {
   }
 
   private void lose(Hold hold, String reason) {
-    if (hold.markLost(reason, callbacks)) {
+    lose(hold, reason, WardenListener.LossReason.EXPIRED);
+  }
+
+  private void lose(Hold hold, String reason, WardenListener.LossReason kind) {
+    if (hold.markLost(reason, kind, callbacks)) {
       log.warn(
           "{} lost its hold (owner {}, token {}): {}",
           hold.object(),
@@ -300,6 +352,7 @@ public final class LeaseKeeper {
    */
   private static final class Batch {
     final Script script;
+    final long leaseMillis;
     final Hold[] holds = new Hold[Settings.RENEWAL_BATCH];
     final CommandArgs<String, String> keys = new CommandArgs<>(StringCodec.UTF8);
     final CommandArgs<String, String> owners = new CommandArgs<>(StringCodec.UTF8);
@@ -307,8 +360,9 @@ public final class LeaseKeeper {
     int keyCount;
     byte[] routingKey;
 
-    Batch(Script script) {
+    Batch(Script script, long leaseMillis) {
       this.script = script;
+      this.leaseMillis = leaseMillis;
     }
 
     void add(Hold hold) {

@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
  * Several locks of one slot whose drivers join groups (reentrant locks), taken by one script call
  * (lock-acquire-all.lua) for one owner: all or none. A refusal names the part that refused, and the
  * acquisition waits on that part's channel; when it also says that an earlier attempt (whose reply
- * was lost) took parts, they are given back at once, by this acquisition's id, so that the owner
- * holds none of the group while it waits.
+ * was lost) took parts, they are given back at once, by the id those attempts ran under, so that
+ * the owner holds none of the group while it waits; the later attempts run under a new id, which
+ * that give-back cannot undo, whenever it runs.
  */
 final class GroupClaim implements Claim<List<Granted>> {
   private static final Logger log = LoggerFactory.getLogger(GroupClaim.class);
@@ -28,7 +29,12 @@ final class GroupClaim implements Claim<List<Granted>> {
   private final String owner;
   private final List<Hold> before;
   private final long leaseMillis;
-  private final String id;
+
+  /**
+   * The id the next attempt runs under: a new one after a refusal whose give-back names the old one
+   * (see {@link #attempt}). Written by the reply of one attempt, read by the next.
+   */
+  private volatile String id;
 
   GroupClaim(
       Subject subject, List<LockCore> group, String owner, List<Hold> before, long leaseMillis) {
@@ -68,7 +74,8 @@ final class GroupClaim implements Claim<List<Granted>> {
     args[0] = owner;
     args[1] = Long.toString(leaseMillis);
     args[2] = context.scripts().fenceTerms();
-    args[3] = id;
+    String attemptId = id;
+    args[3] = attemptId;
     int[] heldBefore = new int[group.size()];
     for (int i = 0; i < group.size(); i++) {
       LockKeys lockKeys = group.get(i).driver().keys();
@@ -86,8 +93,11 @@ final class GroupClaim implements Claim<List<Granted>> {
               if (Scripts.number(reply, 0) == 0) {
                 if (reply.size() > 3 && Scripts.number(reply, 3) == 1) {
                   // an earlier attempt, whose reply was lost, took parts this one does not: all
-                  // or none, also while waiting (this goes out before the next attempt)
-                  givingBack(giveBackInDoubt());
+                  // or none, also while waiting. The next attempts run under a new id: this
+                  // give-back may run after one of them (its script reloaded after NOSCRIPT, a
+                  // reconnect), and must then leave the grant it got alone
+                  id = group.get(0).newAcquisitionId();
+                  givingBack(giveBack(attemptId));
                 }
                 int blocker = (int) Scripts.number(reply, 1) - 1;
                 return Outcome.busy(
@@ -96,7 +106,8 @@ final class GroupClaim implements Claim<List<Granted>> {
               List<Granted> grants = new ArrayList<>();
               for (int i = 0; i < group.size(); i++) {
                 grants.add(
-                    new Granted(Scripts.number(reply, 1 + 2 * i), heldBefore[i] + 1, id, sentAt));
+                    new Granted(
+                        Scripts.number(reply, 1 + 2 * i), heldBefore[i] + 1, attemptId, sentAt));
               }
               return Outcome.granted(grants);
             });
@@ -124,10 +135,15 @@ final class GroupClaim implements Claim<List<Granted>> {
    */
   @Override
   public CompletableFuture<?> giveBackInDoubt() {
+    return giveBack(id);
+  }
+
+  /** Gives back every part the attempts run under {@code acquisitionId} may have taken. */
+  private CompletableFuture<?> giveBack(String acquisitionId) {
     List<CompletableFuture<?>> releases = new ArrayList<>();
     for (int i = 0; i < group.size(); i++) {
       int heldBefore = before.get(i) == null ? 0 : before.get(i).count();
-      releases.add(group.get(i).giveBackInDoubt(owner, id, heldBefore));
+      releases.add(group.get(i).giveBackInDoubt(owner, acquisitionId, heldBefore));
     }
     return CompletableFuture.allOf(releases.toArray(new CompletableFuture<?>[0]));
   }

@@ -8,7 +8,6 @@ import dev.warden.internal.wait.HandOffTerms;
 import dev.warden.internal.wait.Subscriptions;
 import dev.warden.internal.wait.Successor;
 import dev.warden.internal.wait.Topic;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,10 +30,6 @@ import java.util.concurrent.TimeUnit;
  * so that it gets its chance. The rows are counted per lock for the whole client ({@link Rows}).
  */
 final class HandOff implements Successors {
-  private static final Comparator<Successor> EARLIEST_TICKET =
-      Comparator.comparingLong(Successor::ticket);
-  private static final Comparator<Successor> LONGEST_PARKED = (unusedA, unusedB) -> 0;
-
   private final LockDriver driver;
   private final Subscriptions subscriptions;
   private final Holds holds;
@@ -59,7 +54,7 @@ final class HandOff implements Successors {
     if (!rows.mayHandOff(driver.holdKey())) {
       return null;
     }
-    Successor taken = topic.claim(this::takes, LONGEST_PARKED);
+    Successor taken = topic.claim(driver.holdKey());
     if (taken == null) {
       rows.realRelease(driver.holdKey());
       return null;
@@ -79,13 +74,8 @@ final class HandOff implements Successors {
       return null;
     }
     long generation = topic.generation();
-    Successor taken = topic.claim(this::takes, EARLIEST_TICKET);
+    Successor taken = topic.claim(driver.holdKey());
     return taken == null ? null : new Taken(taken, topic, generation, false);
-  }
-
-  /** Whether a parked waiter takes this lock. */
-  private boolean takes(Successor successor) {
-    return successor.terms().object().equals(driver.holdKey());
   }
 
   /** A waiter taken off its topic for one release. */

@@ -2,6 +2,7 @@ package dev.warden.internal.lock;
 
 import dev.warden.WardenActivity;
 import dev.warden.internal.base.Clock;
+import dev.warden.internal.base.Timer;
 import dev.warden.internal.lease.Hold;
 import dev.warden.internal.lease.LeaseKeeper;
 import java.time.Duration;
@@ -9,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -30,6 +32,12 @@ final class Holds {
 
   private final LeaseKeeper keeper;
   private final Clock clock;
+
+  /**
+   * While a graceful close waits for holders to release: completes with true once no hold is held
+   * or being released. Null otherwise, so a release pays one volatile read for it.
+   */
+  private volatile CompletableFuture<Boolean> released;
 
   Holds(LeaseKeeper keeper, Clock clock) {
     this.keeper = keeper;
@@ -80,6 +88,9 @@ final class Holds {
     if (removed) {
       hold.reportEnded(clock.nanoTime());
     }
+    if (released != null) {
+      checkReleased();
+    }
   }
 
   /**
@@ -95,6 +106,57 @@ final class Holds {
     if (hold.renewed()) {
       keeper.remove(hold);
     }
+    if (released != null) {
+      checkReleased();
+    }
+  }
+
+  /**
+   * Returns a future that completes with true once no hold of this client is held or being released
+   * (lost ones do not count), or with false after {@code graceNanos} on the timer: for a graceful
+   * close. Released, lost and forgotten holds are noticed as they happen.
+   */
+  // FutureReturnValueIgnored: each callback only completes the future returned
+  @SuppressWarnings("FutureReturnValueIgnored")
+  CompletableFuture<Boolean> whenReleased(Timer timer, long graceNanos) {
+    CompletableFuture<Boolean> done = new CompletableFuture<>();
+    released = done;
+    for (Hold hold : holds.values()) {
+      hold.lost().thenRun(this::checkReleased); // lost to the lease keeper: it held no more
+    }
+    checkReleased();
+    if (!done.isDone()) {
+      Timer.Scheduled deadline = timer.schedule(() -> done.complete(false), graceNanos);
+      done.thenRun(deadline::cancel);
+    }
+    return done;
+  }
+
+  /** Ends a wait of {@link #whenReleased} with false: the Warden closes at once. */
+  void stopWaiting() {
+    CompletableFuture<Boolean> done = released;
+    if (done != null) {
+      done.complete(false);
+    }
+  }
+
+  private void checkReleased() {
+    CompletableFuture<Boolean> done = released;
+    if (done == null || done.isDone()) {
+      return;
+    }
+    for (Hold hold : holds.values()) {
+      Hold.State state = hold.state();
+      if (state == Hold.State.HELD || state == Hold.State.RELEASING) {
+        return;
+      }
+    }
+    done.complete(true);
+  }
+
+  /** Every hold recorded now. */
+  List<Hold> all() {
+    return new ArrayList<>(holds.values());
   }
 
   /**

@@ -4,6 +4,7 @@ import dev.warden.internal.base.Clock;
 import dev.warden.internal.base.Owners;
 import dev.warden.internal.base.Settings;
 import dev.warden.internal.redis.Calls;
+import dev.warden.internal.redis.Namespace;
 import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.wait.Waiting;
 import java.util.concurrent.Executor;
@@ -12,7 +13,8 @@ import java.util.concurrent.Executor;
  * What the lock primitives of one client share, made once by {@link Locks}: its settings, clock and
  * owners, the script runner and blocking calls, waiting, its record of holds and hand-off rows, the
  * executor that completes the futures users see, and the threads on which a quorum lock runs its
- * blocking calls to this client's locks ({@link QuorumPart#calls()}).
+ * blocking calls to this client's locks ({@link QuorumPart#calls()}), and the namespace of its
+ * keys.
  */
 record LockContext(
     Settings settings,
@@ -24,4 +26,5 @@ record LockContext(
     Holds holds,
     HandOff.Rows rows,
     Executor callbacks,
-    Executor partCalls) {}
+    Executor partCalls,
+    Namespace namespace) {}

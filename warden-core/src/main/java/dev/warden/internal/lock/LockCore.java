@@ -224,7 +224,8 @@ final class LockCore {
               granted.holdCount(),
               lease.millis(),
               deadline,
-              driver.renewal());
+              driver.renewal(),
+              (lost, reason) -> Revocation.revoke(this, lost, reason));
       hold.acquisition(granted.acquisitionId());
       context.holds().add(driver.holdKey(), hold, driver.waitsForLocalHolder(), lease.renewed());
       return hold;
@@ -564,7 +565,7 @@ final class LockCore {
   }
 
   /** Wakes this client's waiters at once after its own release, without waiting for the message. */
-  private void wakeLocal(WakeMessage wake) {
+  void wakeLocal(WakeMessage wake) {
     context.waiting().subscriptions().releasedLocally(driver.channel(), wake);
   }
 

@@ -7,15 +7,19 @@ import dev.warden.WardenActivity;
 import dev.warden.internal.base.Clock;
 import dev.warden.internal.base.Owners;
 import dev.warden.internal.base.Settings;
+import dev.warden.internal.lease.Hold;
 import dev.warden.internal.lease.LeaseKeeper;
 import dev.warden.internal.lock.driver.FairDriver;
 import dev.warden.internal.lock.driver.LockKeys;
 import dev.warden.internal.lock.driver.ReentrantDriver;
 import dev.warden.internal.redis.Calls;
+import dev.warden.internal.redis.Namespace;
 import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.wait.Waiting;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -32,6 +36,7 @@ public final class Locks {
   /**
    * @param keeper renews the holds taken without an explicit lease
    * @param callbacks completes the futures users see
+   * @param namespace where the locks' keys and channels live
    */
   public Locks(
       Settings settings,
@@ -41,7 +46,8 @@ public final class Locks {
       Calls calls,
       Waiting waiting,
       LeaseKeeper keeper,
-      Executor callbacks) {
+      Executor callbacks,
+      Namespace namespace) {
     this.context =
         new LockContext(
             settings,
@@ -53,7 +59,8 @@ public final class Locks {
             new Holds(keeper, clock),
             new HandOff.Rows(clock),
             callbacks,
-            partCalls);
+            partCalls,
+            namespace);
   }
 
   private static Thread partCallThread(Runnable task) {
@@ -71,7 +78,11 @@ public final class Locks {
   public DistributedLock fairLock(String name) {
     return new RedisMutex(
         context,
-        new FairDriver(context.scripts(), name, context.settings().operationMarkerArgument()),
+        new FairDriver(
+            context.scripts(),
+            context.namespace(),
+            name,
+            context.settings().operationMarkerArgument()),
         LockCore.Guard.NONE);
   }
 
@@ -122,8 +133,41 @@ public final class Locks {
     return context.holds().size();
   }
 
+  /**
+   * Returns a future that completes with true once no hold of this client is held or being
+   * released, or with false after {@code graceNanos}: a graceful close waits on it.
+   */
+  public CompletableFuture<Boolean> whenReleased(long graceNanos) {
+    return context.holds().whenReleased(context.waiting().timer(), graceNanos);
+  }
+
+  /**
+   * Ends every hold still held on its owner's behalf ({@link Revocation#revoke}): each is marked
+   * lost for {@code reason}, its owner told, and its owner-checked release sent. Returns the number
+   * of holds ended this way and a future of all their releases, which fails if one failed.
+   */
+  public Revoked revokeAll(String reason) {
+    List<CompletableFuture<?>> releases = new ArrayList<>();
+    for (Hold hold : context.holds().all()) {
+      if (hold.state() == Hold.State.HELD) {
+        releases.add(hold.revoke(reason));
+      }
+    }
+    return new Revoked(
+        releases.size(), CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)));
+  }
+
+  /**
+   * What {@link #revokeAll} did.
+   *
+   * @param holds how many holds it ended
+   * @param releases completes when their releases have
+   */
+  public record Revoked(int holds, CompletableFuture<Void> releases) {}
+
   /** Stops the threads of quorum-lock calls; calls not yet started are dropped. */
   public void close() {
+    context.holds().stopWaiting(); // a graceful close waiting for holders stops waiting
     partCalls.shutdownNow();
   }
 
@@ -131,7 +175,7 @@ public final class Locks {
     return new ReentrantDriver(
         context.scripts(),
         context.owners(),
-        LockKeys.of(name),
+        LockKeys.of(context.namespace(), name),
         context.settings().operationMarkerArgument());
   }
 }

@@ -7,6 +7,7 @@ import dev.warden.internal.wait.Acquisition;
 import dev.warden.internal.wait.Claim;
 import dev.warden.internal.wait.HandOffTerms;
 import dev.warden.internal.wait.Outcome;
+import dev.warden.internal.wait.SharedWait;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -133,8 +134,11 @@ final class MutexClaim implements Claim<Granted> {
     if (hold == null) {
       return true; // handed over, not yet adopted by its thread
     }
-    // a lost hold, or an explicit lease that ran out, holds nothing in Redis
-    return hold.state() != Hold.State.LOST && !hold.explicitLeaseRanOut(core.now());
+    // a lost hold, or an explicit lease that ran out, holds nothing in Redis; nor may a hold whose
+    // release failed in doubt (it may have run, and nothing else would wake us)
+    return hold.state() != Hold.State.LOST
+        && !hold.releaseInDoubt()
+        && !hold.explicitLeaseRanOut(core.now());
   }
 
   /** A first acquisition that waits can be handed the lock; a re-entry or a try cannot. */
@@ -156,6 +160,12 @@ final class MutexClaim implements Claim<Granted> {
     return driver.ticket(id);
   }
 
+  /** A first acquisition that waits shares its waiting where the lock type lets it. */
+  @Override
+  public SharedWait sharing() {
+    return heldBefore != 0 || !willWait ? null : driver.sharedWait();
+  }
+
   @Override
   public Granted handedOver(long token, long sentAtNanos) {
     return new Granted(token, 1, id, sentAtNanos);
@@ -169,5 +179,10 @@ final class MutexClaim implements Claim<Granted> {
       var unused = leave();
     }
     driver.forget(id);
+  }
+
+  @Override
+  public boolean reentry() {
+    return heldBefore > 0;
   }
 }

@@ -23,7 +23,7 @@ final class RedisReadWriteLock implements DistributedReadWriteLock {
   private final RedisMutex writeLock;
 
   RedisReadWriteLock(LockContext context, String name) {
-    ReadWriteKeys keys = ReadWriteKeys.of(name);
+    ReadWriteKeys keys = ReadWriteKeys.of(context.namespace(), name);
     String markerMillis = context.settings().operationMarkerArgument();
     ReadDriver reads = new ReadDriver(context.scripts(), keys, markerMillis);
     RedisMutex readSide = new RedisMutex(context, reads, LockCore.Guard.NONE);

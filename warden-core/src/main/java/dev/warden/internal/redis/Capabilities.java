@@ -6,6 +6,7 @@ import dev.warden.DeploymentReport.Status;
 import dev.warden.WardenException;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import java.nio.charset.StandardCharsets;
@@ -31,10 +32,9 @@ import java.util.concurrent.TimeoutException;
  * <p>Stateless; {@link #probe} blocks the caller for at most about twice the command timeout.
  */
 public final class Capabilities {
-  /** The probe's key and channel: in Warden's namespace, under a hash tag no object uses. */
-  static final String PROBE_KEY = "warden:{warden-probe}:probe";
+  /** The hash tag of the probe's key and channel: one that no object uses. */
+  static final String PROBE_TAG = "warden-probe";
 
-  private static final String PROBE_CHANNEL = "warden:{warden-probe}:probe";
   private static final Script PROBE = Script.load(Capabilities.class, "server-probe");
   private static final String RULE = "give the user the ACL rule of README 'Security'";
 
@@ -46,21 +46,38 @@ public final class Capabilities {
    * @param needsWait whether a replication policy will send {@code WAIT}
    * @param record whether to record this client's on-Redis format in the deployment's marker
    *     ({@code build()} does, {@code warden doctor} does not): {@link DataFormat}
+   * @param namespace where the Warden's keys and channels live: the probe's key and channel are
+   *     there ({@code <namespace>{warden-probe}:probe}), so an ACL rule limited to it is checked
    * @throws WardenException if the deployment does not answer within the command timeout
    */
   public static DeploymentReport probe(
-      Deployment deployment, boolean needsWait, boolean record, long commandTimeoutNanos) {
+      Deployment deployment,
+      boolean needsWait,
+      boolean record,
+      long commandTimeoutNanos,
+      Namespace namespace) {
     boolean cluster = deployment.shardedPubSub();
+    String probeKey = namespace.key(PROBE_TAG, "probe");
+    String probeChannel = probeKey; // a channel may share a key's name: they are apart in Redis
+    String rule = rule(namespace);
     CompletableFuture<List<Object>> script =
         new Scripts(deployment)
-            .run(PROBE, new String[] {PROBE_KEY}, PROBE_CHANNEL, cluster ? "1" : "0");
-    CompletableFuture<List<Object>> format = DataFormat.mark(deployment, record);
-    CompletableFuture<Void> subscription = deployment.pubSub().subscribe(PROBE_CHANNEL);
-    CompletableFuture<String> info = deployment.command(PROBE_KEY, c -> c.info("replication"));
+            .run(PROBE, new String[] {probeKey}, probeChannel, cluster ? "1" : "0");
+    CompletableFuture<List<Object>> format = DataFormat.mark(deployment, record, namespace);
+    CompletableFuture<Void> subscription = deployment.pubSub().subscribe(probeChannel);
+    // sent with a routing key: on a cluster, to the slot's master over its node connection (the
+    // cluster connection's own, for keyless commands, is not re-authenticated by Lettuce when a
+    // streaming credentials provider sends new credentials)
+    CompletableFuture<String> info =
+        deployment.dispatch(
+            probeKey.getBytes(StandardCharsets.UTF_8),
+            CommandType.INFO,
+            new StatusOutput<>(StringCodec.UTF8),
+            new CommandArgs<>(StringCodec.UTF8).add("replication"));
     CompletableFuture<Long> wait =
         needsWait
             ? deployment.dispatch(
-                PROBE_KEY.getBytes(StandardCharsets.UTF_8),
+                probeKey.getBytes(StandardCharsets.UTF_8),
                 CommandType.WAIT,
                 new IntegerOutput<>(StringCodec.UTF8),
                 new CommandArgs<>(StringCodec.UTF8).add(0).add(0))
@@ -70,7 +87,9 @@ public final class Capabilities {
     Outcome<List<Object>> scripted = Outcome.of(script, bound, deployment);
     Map<String, String> failed = scripted.failure == null ? pairs(scripted.value) : Map.of();
     if (scripted.failure != null) {
-      checks.add(refused("scripts (EVALSHA, EVAL)", scripted.failure, scriptsFix(scripted)));
+      checks.add(
+          refused(
+              "scripts (EVALSHA, EVAL)", scripted.failure, scriptsFix(scripted, namespace, rule)));
       String why = "scripts refused";
       checks.add(notChecked("TIME from a script", why));
       checks.add(notChecked(publish(cluster) + " from a script", why));
@@ -80,25 +99,27 @@ public final class Capabilities {
       checks.add(notChecked("the commands of Warden's scripts", why));
     } else {
       checks.add(ok("scripts (EVALSHA, EVAL)"));
-      checks.add(fromScript("TIME from a script", failed, List.of("time")));
+      checks.add(fromScript("TIME from a script", failed, List.of("time"), rule));
       checks.add(
           fromScript(
               publish(cluster) + " from a script",
               failed,
-              List.of(publish(cluster).toLowerCase(java.util.Locale.ROOT))));
+              List.of(publish(cluster).toLowerCase(java.util.Locale.ROOT)),
+              rule));
       if (cluster) {
         checks.add(
             fromScript(
                 "CLUSTER MYID and CLUSTER INFO from a script",
                 failed,
-                List.of("cluster|myid", "cluster|info")));
+                List.of("cluster|myid", "cluster|info"),
+                rule));
       }
-      checks.add(commands(failed));
+      checks.add(commands(failed, rule));
     }
     Outcome<Void> subscribed = Outcome.of(subscription, bound, deployment);
     String subscribe = cluster ? "SSUBSCRIBE" : "SUBSCRIBE";
     if (subscribed.failure == null) {
-      deployment.pubSub().unsubscribe(PROBE_CHANNEL);
+      deployment.pubSub().unsubscribe(probeChannel);
       checks.add(ok(subscribe + " (wake-ups)"));
     } else {
       checks.add(
@@ -106,9 +127,11 @@ public final class Capabilities {
               subscribe + " (wake-ups)",
               subscribed.failure,
               Permissions.isRefusal(subscribed.failure)
-                  ? RULE
+                  ? rule
                       + (subscribed.failure.toLowerCase(java.util.Locale.ROOT).contains("channel")
-                          ? " (its channel pattern &warden:* covers every channel Warden uses)"
+                          ? " (its channel pattern &"
+                              + namespace.pattern()
+                              + " covers every channel Warden uses)"
                           : " (it has +" + subscribe.toLowerCase(java.util.Locale.ROOT) + ")")
                   : "waiters are woken by " + subscribe + ": this deployment does not serve it"));
     }
@@ -121,7 +144,7 @@ public final class Capabilities {
                   "WAIT (the replication policy)",
                   waited.failure,
                   Permissions.isRefusal(waited.failure)
-                      ? RULE + " (it has +wait)"
+                      ? rule + " (it has +wait)"
                       : "this deployment does not serve WAIT: use Replication.none()"));
     }
     checks.add(master(Outcome.of(info, bound, deployment), cluster));
@@ -133,13 +156,27 @@ public final class Capabilities {
     return cluster ? "SPUBLISH" : "PUBLISH";
   }
 
-  private static String scriptsFix(Outcome<?> scripted) {
+  /** What to do about a refusal: the rule, named for the namespace's patterns. */
+  private static String rule(Namespace namespace) {
+    return namespace.equals(Namespace.DEFAULT)
+        ? RULE
+        : RULE
+            + " with this key prefix's patterns ~"
+            + namespace.pattern()
+            + " &"
+            + namespace.pattern();
+  }
+
+  private static String scriptsFix(Outcome<?> scripted, Namespace namespace, String rule) {
     if (Permissions.isRefusal(scripted.failure)) {
       String lower = scripted.failure.toLowerCase(java.util.Locale.ROOT);
       if (lower.contains("key")) {
-        return RULE + " (its key pattern ~warden:* covers every key Warden uses)";
+        return rule
+            + " (its key pattern ~"
+            + namespace.pattern()
+            + " covers every key Warden uses)";
       }
-      return RULE + " (it has +evalsha +eval)";
+      return rule + " (it has +evalsha +eval)";
     }
     return "every Warden operation is one Lua script: this deployment cannot host Warden";
   }
@@ -166,13 +203,14 @@ public final class Capabilities {
         || lower.contains("not allowed from script");
   }
 
-  private static Check fromScript(String name, Map<String, String> failed, List<String> commands) {
+  private static Check fromScript(
+      String name, Map<String, String> failed, List<String> commands, String rule) {
     for (String command : commands) {
       String error = failed.get(command);
       if (error != null && denied(error)) {
         String fix =
             Permissions.isRefusal(error)
-                ? RULE + " (it has +" + command + ")"
+                ? rule + " (it has +" + command + ")"
                 : "Warden's scripts call " + command + ": this deployment refuses it in scripts";
         if (command.endsWith("publish") && !Permissions.isRefusal(error)) {
           fix +=
@@ -185,7 +223,7 @@ public final class Capabilities {
     return ok(name);
   }
 
-  private static Check commands(Map<String, String> failed) {
+  private static Check commands(Map<String, String> failed, String rule) {
     List<String> refused = new ArrayList<>();
     for (Map.Entry<String, String> call : failed.entrySet()) {
       String command = call.getKey();
@@ -198,7 +236,7 @@ public final class Capabilities {
       return ok("the commands of Warden's scripts");
     }
     return new Check(
-        "the commands of Warden's scripts", Status.REFUSED, String.join("; ", refused), RULE);
+        "the commands of Warden's scripts", Status.REFUSED, String.join("; ", refused), rule);
   }
 
   private static Check master(Outcome<String> info, boolean cluster) {

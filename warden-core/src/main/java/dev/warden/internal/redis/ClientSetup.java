@@ -7,6 +7,8 @@ import dev.warden.internal.base.Settings;
 import dev.warden.internal.base.Timer;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisCredentials;
+import io.lettuce.core.RedisCredentialsProvider;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
@@ -19,10 +21,12 @@ import java.util.function.Supplier;
 
 /**
  * What every {@link Deployment} connects with, and the Lettuce set-up they all share, written once:
- * their own client resources (event loops, timers) with a capped reconnect back-off; the same
- * options on every client (auto-reconnect, scripts never replayed by Lettuce, TLS); URIs checked by
- * argument name; and a start-up that, when it fails, leaves nothing running and says why in a
- * {@link WardenException}, without credentials.
+ * their own client resources (event loops, timers) with a capped reconnect back-off, or the
+ * application's, which they then never shut down; the same options on every client (auto-reconnect,
+ * scripts never replayed by Lettuce, TLS, re-authentication when a streaming credentials provider
+ * sends new credentials); URIs checked by argument name and given the credentials provider; and a
+ * start-up that, when it fails, leaves nothing running and says why in a {@link WardenException},
+ * without credentials.
  *
  * <p>The command timeout bounds every call and also every socket connect, first or reconnect, in
  * place of Lettuce's 10 s: a node that does not accept a connection within a command timeout counts
@@ -37,6 +41,8 @@ public final class ClientSetup {
   private final Timer timer;
   private final String clientName;
   private final TlsOptions tls; // null: TLS only where a URI says rediss://
+  private final RedisCredentialsProvider credentials; // null: those of the URIs
+  private final ClientResources shared; // null: each deployment makes and shuts down its own
 
   /**
    * @param clock the clock of deadlines, for what a deployment measures itself
@@ -47,11 +53,28 @@ public final class ClientSetup {
    */
   public ClientSetup(
       Settings settings, Clock clock, Timer timer, String clientName, TlsOptions tls) {
+    this(settings, clock, timer, clientName, tls, null, null);
+  }
+
+  /**
+   * @param credentials the credentials of every data-node connection, or null for the URIs' own
+   * @param shared the application's client resources, or null for Warden's own
+   */
+  public ClientSetup(
+      Settings settings,
+      Clock clock,
+      Timer timer,
+      String clientName,
+      TlsOptions tls,
+      RedisCredentialsProvider credentials,
+      ClientResources shared) {
     this.settings = settings;
     this.clock = clock;
     this.timer = timer;
     this.clientName = clientName;
     this.tls = tls;
+    this.credentials = credentials;
+    this.shared = shared;
   }
 
   public Settings settings() {
@@ -76,12 +99,12 @@ public final class ClientSetup {
   }
 
   /**
-   * Parses {@code uri}, given as {@code argument}, and gives it the command timeout and the TLS
-   * options.
+   * Parses {@code uri}, given as {@code argument}, and gives it the command timeout, the TLS
+   * options and the credentials provider (for a Sentinel URI: the data nodes', as its password).
    *
    * @param kind what the URI should be, for the message: "Redis URI", "Redis Sentinel URI"
    * @throws IllegalArgumentException naming the argument and its value (redacted) if it is
-   *     malformed
+   *     malformed, or carries a password while a credentials provider is set
    */
   public RedisURI uri(String argument, String uri, String kind) {
     RedisURI parsed;
@@ -93,9 +116,32 @@ public final class ClientSetup {
               argument + " is not a valid " + kind + ": " + uri + " (" + e.getMessage() + ")"));
     }
     parsed.setTimeout(commandTimeout());
+    if (credentials != null) {
+      if (hasPassword(parsed)) {
+        throw new IllegalArgumentException(
+            Redaction.redact(
+                argument
+                    + " carries a password while credentials(...) is set: give the credentials"
+                    + " one way: "
+                    + uri));
+      }
+      parsed.setCredentialsProvider(credentials);
+    }
     withoutLibraryInfo(parsed);
     parsed.getSentinels().forEach(ClientSetup::withoutLibraryInfo);
     return TlsSetup.apply(parsed, tls);
+  }
+
+  /**
+   * Whether the URI carries a password in its user info: the credentials provider its parser made
+   * for it gives one at once (a URI's own provider never waits for anything).
+   */
+  private static boolean hasPassword(RedisURI uri) {
+    RedisCredentials given =
+        uri.getCredentialsProvider() == null
+            ? null
+            : uri.getCredentialsProvider().resolveCredentials().block(Duration.ofSeconds(1));
+    return given != null && given.hasPassword();
   }
 
   /**
@@ -136,14 +182,30 @@ public final class ClientSetup {
         .replayFilter(new NoScriptReplay())
         .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout()).build())
         .timeoutOptions(TimeoutOptions.enabled(commandTimeout()));
+    if (credentials != null && credentials.supportsStreaming()) {
+      // every connection, pub/sub, Sentinel data-node and WAIT ones included, sends AUTH with the
+      // new credentials as the provider streams them (a pub/sub connection only under RESP3,
+      // which Warden leaves Lettuce to negotiate: every server Warden supports speaks it)
+      options.reauthenticateBehavior(ClientOptions.ReauthenticateBehavior.ON_NEW_CREDENTIALS);
+    }
     return TlsSetup.apply(options, tls);
   }
 
   /**
-   * New client resources for one deployment, with the reconnect back-off capped (Lettuce's default
-   * grows to 30 s): see {@link Settings#RECONNECT_DELAY_MAX_MILLIS}.
+   * The client resources of one deployment: the application's when it gave them, else new ones with
+   * the reconnect back-off capped (Lettuce's default grows to 30 s): see {@link
+   * Settings#RECONNECT_DELAY_MAX_MILLIS}. {@link #shutdown} shuts down only Warden's own.
    */
-  public static ClientResources resources() {
+  public ClientResources resources() {
+    return shared != null ? shared : ownResources();
+  }
+
+  /** Whether {@code resources} are the application's, which Warden never shuts down. */
+  public boolean shared(ClientResources resources) {
+    return resources == shared;
+  }
+
+  private static ClientResources ownResources() {
     return DefaultClientResources.builder()
         .reconnectDelay(
             () ->
@@ -176,14 +238,17 @@ public final class ClientSetup {
 
   /**
    * Shuts the clients down at once (no quiet period, at most 2 s each; this closes every connection
-   * they opened), then their resources, without waiting for Netty's threads to end.
+   * they opened), then their resources unless they are the application's, without waiting for
+   * Netty's threads to end.
    */
   // FutureReturnValueIgnored: close does not wait for Netty's threads to end
   @SuppressWarnings("FutureReturnValueIgnored")
-  public static void shutdown(ClientResources resources, AbstractRedisClient... clients) {
+  public void shutdown(ClientResources resources, AbstractRedisClient... clients) {
     for (AbstractRedisClient client : clients) {
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }
-    resources.shutdown(0, 2, TimeUnit.SECONDS);
+    if (!shared(resources)) {
+      resources.shutdown(0, 2, TimeUnit.SECONDS);
+    }
   }
 }

@@ -14,7 +14,8 @@ import java.util.concurrent.CompletableFuture;
  * format starts where this one has written (README 'Upgrades').
  *
  * <p>The marker, one small hash per deployment (and key prefix) that does not expire, holds the
- * newest format recorded and the oldest that shares data with it. The capability check records this
+ * newest format recorded and the oldest that shares data with every format recorded (the largest of
+ * their shared-since formats, which no later record lowers). The capability check records this
  * client's format there at {@code build()} and refuses to start when the marker's shared-since
  * format is newer than {@link #CURRENT}; {@code warden doctor} only reads it.
  *
@@ -33,8 +34,11 @@ final class DataFormat {
    */
   static final int SHARED_SINCE = 1;
 
-  /** The marker's key, in Warden's namespace under a hash tag no object uses. */
-  static final String MARKER_KEY = "warden:{warden-format}:format";
+  /**
+   * The hash tag of the marker's key, which no object uses: {@code warden:{warden-format}:format},
+   * or {@code <prefix>:warden:{warden-format}:format} under a key prefix.
+   */
+  private static final String MARKER_TAG = "warden-format";
 
   static final String CHECK = "on-Redis data format";
 
@@ -44,13 +48,15 @@ final class DataFormat {
 
   /**
    * Reads the marker and, when {@code record}, records this client's format in it; the reply is
-   * {@code {format, since}} as the marker holds them after the call.
+   * {@code {format, since}} as the marker holds them after the call. The marker is the namespace's:
+   * Wardens under different key prefixes keep apart formats.
    */
-  static CompletableFuture<List<Object>> mark(Deployment deployment, boolean record) {
+  static CompletableFuture<List<Object>> mark(
+      Deployment deployment, boolean record, Namespace namespace) {
     return new Scripts(deployment)
         .run(
             MARK,
-            new String[] {MARKER_KEY},
+            new String[] {namespace.key(MARKER_TAG, "format")},
             Integer.toString(CURRENT),
             Integer.toString(SHARED_SINCE),
             record ? "1" : "0");

@@ -48,7 +48,8 @@ public interface Deployment {
   /**
    * The epoch argument of fencing tokens (prelude.lua's {@code mint_token}): {@code "0"} on one
    * server, Sentinel's config epoch of the current master, {@code "cluster"} on Redis Cluster (the
-   * script reads the node's own config epoch). A failover always raises it, so tokens minted after
+   * script reads the node's own config epoch, once per fence per master tenure: prelude.lua's
+   * {@code cluster_epoch}, docs/fencing.md). A failover always raises it, so tokens minted after
    * one rank above every token minted before, whatever the clocks say.
    */
   String fenceEpoch();

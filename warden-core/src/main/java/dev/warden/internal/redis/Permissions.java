@@ -6,7 +6,10 @@ package dev.warden.internal.redis;
  * contract suites under a user with exactly the single-server rule.
  */
 public final class Permissions {
-  /** Every key and channel Warden uses starts with this (see {@link ObjectKeys}). */
+  /**
+   * Every key and channel Warden uses starts with this (see {@link ObjectKeys}); under a key prefix
+   * {@code P}, with {@code P:warden:} ({@link Namespace}).
+   */
   public static final String NAMESPACE = "warden:";
 
   /** The commands Warden's scripts call and the client sends, on one server and Sentinel. */
@@ -58,6 +61,17 @@ public final class Permissions {
         + SENTINEL_EXTRA
         + " under Sentinel, "
         + CLUSTER_EXTRA
-        + " on a cluster)";
+        + " on a cluster; under a key prefix P, ~P:warden:* &P:warden:* in place of ~warden:*"
+        + " &warden:*)";
+  }
+
+  /**
+   * The single-server rule for the keys and channels of a namespace: {@link #SINGLE_SERVER_RULE}
+   * with the namespace's patterns in place of {@code ~warden:* &warden:*}.
+   */
+  public static String singleServerRule(Namespace namespace) {
+    return SINGLE_SERVER_RULE.replace(
+        "~warden:* resetchannels &warden:*",
+        "~" + namespace.pattern() + " resetchannels &" + namespace.pattern());
   }
 }

@@ -28,6 +28,7 @@ import java.util.function.Function;
 public final class SingleServer implements Deployment {
   private final String address;
   private final ClientResources resources;
+  private final ClientSetup setup;
   private final RedisClient client;
   private final StatefulRedisConnection<String, String> connection;
   private final RedisAsyncCommands<String, String> commands;
@@ -36,7 +37,8 @@ public final class SingleServer implements Deployment {
 
   private SingleServer(RedisURI uri, ClientSetup setup) {
     this.address = ClientSetup.describe(uri);
-    this.resources = ClientSetup.resources();
+    this.setup = setup;
+    this.resources = setup.resources();
     this.client = RedisClient.create(resources, uri);
     client.setOptions(setup.options(ClientOptions.builder()).build());
     String target = "Redis at " + address;
@@ -140,7 +142,7 @@ public final class SingleServer implements Deployment {
   }
 
   private void shutdown() {
-    ClientSetup.shutdown(resources, client);
+    setup.shutdown(resources, client);
   }
 
   /** The server's SUBSCRIBE on one pub/sub connection. */

@@ -29,9 +29,17 @@ final class TlsSetup {
     }
     SslOptions.Builder ssl = SslOptions.builder().jdkSslProvider();
     tls.trustCertificates().ifPresent(ca -> ssl.trustManager(ca.toFile()));
+    tls.trustManager().ifPresent(ssl::trustManager);
     tls.clientCertificate()
         .ifPresent(
             chain -> ssl.keyManager(chain.toFile(), tls.clientKey().orElseThrow().toFile(), null));
+    tls.keyManager().ifPresent(ssl::keyManager);
+    if (!tls.protocols().isEmpty()) {
+      ssl.protocols(tls.protocols().toArray(String[]::new));
+    }
+    if (!tls.cipherSuites().isEmpty()) {
+      ssl.cipherSuites(tls.cipherSuites().toArray(String[]::new));
+    }
     options.sslOptions(ssl.build());
     return options;
   }

@@ -44,7 +44,8 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
                 SyncScripts.LATCH_SET,
                 new String[] {keys.key(), marker},
                 Long.toString(count),
-                calls.markerMillis()));
+                calls.markerMillis(),
+                calls.idleMillis()));
   }
 
   @Override
@@ -56,7 +57,8 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
                 SyncScripts.LATCH_COUNT_DOWN,
                 new String[] {keys.key(), marker},
                 keys.channel(),
-                calls.markerMillis()));
+                calls.markerMillis(),
+                calls.idleMillis()));
   }
 
   @Override
@@ -117,7 +119,7 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
     @Override
     public CompletableFuture<Outcome<Boolean>> attempt(boolean othersWait) {
       return calls
-          .run(SyncScripts.LATCH_AWAIT, new String[] {keys.key()}, arming)
+          .run(SyncScripts.LATCH_AWAIT, new String[] {keys.key()}, arming, calls.idleMillis())
           .thenApply(
               reply -> {
                 if (Scripts.number(reply, 0) == 1) {

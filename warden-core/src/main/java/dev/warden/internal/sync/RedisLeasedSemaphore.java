@@ -64,11 +64,12 @@ final class RedisLeasedSemaphore implements LeasedSemaphore {
         marker ->
             calls.run(
                 SyncScripts.LEASED_SEMAPHORE_ADD,
-                new String[] {keys.key(), marker},
+                new String[] {keys.key(), marker, keys.key("leases")},
                 operation,
                 Integer.toString(permits),
                 calls.markerMillis(),
-                keys.channel()));
+                keys.channel(),
+                calls.idleMillis()));
   }
 
   @Override
@@ -122,7 +123,8 @@ final class RedisLeasedSemaphore implements LeasedSemaphore {
               waits ? "1" : "0",
               othersWait ? "1" : "0",
               Long.toString(Settings.UNSET_MARK_MILLIS),
-              keys.channel())
+              keys.channel(),
+              calls.idleMillis())
           .thenApply(
               reply ->
                   Scripts.number(reply, 0) == 1
@@ -177,9 +179,10 @@ final class RedisLeasedSemaphore implements LeasedSemaphore {
             () ->
                 calls.run(
                     SyncScripts.LEASED_SEMAPHORE_RENEW,
-                    new String[] {keys.key("leases")},
+                    new String[] {keys.key("leases"), keys.key()},
                     permitId,
-                    Long.toString(leaseMillis)),
+                    Long.toString(leaseMillis),
+                    calls.idleMillis()),
             () -> {});
     return Scripts.number(reply, 0) == 1;
   }
@@ -196,7 +199,8 @@ final class RedisLeasedSemaphore implements LeasedSemaphore {
         new String[] {keys.key(), keys.key("leases"), marker},
         permitId,
         keys.channel(),
-        calls.markerMillis());
+        calls.markerMillis(),
+        calls.idleMillis());
   }
 
   private String[] leaseKeys() {

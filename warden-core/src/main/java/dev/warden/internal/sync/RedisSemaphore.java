@@ -215,7 +215,8 @@ final class RedisSemaphore implements DistributedSemaphore {
         entry,
         Long.toString(Settings.SEMAPHORE_ENTRY_LEASE_MILLIS),
         calls.markerMillis(),
-        keys.channel());
+        keys.channel(),
+        calls.idleMillis());
   }
 
   private static void checkPermits(int permits) {

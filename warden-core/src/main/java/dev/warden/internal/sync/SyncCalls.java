@@ -57,6 +57,11 @@ final class SyncCalls {
     return Calls.awaitUninterruptibly(reply.toCompletableFuture(), keys.describe(), operation);
   }
 
+  /** How long a semaphore or latch lives after an operation, as a script argument ("0": ever). */
+  String idleMillis() {
+    return context.settings().syncIdleArgument();
+  }
+
   /** How long an operation marker lives, as a script argument. */
   String markerMillis() {
     return context.settings().operationMarkerArgument();

@@ -2,6 +2,7 @@ package dev.warden.internal.sync;
 
 import dev.warden.ObjectType;
 import dev.warden.internal.base.Subject;
+import dev.warden.internal.redis.Namespace;
 import dev.warden.internal.redis.ObjectKeys;
 
 /**
@@ -14,19 +15,32 @@ import dev.warden.internal.redis.ObjectKeys;
 record SyncKeys(ObjectKeys object, Subject subject) {
 
   static SyncKeys semaphore(String name) {
+    return semaphore(Namespace.DEFAULT, name);
+  }
+
+  static SyncKeys semaphore(Namespace namespace, String name) {
     return new SyncKeys(
-        ObjectKeys.of(name, "semaphore", "semaphore"), new Subject(ObjectType.SEMAPHORE, name));
+        ObjectKeys.of(namespace, name, "semaphore", "semaphore"),
+        new Subject(ObjectType.SEMAPHORE, name));
   }
 
   static SyncKeys leasedSemaphore(String name) {
+    return leasedSemaphore(Namespace.DEFAULT, name);
+  }
+
+  static SyncKeys leasedSemaphore(Namespace namespace, String name) {
     return new SyncKeys(
-        ObjectKeys.of(name, "leased-semaphore", "leased semaphore"),
+        ObjectKeys.of(namespace, name, "leased-semaphore", "leased semaphore"),
         new Subject(ObjectType.LEASED_SEMAPHORE, name));
   }
 
   static SyncKeys latch(String name) {
+    return latch(Namespace.DEFAULT, name);
+  }
+
+  static SyncKeys latch(Namespace namespace, String name) {
     return new SyncKeys(
-        ObjectKeys.of(name, "latch", "count-down latch"),
+        ObjectKeys.of(namespace, name, "latch", "count-down latch"),
         new Subject(ObjectType.COUNT_DOWN_LATCH, name));
   }
 

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 
 /**
  * One attempt to take something (a lock, permits, ...), waiting if needed: an asynchronous state
@@ -16,8 +17,13 @@ import java.util.function.BiConsumer;
  *
  * <p>It tries once (through its {@link Claim}); if the object is not free, it joins its topic,
  * tries again once the subscription is confirmed (a release between the first try and the
- * subscription would otherwise go unseen), then parks until a release message, its re-check timer
- * (the recheck interval, or the holder's remaining lease if shorter) or the deadline. Transient
+ * subscription would otherwise go unseen), then parks until a release message, a re-check timer
+ * (the recheck interval, or the holder's remaining lease if shorter) or the deadline. A claim that
+ * shares its waiting ({@link Claim#sharing()}) parks in its object's line, whose one timer
+ * re-checks by its first waiter only (see {@link Topic}); such an acquisition has a timer of its
+ * own only for its deadline. Any other has its own re-check timer. A re-check (not a wake-up) asks
+ * Redis nothing while the claim says another owner of this client holds the object ({@link
+ * Claim#heldLocally()}), whose release hands it over or wakes this client's waiters. Transient
  * Redis failures are retried until they have lasted the command timeout. A timed acquisition also
  * has a verdict timer at the deadline plus a margin, so it completes on time even when Redis does
  * not answer at all.
@@ -38,7 +44,9 @@ public final class Acquisition<T> implements Waiter, Successor {
   private final long deadline;
   final Reporting reporting; // what it tells listeners, and how Waiting lists it
   private Topic topic; // guarded by this
-  private Timer.Scheduled recheck; // guarded by this
+  private Timer.Scheduled recheck; // guarded by this; its own re-check, when not in a line
+  private Timer.Scheduled deadlineTimer; // guarded by this; its deadline, when in a line
+  private volatile long order = -1; // set when it first joins a topic
   private Timer.Scheduled verdict; // guarded by this
   private long failingSince; // guarded by this; valid while failing
   private boolean failing; // guarded by this
@@ -78,7 +86,7 @@ public final class Acquisition<T> implements Waiter, Successor {
                 .schedule(this::verdictOverdue, deadline - waiting.clock().nanoTime() + margin);
       }
     }
-    attempt();
+    attempt(true);
     return this;
   }
 
@@ -115,6 +123,27 @@ public final class Acquisition<T> implements Waiter, Successor {
     result.completeExceptionally(failure);
   }
 
+  /**
+   * Ends the acquisition from outside with a failure naming its object and {@code why}, as a
+   * cancellation would end it: what its attempts may have taken is given back and its queue left
+   * first; a grant already on its way to the caller wins.
+   */
+  void end(String why) {
+    if (giveBacks.beginEnding()) {
+      result.completeExceptionally(failure(why));
+    }
+  }
+
+  /** A failure of this acquisition that names its object: {@code lock 'x': acquire failed: why}. */
+  WardenException failure(String why) {
+    return new WardenException(claim.describe() + ": " + claim.verb() + " failed: " + why);
+  }
+
+  /** Whether it re-enters a hold its owner has. */
+  boolean reentry() {
+    return claim.reentry();
+  }
+
   @Override
   public String waiterId() {
     return claim.waiterId();
@@ -136,6 +165,16 @@ public final class Acquisition<T> implements Waiter, Successor {
   }
 
   @Override
+  public SharedWait sharing() {
+    return claim.sharing();
+  }
+
+  @Override
+  public long order() {
+    return order;
+  }
+
+  @Override
   public void grant(long token, long sentAtNanos) {
     granted(claim.handedOver(token, sentAtNanos));
   }
@@ -144,11 +183,19 @@ public final class Acquisition<T> implements Waiter, Successor {
   public void reparkOrWake(Topic on, long claimedAtGeneration) {
     boolean parked;
     synchronized (this) {
-      Timer.Scheduled timer = recheck;
+      BooleanSupplier stillDue;
+      if (Topic.sharesRecheck(this)) {
+        Timer.Scheduled timer =
+            deadlineTimer; // its line re-checks it; only its deadline is its own
+        stillDue = () -> timer == null || !timer.isDone();
+      } else {
+        Timer.Scheduled timer = recheck;
+        stillDue = () -> timer != null && !timer.isDone();
+      }
       parked =
           !result.isDone()
               && topic == on
-              && on.restore(this, claimedAtGeneration, () -> timer != null && !timer.isDone());
+              && on.restore(this, claimedAtGeneration, stillDue, waiting.settings().recheckNanos());
     }
     if (!parked) {
       wake();
@@ -179,23 +226,38 @@ public final class Acquisition<T> implements Waiter, Successor {
       }
       return;
     }
-    attempt();
+    attempt(false);
   }
 
+  @Override
+  public boolean waitsForLocalHolder() {
+    return !result.isDone() && claim.heldLocally();
+  }
+
+  @Override
+  public void recheck() {
+    if (!result.isDone()) {
+      attempt(true);
+    }
+  }
+
+  /**
+   * Tries once more. {@code mayWaitLocally}: no wake-up came since the last attempt (the first
+   * attempt, a re-check), so while another owner of this client holds the object the acquisition
+   * parks again without asking Redis.
+   */
   // FutureReturnValueIgnored: the whenComplete callback handles the outcome; the copy it returns
   // has nothing more to tell
   @SuppressWarnings("FutureReturnValueIgnored")
-  private void attempt() {
+  private void attempt(boolean mayWaitLocally) {
     long generation;
     boolean othersWait;
-    boolean first;
     Topic seen;
     Subscriptions subscriptions = waiting.subscriptions();
     synchronized (this) {
       if (result.isDone()) {
         return;
       }
-      first = topic == null;
       // Before joining, a topic other waiters already subscribed counts wake-ups for this attempt
       // too: if it is still the one joined after a refusal, no second attempt is needed.
       Topic existing = topic != null ? topic : subscriptions.topic(claim.channel());
@@ -203,7 +265,7 @@ public final class Acquisition<T> implements Waiter, Successor {
       generation = seen == null ? -1 : seen.generation();
       othersWait = subscriptions.othersWait(claim.channel(), topic);
     }
-    if (first && claim.heldLocally()) {
+    if (mayWaitLocally && claim.heldLocally()) {
       // read after the generation: a release since then makes the park fail, and we try
       heldByAnother(0, claim.channel(), seen, generation);
       return;
@@ -272,21 +334,29 @@ public final class Acquisition<T> implements Waiter, Successor {
       }
       if (topic == null) {
         topic = subscriptions.join(channel);
+        if (order < 0) {
+          order = waiting.nextOrder();
+        }
         // subscribed since before the attempt: park as if it had been joined
         joined = topic == seen ? null : topic;
       }
       if (joined == null) {
-        parked = topic.park(this, generation);
-        if (parked) {
-          long waitNanos = waiting.settings().recheckNanos();
-          if (retryAfterMillis > 0) {
-            waitNanos = Math.min(waitNanos, TimeUnit.MILLISECONDS.toNanos(retryAfterMillis) + 1);
-          }
-          if (timed) {
-            waitNanos = Math.min(waitNanos, remaining);
-          }
-          Topic on = topic;
-          recheck = waiting.timer().schedule(() -> recheckDue(on), waitNanos);
+        long recheckNanos = waiting.settings().recheckNanos();
+        if (retryAfterMillis > 0) {
+          recheckNanos =
+              Math.min(recheckNanos, TimeUnit.MILLISECONDS.toNanos(retryAfterMillis) + 1);
+        }
+        parked = topic.restore(this, generation, () -> true, recheckNanos);
+        Topic on = topic;
+        if (parked && !Topic.sharesRecheck(this)) {
+          recheck =
+              waiting
+                  .timer()
+                  .schedule(
+                      () -> recheckDue(on),
+                      timed ? Math.min(recheckNanos, remaining) : recheckNanos);
+        } else if (parked && timed && deadlineTimer == null) {
+          deadlineTimer = waiting.timer().schedule(this::deadlineDue, remaining);
         }
       }
     }
@@ -301,17 +371,28 @@ public final class Acquisition<T> implements Waiter, Successor {
                 if (failure != null) {
                   retryOrFail(failure, waiting.clock().nanoTime());
                 } else {
-                  attempt();
+                  attempt(true);
                 }
               });
     } else if (!parked) {
-      attempt(); // a release arrived while the attempt was on its way
+      attempt(false); // a release arrived while the attempt was on its way
     }
   }
 
   private void recheckDue(Topic on) {
     if (on.unpark(this)) {
-      attempt();
+      recheck();
+    }
+  }
+
+  /** The deadline of a timed acquisition in a line: if parked, it checks a last time. */
+  private void deadlineDue() {
+    Topic on;
+    synchronized (this) {
+      on = topic;
+    }
+    if (on != null && on.unpark(this)) {
+      recheck();
     }
   }
 
@@ -348,7 +429,7 @@ public final class Acquisition<T> implements Waiter, Successor {
         return;
       }
     }
-    waiting.timer().schedule(this::attempt, waiting.settings().retryBackoffNanos());
+    waiting.timer().schedule(() -> attempt(false), waiting.settings().retryBackoffNanos());
   }
 
   private void verdictOverdue() {
@@ -375,6 +456,10 @@ public final class Acquisition<T> implements Waiter, Successor {
       if (verdict != null) {
         verdict.cancel();
         verdict = null;
+      }
+      if (deadlineTimer != null) {
+        deadlineTimer.cancel();
+        deadlineTimer = null;
       }
       left = topic;
       topic = null;

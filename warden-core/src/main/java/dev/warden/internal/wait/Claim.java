@@ -101,6 +101,16 @@ public interface Claim<T> {
     return null;
   }
 
+  /**
+   * How a parked acquisition of this claim waits together with this client's other parked
+   * acquisitions of the same object ({@link SharedWait}), or null (the default) when it waits alone
+   * with its own re-check timer. Only for claims with {@link #handOffTerms()} (whose object names
+   * the line), and only where a refusal of one stands for all of them.
+   */
+  default SharedWait sharing() {
+    return null;
+  }
+
   /** The claim's place in the object's queue now, or {@link Long#MAX_VALUE} when it has none. */
   default long ticket() {
     return Long.MAX_VALUE;
@@ -112,5 +122,13 @@ public interface Claim<T> {
    */
   default T handedOver(long token, long sentAtNanos) {
     throw new UnsupportedOperationException(describe() + ": " + verb() + " takes no hand-off");
+  }
+
+  /**
+   * Whether this claim re-enters a hold its owner already has (it waits for nothing): re-entries go
+   * on while a closing Warden lets holders finish ({@link Waiting#drain}). False by default.
+   */
+  default boolean reentry() {
+    return false;
   }
 }

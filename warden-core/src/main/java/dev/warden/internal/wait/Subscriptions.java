@@ -1,5 +1,6 @@
 package dev.warden.internal.wait;
 
+import dev.warden.internal.base.Clock;
 import dev.warden.internal.base.Settings;
 import dev.warden.internal.base.Timer;
 import dev.warden.internal.redis.PubSub;
@@ -17,8 +18,10 @@ import java.util.concurrent.RejectedExecutionException;
  * <client id>}: the client that released ignores it, because it woke its own waiters when the
  * release returned ({@link #releasedLocally}); {@code released <client id> <nominated client id>}
  * wakes a waiter of the nominated client only (the lock's turn is that client's: lock-release.lua).
- * A confirmed (re)subscription wakes every parked waiter, because messages may have been lost while
- * the connection was down.
+ * A confirmed re-subscription wakes every parked waiter (but only the first of each line, whose
+ * refusal stands for the rest: {@link Topic#resubscribed}), because messages may have been lost
+ * while the connection was down; the first confirmation of a subscription wakes nobody (its waiters
+ * try once it is confirmed).
  *
  * <p>Thread-safety: joining and leaving take this object's monitor (and send SUBSCRIBE and
  * UNSUBSCRIBE under it, so they reach Redis in order); listener callbacks run on a Lettuce
@@ -32,18 +35,24 @@ public final class Subscriptions {
   private final String ownRelease;
   private final String clientId;
   private final Timer timer;
+  private final Clock clock;
   private final long lingerNanos;
+  private final long recheckNanos;
 
   /**
    * @param clientId this client's id, which its own lock releases publish
-   * @param timer ends the subscriptions nobody rejoined within the linger time
+   * @param timer ends the subscriptions nobody rejoined within the linger time, and runs the
+   *     topics' shared re-checks
    */
-  public Subscriptions(PubSub pubSub, String clientId, Timer timer, Settings settings) {
+  public Subscriptions(
+      PubSub pubSub, String clientId, Timer timer, Clock clock, Settings settings) {
     this.pubSub = pubSub;
     this.ownRelease = WakeMessage.released(clientId);
     this.clientId = clientId;
     this.timer = timer;
+    this.clock = clock;
     this.lingerNanos = settings.subscriptionLingerNanos();
+    this.recheckNanos = settings.recheckNanos();
     pubSub.listen(
         new PubSub.Listener() {
           @Override
@@ -65,8 +74,11 @@ public final class Subscriptions {
           @Override
           public void subscribed(String channel) {
             Topic topic = topics.get(channel);
-            if (topic != null) {
-              topic.wakeAll();
+            // The first confirmation of a subscription this client asked for wakes nobody: no
+            // message can have been lost before it, and its waiters try once it is confirmed
+            // (whether that reaches them before or after this call).
+            if (topic != null && !topic.confirming.getAndSet(false)) {
+              topic.resubscribed();
             }
           }
         });
@@ -94,9 +106,11 @@ public final class Subscriptions {
 
   /** Joins the channel's topic, subscribing unless it is subscribed already. */
   public synchronized Topic join(String channel) {
-    Topic topic = topics.computeIfAbsent(channel, Topic::new);
+    Topic topic =
+        topics.computeIfAbsent(channel, name -> new Topic(name, timer, clock, recheckNanos));
     topic.members++;
     if (topic.subscribed == null || topic.subscribed.isCompletedExceptionally()) {
+      topic.confirming.set(true);
       topic.subscribed = pubSub.subscribe(channel);
     }
     return topic;

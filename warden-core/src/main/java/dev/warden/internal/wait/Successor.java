@@ -12,6 +12,14 @@ public interface Successor {
   /** Its place in the object's queue now ({@link Long#MAX_VALUE} when it has none). */
   long ticket();
 
+  /**
+   * How it waits together with this client's other parked acquisitions of the same object (one
+   * line, see {@link Topic}), or null when it waits alone with its own re-check timer.
+   */
+  default SharedWait sharing() {
+    return null;
+  }
+
   /** Completes the acquisition with the object, which the release gave it with this token. */
   void grant(long token, long sentAtNanos);
 

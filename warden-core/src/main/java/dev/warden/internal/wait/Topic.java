@@ -1,44 +1,84 @@
 package dev.warden.internal.wait;
 
+import dev.warden.internal.base.Clock;
+import dev.warden.internal.base.Timer;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
-import java.util.function.Predicate;
 
 /**
- * The local waiters of one channel, parked until a wake-up ({@link WakeMessage}) or their own
- * timer.
+ * The local waiters of one channel, parked until a wake-up ({@link WakeMessage}) or a timer.
  *
  * <p>Each topic counts the wake-ups it has seen ({@link #generation()}). A waiter reads the count
  * before each attempt and refuses to park if it changed meanwhile, or if a message named it while
  * it was not parked: a release message that arrives while the failed attempt's reply is still on
  * its way is therefore never lost.
  *
- * <p>Thread-safety: parking and waking take the {@code parked} monitor, briefly; {@link
- * Waiter#wake()} is always called with no monitor held. Membership ({@code members}) belongs to
- * {@link Subscriptions} and is guarded by it.
+ * <p>Order: parked waiters stand in the order of their {@link Waiter#order()} (the order in which
+ * their acquisitions first waited), kept when one parks again after an attempt; a wake-up of one
+ * takes the first. Waiters that share their waiting ({@link Successor#sharing()}: the lock's first
+ * acquisitions, whose refusal by Redis stands for all of them) also stand in a line per object,
+ * ordered by their place in the object's queue ({@link Successor#ticket()}) and then by order. A
+ * line has one re-check timer for all its parked waiters: when it falls due, only the line's first
+ * waiter is taken off to check again ({@link Waiter#recheck()}), and the others stay parked (its
+ * grant or its release wakes the next; a refusal means theirs too); a line whose object keeps a
+ * queue with heartbeats sends one heartbeat for all its other parked waiters at that moment ({@link
+ * SharedWait}). A waiter outside a line keeps its own timer (see {@link Acquisition}).
+ *
+ * <p>Cost: parking, unparking by handle, a wake-up of one, a wake-up by id and a hand-off's claim
+ * are O(1) (a park after the first is O(1) when the waiter goes back to either end of the order, as
+ * it does unless several were woken at once); a line's re-check is O(1) and its heartbeat O(its
+ * parked waiters) once per heartbeat period.
+ *
+ * <p>Thread-safety: parking and waking take the topic's monitor, briefly; {@link Waiter#wake()},
+ * {@link Waiter#recheck()} and heartbeats are always called or sent with no monitor held.
+ * Membership ({@code members}) belongs to {@link Subscriptions} and is guarded by it.
  */
 public final class Topic {
   private static final int MISSED_LIMIT = 1024;
 
   private final String channel;
+  private final Timer timer;
+  private final Clock clock;
+  private final long recheckNanos;
   private final AtomicLong generation = new AtomicLong();
-  private final LinkedHashSet<Waiter> parked = new LinkedHashSet<>(); // guarded by itself
+  final Object monitor = new Object(); // guards what follows, and the topic's lines
+
+  /** The parked waiters in order: the first is woken first. Guarded by monitor. */
+  private final Parked.Chain all = new Parked.Chain(false);
+
+  private final IdentityHashMap<Waiter, Parked.Entry> entries =
+      new IdentityHashMap<>(); // guarded by monitor
+  private final Map<String, Parked.Entry> byId = new HashMap<>(); // guarded by monitor
+  private final Map<String, Line> lines = new HashMap<>(); // by object; guarded by monitor
 
   /** Ids woken while not parked (their attempt was in flight): they must not park next. */
-  private final Set<String> missed = new LinkedHashSet<>(); // guarded by parked
+  private final Set<String> missed = new LinkedHashSet<>(); // guarded by monitor
 
   int members; // guarded by the Subscriptions that owns this topic
   volatile CompletableFuture<Void> subscribed;
 
-  Topic(String channel) {
+  /** A subscription was asked for and its first confirmation has not come yet. */
+  final AtomicBoolean confirming = new AtomicBoolean();
+
+  /**
+   * @param timer runs the lines' re-checks
+   * @param recheckNanos how long a line waits at most before its first waiter checks again
+   */
+  Topic(String channel, Timer timer, Clock clock, long recheckNanos) {
     this.channel = channel;
+    this.timer = timer;
+    this.clock = clock;
+    this.recheckNanos = recheckNanos;
   }
 
   /** The channel whose wake-ups this topic delivers. */
@@ -64,8 +104,8 @@ public final class Topic {
 
   /** Returns the number of waiters parked now. */
   int parkedCount() {
-    synchronized (parked) {
-      return parked.size();
+    synchronized (monitor) {
+      return entries.size();
     }
   }
 
@@ -74,7 +114,57 @@ public final class Topic {
    * parked (if not, the caller should try again at once).
    */
   boolean park(Waiter waiter, long seenGeneration) {
-    return restore(waiter, seenGeneration, () -> true);
+    return restore(waiter, seenGeneration, () -> true, recheckNanos);
+  }
+
+  /**
+   * Parks a waiter unless a wake-up it would have had arrived since {@code seenGeneration} or named
+   * it meanwhile, or {@code stillDue} says a timer of its own is gone; returns whether it is parked
+   * (if not, the caller wakes it). {@code stillDue} is asked under the topic's monitor, which the
+   * waiter's timers also take to unpark it. A waiter in a line makes its line check again within
+   * {@code recheckNanos} at the latest (the line's timer is moved earlier if needed).
+   */
+  boolean restore(Waiter waiter, long seenGeneration, BooleanSupplier stillDue, long recheckNanos) {
+    synchronized (monitor) {
+      String id = waiter.waiterId();
+      boolean named = id != null && missed.remove(id);
+      if (named || generation.get() != seenGeneration || !stillDue.getAsBoolean()) {
+        return false;
+      }
+      if (entries.containsKey(waiter)) {
+        return true; // parked already
+      }
+      Successor successor = waiter.successor();
+      SharedWait sharing = successor == null ? null : successor.sharing();
+      Line line = null;
+      if (sharing != null) {
+        String object = successor.terms().object();
+        line = lines.get(object);
+        if (line == null) {
+          line = new Line(this, object, sharing, timer, clock, recheckNanos);
+          lines.put(object, line);
+        }
+      }
+      Parked.Entry entry =
+          new Parked.Entry(
+              waiter, successor, line, line == null ? 0 : successor.ticket(), waiter.order());
+      entries.put(waiter, entry);
+      if (id != null) {
+        byId.put(id, entry);
+      }
+      all.insert(entry);
+      if (line != null) {
+        line.chain.insert(entry);
+        line.recheckWithin(recheckNanos);
+      }
+      return true;
+    }
+  }
+
+  /** Whether the waiter is parked in a line, whose timer re-checks it (else it has its own). */
+  static boolean sharesRecheck(Waiter waiter) {
+    Successor successor = waiter.successor();
+    return successor != null && successor.sharing() != null;
   }
 
   /** Wakes the waiters a message names. */
@@ -85,15 +175,11 @@ public final class Topic {
   /** Wakes the waiter with that id only; remembers the wake-up if it is not parked now. */
   void wakeWaiter(String id) {
     Waiter target = null;
-    synchronized (parked) {
-      for (Waiter waiter : parked) {
-        if (id.equals(waiter.waiterId())) {
-          target = waiter;
-          break;
-        }
-      }
-      if (target != null) {
-        parked.remove(target);
+    synchronized (monitor) {
+      Parked.Entry entry = byId.get(id);
+      if (entry != null) {
+        remove(entry);
+        target = entry.waiter;
       } else {
         missed.add(id);
         if (missed.size() > MISSED_LIMIT) { // ids of waiters long gone: forget the oldest
@@ -110,52 +196,30 @@ public final class Topic {
 
   /** Takes the waiter off the topic; returns false if a wake-up took it first. */
   boolean unpark(Waiter waiter) {
-    synchronized (parked) {
-      return parked.remove(waiter);
-    }
-  }
-
-  /**
-   * Takes off the topic the first in {@code order} (the longest-parked among equals) of the parked
-   * waiters that take a hand-off and that {@code wanted} accepts, and returns it: its wake-up is
-   * now the caller's to give. Returns null when none is parked.
-   */
-  public Successor claim(Predicate<Successor> wanted, Comparator<Successor> order) {
-    synchronized (parked) {
-      Waiter best = null;
-      Successor bestSuccessor = null;
-      for (Waiter waiter : parked) {
-        Successor successor = waiter.successor();
-        if (successor != null
-            && wanted.test(successor)
-            && (best == null || order.compare(successor, bestSuccessor) < 0)) {
-          best = waiter;
-          bestSuccessor = successor;
-        }
-      }
-      if (best == null) {
-        return null;
-      }
-      parked.remove(best);
-      return bestSuccessor;
-    }
-  }
-
-  /**
-   * Parks a waiter unless a wake-up it would have had arrived since {@code seenGeneration} or named
-   * it meanwhile, or {@code stillDue} says its own timer is gone; returns whether it is parked (if
-   * not, the caller wakes it). {@code stillDue} is asked under the topic's lock, which the waiter's
-   * timer also takes to unpark it.
-   */
-  boolean restore(Waiter waiter, long seenGeneration, BooleanSupplier stillDue) {
-    synchronized (parked) {
-      String id = waiter.waiterId();
-      boolean named = id != null && missed.remove(id);
-      if (named || generation.get() != seenGeneration || !stillDue.getAsBoolean()) {
+    synchronized (monitor) {
+      Parked.Entry entry = entries.get(waiter);
+      if (entry == null) {
         return false;
       }
-      parked.add(waiter);
+      remove(entry);
       return true;
+    }
+  }
+
+  /**
+   * Takes off the topic the first parked waiter in the line of {@code object} (the earliest in the
+   * object's queue, then the longest waiting) and returns it: its wake-up is now the caller's to
+   * give. Returns null when none is parked.
+   */
+  public Successor claim(String object) {
+    synchronized (monitor) {
+      Line line = lines.get(object);
+      if (line == null || line.chain.first == null) {
+        return null;
+      }
+      Parked.Entry first = line.chain.first;
+      remove(first);
+      return first.successor;
     }
   }
 
@@ -169,27 +233,65 @@ public final class Topic {
     wake(Integer.MAX_VALUE, null);
   }
 
-  /** Wakes the waiter of id {@code named} (if parked; null: none) and up to {@code count} more. */
-  void wake(int count, String named) {
+  /**
+   * Wakes, after the subscription was (re)confirmed and messages may have been lost, every parked
+   * waiter outside a line and the first of each line: a refusal of that one stands for the rest of
+   * its line, and its grant or its release wakes the next.
+   */
+  void resubscribed() {
     List<Waiter> woken = new ArrayList<>();
-    synchronized (parked) {
+    synchronized (monitor) {
       generation.incrementAndGet();
-      if (named != null) {
-        for (Iterator<Waiter> it = parked.iterator(); it.hasNext(); ) {
-          Waiter waiter = it.next();
-          if (named.equals(waiter.waiterId())) {
-            it.remove();
-            woken.add(waiter);
-            break;
-          }
+      List<Parked.Entry> taken = new ArrayList<>();
+      for (Parked.Entry entry = all.first; entry != null; entry = entry.next) {
+        if (entry.line == null || entry.line.chain.first == entry) {
+          taken.add(entry); // removed after the walk: a line's next would become its first
         }
       }
-      Iterator<Waiter> oldest = parked.iterator();
-      for (int others = 0; others < count && oldest.hasNext(); others++) {
-        woken.add(oldest.next());
-        oldest.remove();
+      for (Parked.Entry entry : taken) {
+        remove(entry);
+        woken.add(entry.waiter);
       }
     }
     woken.forEach(Waiter::wake);
+  }
+
+  /** Wakes the waiter of id {@code named} (if parked; null: none) and up to {@code count} more. */
+  void wake(int count, String named) {
+    List<Waiter> woken = new ArrayList<>();
+    synchronized (monitor) {
+      generation.incrementAndGet();
+      if (named != null) {
+        Parked.Entry entry = byId.get(named);
+        if (entry != null) {
+          remove(entry);
+          woken.add(entry.waiter);
+        }
+      }
+      for (int others = 0; others < count && all.first != null; others++) {
+        Parked.Entry first = all.first;
+        remove(first);
+        woken.add(first.waiter);
+      }
+    }
+    woken.forEach(Waiter::wake);
+  }
+
+  /** Takes a parked entry off every structure it is in. Under the monitor. */
+  void remove(Parked.Entry entry) {
+    entries.remove(entry.waiter);
+    String id = entry.waiter.waiterId();
+    if (id != null) {
+      byId.remove(id, entry);
+    }
+    all.unlink(entry);
+    Line line = entry.line;
+    if (line != null) {
+      line.chain.unlink(entry);
+      if (line.chain.first == null) {
+        line.close();
+        lines.remove(line.object, line);
+      }
+    }
   }
 }

@@ -11,6 +11,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What an {@link Acquisition} needs and nothing more: the settings, the clock, the timer, the
@@ -23,7 +24,10 @@ public final class Waiting {
   private final Subscriptions subscriptions;
   private final Events events;
   private final Set<Acquisition<?>> pending = ConcurrentHashMap.newKeySet();
+  private final AtomicLong order = new AtomicLong();
   private volatile boolean closed;
+  private volatile String
+      draining; // why new acquisitions (re-entries apart) fail; null: they don't
 
   public Waiting(
       Settings settings, Clock clock, Timer timer, Subscriptions subscriptions, Events events) {
@@ -78,6 +82,13 @@ public final class Waiting {
     return pending.size();
   }
 
+  /**
+   * The next acquisition to wait gets this place in its topics' order (see {@link Waiter#order}).
+   */
+  long nextOrder() {
+    return order.getAndIncrement();
+  }
+
   /** Fails every acquisition in progress, and every one started from now on. */
   public void close() {
     closed = true;
@@ -86,10 +97,28 @@ public final class Waiting {
     }
   }
 
+  /**
+   * Fails every acquisition in progress, and every one started from now on, except re-entries of a
+   * hold the owner has (they wait for nothing, and let holders finish their work): for a graceful
+   * close. Each fails with a {@link WardenException} naming its object and {@code why}; one that
+   * waited gives back what its attempts may have taken and leaves its queue first.
+   */
+  public void drain(String why) {
+    draining = why;
+    for (Acquisition<?> acquisition : pending) {
+      if (!acquisition.reentry()) {
+        acquisition.end(why);
+      }
+    }
+  }
+
   void register(Acquisition<?> acquisition) {
     pending.add(acquisition);
+    String why = draining;
     if (closed) {
       acquisition.fail(new WardenException("the Warden is closed"));
+    } else if (why != null && !acquisition.reentry()) {
+      acquisition.fail(acquisition.failure(why));
     }
   }
 

@@ -1,6 +1,6 @@
 -- quorum-fence-raise: raises a lock's fence to a token minted elsewhere (the quorum lock's token,
 -- the largest of its majority), so that the next token minted here ranks above it. Never lowers.
--- KEYS[1]  fence: the hash {e, c[, n]} of the lock's last token (prelude.lua's mint_token)
+-- KEYS[1]  fence: the hash {e, c[, r]} of the lock's last token (prelude.lua's mint_token)
 -- ARGV[1]  the token's epoch e
 -- ARGV[2]  the token's count c (token = e * 2^47 + c)
 -- ARGV[3]  the fence's retention in ms, set when this call creates the fence

@@ -43,8 +43,8 @@ end
 -- Fencing tokens: token = epoch * 2^47 + count, as a decimal string (Lua's numbers are doubles,
 -- exact only up to 2^53; a token reaches 2^63). A lock's fence is a hash: e (the epoch of its
 -- last token), c (the count: in units of 10 microseconds of the server clock since 2020-01-01,
--- plus one per token minted faster than that) and, on Redis Cluster, n (the id of the node that
--- minted it).
+-- plus one per token minted faster than that) and, on Redis Cluster, r (the tenure that last
+-- read this node's config epoch for it: see cluster_epoch).
 --   * The epoch orders tokens across failovers without clocks: a failover always raises it (the
 --     new master's cluster config epoch; Sentinel's config epoch, passed by the client; 0 on one
 --     server), so the first token of a new master ranks above every token of the old one, even
@@ -53,21 +53,23 @@ end
 --     or a fence that expired, brings back an old count, and max(count + 1, clock) still rises,
 --     as long as the server clock does not go back (and one lock mints fewer than 100,000 tokens
 --     a second: faster, the count runs ahead of the clock).
--- 2^47 units of 10 us last until 2064; epochs up to 65535 fit a Java long.
+-- docs/fencing.md gives the whole argument, case by case. 2^47 units of 10 us last until 2064;
+-- epochs up to 65535 fit a Java long.
 local FENCE_EPOCH_SPAN = 140737488355328 -- 2^47
 local FENCE_EPOCH_MAX = 65535
 local FENCE_CLOCK_START_S = 1577836800 -- 2020-01-01T00:00:00Z
 
--- The token e * 2^47 + c as an exact decimal string: 2^47 = 14073748 * 10^7 + 8355328, computed
--- in two limbs of base 10^7, each exact in a double.
+-- The token e * 2^47 + c as an exact decimal string. Below 2^53 (every epoch below 64) one double
+-- holds it exactly (e * 2^47 is exact, and a sum below 2^53 is not rounded); above, 2^47 =
+-- 14073748 * 10^7 + 8355328 is computed in two limbs of base 10^7, each exact in a double.
 local function fence_token(e, c)
+  local token = e * FENCE_EPOCH_SPAN + c
+  if token < 9007199254740992 then -- 2^53
+    return string.format('%.0f', token)
+  end
   local low = e * 8355328 + c % 10000000
   local high = e * 14073748 + math.floor(c / 10000000) + math.floor(low / 10000000)
-  low = low % 10000000
-  if high == 0 then
-    return string.format('%.0f', low)
-  end
-  return string.format('%.0f%07.0f', high, low)
+  return string.format('%.0f%07.0f', high, low % 10000000)
 end
 
 -- The server clock in fence units (10 us) since 2020-01-01.
@@ -76,41 +78,73 @@ local function fence_clock()
   return (tonumber(time[1]) - FENCE_CLOCK_START_S) * 100000 + math.floor(tonumber(time[2]) / 10)
 end
 
--- The epoch a token minted now belongs to, and the node id to remember. `given` is the client's
--- epoch argument: a number, or 'cluster' to read this node's config epoch, which CLUSTER INFO
--- gives (some 40 us, at every token: the fence's own record of who minted last at which epoch
--- cannot be trusted, since a node restarted from an older RDB file brings back an older fence
--- while its config epoch, kept in nodes.conf, is current; `warden chaos` saw tokens of an older
--- epoch for 24 s after such a restart when the fence's record was taken for the node's epoch).
-local function fence_epoch(given)
-  if given ~= 'cluster' then
-    return tonumber(given), nil
+-- This master's tenure: its replication ID (INFO replication's master_replid), or nil when INFO
+-- is refused or does not say. A tenure is one process's unbroken time as a master: Redis makes a
+-- new random 160-bit ID when a process starts as a master (an RDB file's ID becomes its
+-- secondary ID) and when a replica is promoted, and a replica, which never mints (writes are
+-- refused there), takes its master's ID. So no two tenures share an ID. (Redis also makes a new
+-- ID within a tenure, e.g. when a master long without replicas frees its backlog: that only
+-- makes the next token of each fence read the epoch again.)
+local function master_tenure()
+  local info = redis.pcall('INFO', 'replication')
+  if type(info) ~= 'string' then
+    return nil
   end
-  local me = redis.call('CLUSTER', 'MYID')
+  local at = string.find(info, 'master_replid:', 1, true)
+  return at and string.match(info, '^%x+', at + 14)
+end
+
+-- The epoch a cluster node mints with, `e` and `r` being the fence's epoch and tenure, and the
+-- tenure to record in the fence (nil: the fence's record stands). The node's config epoch, from
+-- CLUSTER INFO (about 10 us of Redis time, for its loop over every slot), is read once per fence
+-- per tenure: a fence that this tenure raised to the node's epoch already (r is this tenure's ID)
+-- has e >= that epoch, which cannot have been lost since, as only a restart or a demotion loses
+-- this node's writes, and either ends the tenure. Every other fence reads it: one written by
+-- another node (a failover, a slot migration), by an earlier tenure of this node (one brought
+-- back by a restart from an older RDB file, whose epoch the node's nodes.conf has outgrown: seen
+-- by `warden chaos` when the fence's own record was trusted across the restart), or none.
+local function cluster_epoch(e, r)
+  local tenure = master_tenure()
+  if e and tenure and tenure == r then
+    return e, nil
+  end
   local info = redis.call('CLUSTER', 'INFO')
-  return tonumber(string.match(info, 'cluster_my_epoch:(%d+)')), me
+  return tonumber(string.match(info, 'cluster_my_epoch:(%d+)')), tenure
 end
 
 -- Mints the next fencing token of a lock, `terms` being '<retention ms>:<epoch>' (see
 -- Scripts.fenceTerms): the larger of (stored epoch, count + 1) and (current epoch, clock), in
 -- that order. A fence created now lives `retention` ms; minting does not prolong it, and one
--- that expired restarts from the clock.
+-- that expired restarts from the clock. Writes only the fields that change.
 local function mint_token(fence, terms)
   local retention, given = string.match(terms, '^(%d+):(%w+)$')
-  local state = redis.call('HMGET', fence, 'e', 'c')
+  local state, now, tenure
+  if given == 'cluster' then
+    state = redis.call('HMGET', fence, 'e', 'c', 'r')
+    now, tenure = cluster_epoch(tonumber(state[1]), state[3])
+  else
+    state = redis.call('HMGET', fence, 'e', 'c')
+    now = tonumber(given)
+  end
   local e, c = tonumber(state[1]), tonumber(state[2])
-  local now, node = fence_epoch(given)
   now = math.min(now, FENCE_EPOCH_MAX)
   local clock = fence_clock()
+  -- c is passed as a number: Redis writes it in full (%.17g, or the shortest exact form since
+  -- Redis 7.2), exact below 2^53; Lua's own tostring would keep only 14 digits
   if not e or now > e then
     e, c = now, clock
+    if tenure then
+      redis.call('HSET', fence, 'e', e, 'c', c, 'r', tenure)
+    else
+      redis.call('HSET', fence, 'e', e, 'c', c)
+    end
   else
     c = math.max(c + 1, clock)
-  end
-  if node then
-    redis.call('HSET', fence, 'e', e, 'c', string.format('%.0f', c), 'n', node)
-  else
-    redis.call('HSET', fence, 'e', e, 'c', string.format('%.0f', c))
+    if tenure then
+      redis.call('HSET', fence, 'c', c, 'r', tenure)
+    else
+      redis.call('HSET', fence, 'c', c)
+    end
   end
   if not state[1] then
     redis.call('PEXPIRE', fence, retention)
@@ -231,10 +265,11 @@ local function released_before(marker, id)
 end
 
 -- The first live waiter of a queue (zset, waiter -> ticket) whose heartbeats (zset, waiter ->
--- deadline, server ms) run past `now`. Dead waiters in front of it leave both sets, at most
--- `limit` of them (bounded work). Returns the waiter (nil when the queue is empty or only dead
--- waiters were looked at), its deadline, and whether any dead waiter was dropped.
-local function live_head(queue, beats, now, limit)
+-- deadline, server ms) run past `now`. Dead waiters in front of it leave both sets, and the hash
+-- `entries` (waiter -> what made its entry; nil for none), at most `limit` of them (bounded work).
+-- Returns the waiter (nil when the queue is empty or only dead waiters were looked at), its
+-- deadline, and whether any dead waiter was dropped.
+local function live_head(queue, beats, now, limit, entries)
   local dropped = false
   for _ = 1, limit do
     local first = redis.call('ZRANGE', queue, 0, 0)[1]
@@ -247,6 +282,9 @@ local function live_head(queue, beats, now, limit)
     end
     redis.call('ZREM', queue, first)
     redis.call('ZREM', beats, first)
+    if entries then
+      redis.call('HDEL', entries, first)
+    end
     dropped = true
   end
   return nil, nil, dropped
@@ -266,6 +304,20 @@ local function force_delete(hash)
   end
   redis.call('DEL', hash)
   return true
+end
+
+-- Keeps a leased semaphore's hash and leases (zset, permit id -> lease end, server ms) for `idle`
+-- ms after its last lease ends, when an idle expiry is set ('0': they never expire). Redis ignores
+-- keys that do not exist.
+local function keep_leased(semaphore, leases, idle)
+  idle = tonumber(idle)
+  if idle > 0 then
+    local now = server_ms()
+    local last = redis.call('ZRANGE', leases, -1, -1, 'WITHSCORES')[2]
+    local ms = idle + math.max(0, (last and tonumber(last) or now) - now)
+    redis.call('PEXPIRE', semaphore, ms)
+    redis.call('PEXPIRE', leases, ms)
+  end
 end
 
 -- end of the prelude; the script's own file follows

@@ -25,6 +25,7 @@ if cluster then
   try('spublish', 'SPUBLISH', channel, '')
   try('cluster|myid', 'CLUSTER', 'MYID')
   try('cluster|info', 'CLUSTER', 'INFO')
+  try('info', 'INFO', 'replication') -- the master's tenure (prelude.lua's master_tenure)
 else
   try('publish', 'PUBLISH', channel, '')
 end

@@ -10,6 +10,7 @@
 -- ARGV[4]  '1' when other acquirers of the same client wait: marks it even when a permit is taken
 -- ARGV[5]  how long the mark keeps a never-set semaphore's hash alive, ms
 -- ARGV[6]  release channel; the message is the number of permits that became free
+-- ARGV[7]  idle expiry, ms: the semaphore lives that long after its last lease ends ('0': for ever)
 -- Returns  {1} when the caller holds the permit;
 --          {0, ms} when none is free: ms until the earliest lease ends (-1 when none is leased).
 -- Wakes    '<n>' (see "Wake messages" in CONCURRENCY.md)
@@ -28,6 +29,7 @@ end
 local mine = redis.call('ZSCORE', leases, id)
 if mine then
   if tonumber(mine) > now then
+    keep_leased(semaphore, leases, ARGV[7])
     return {1}
   end
   redis.call('ZREM', leases, id) -- a replay of a grant whose lease ended meanwhile
@@ -44,6 +46,7 @@ if free > 0 then
   if ARGV[4] == '1' then
     redis.call('HSET', semaphore, '#w', 1)
   end
+  keep_leased(semaphore, leases, ARGV[7])
   return {1}
 end
 
@@ -53,6 +56,7 @@ if ARGV[3] == '1' then
     redis.call('PEXPIRE', semaphore, ARGV[5]) -- only the mark: gone if permits are never set
   end
 end
+keep_leased(semaphore, leases, ARGV[7])
 local earliest = redis.call('ZRANGE', leases, 0, 0, 'WITHSCORES')[2]
 if earliest then
   return {0, math.max(1, tonumber(earliest) - now)}

@@ -7,6 +7,7 @@
 -- ARGV[1]  permit id
 -- ARGV[2]  release channel
 -- ARGV[3]  marker lifetime, ms
+-- ARGV[4]  idle expiry, ms (see leased-semaphore-acquire.lua)
 -- Returns  {1} when the permit was leased and is free again, now or by an earlier run of this
 --          release (its marker is there);
 --          {0} when the id is unknown (never issued, released already, or returned to the pool
@@ -19,6 +20,7 @@ if not ends then
 end
 redis.call('ZREM', leases, id)
 redis.call('HINCRBY', semaphore, 'permits', 1)
+keep_leased(semaphore, leases, ARGV[4])
 if redis.call('HDEL', semaphore, '#w') == 1 then
   publish(ARGV[2], '1')
 end

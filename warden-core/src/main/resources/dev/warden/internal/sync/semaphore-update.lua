@@ -21,6 +21,7 @@
 -- ARGV[5]  marker lifetime, ms
 -- ARGV[6]  release channel. A message '<n> <waiter id>' asks for the named head of the queue and
 --          n others to be woken; '<n>', for n waiters.
+-- ARGV[7]  idle expiry, ms: the free permits live that long after this call ('0': for ever)
 -- Returns  {1, amount, free}: applied, now or by an earlier run of the same call; amount is the
 --          number of permits taken, added, set, drained or given back; free, those free after.
 --          {0, free}: not applied: too few permits free ('take', 'wait'), set already ('set').
@@ -29,6 +30,15 @@
 local LAPSED_ENTRIES = 10 -- lapsed queue entries dropped per look at the head, at most
 local permits, queue, deadlines, marker = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local op, amount, entry = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local idle = tonumber(ARGV[7] or '0')
+
+-- Keeps the free permits alive for the idle expiry from now, if they exist and one is set.
+local function keep()
+  if idle > 0 then
+    redis.call('PEXPIRE', permits, idle)
+  end
+end
+keep() -- every call, a waiter's look included; the calls below that make or SET the key again
 
 local function free()
   return tonumber(redis.call('GET', permits) or '0')
@@ -139,6 +149,7 @@ if op == 'add' then
     return {-1, available}
   end
   available = redis.call('INCRBY', permits, amount)
+  keep() -- INCRBY may have made the key
   redis.call('SET', marker, amount, 'PX', ARGV[5])
   if amount > 0 then
     wake(available)
@@ -151,6 +162,7 @@ if op == 'set' then
     return {0, available}
   end
   redis.call('SET', permits, amount)
+  keep()
   redis.call('SET', marker, amount, 'PX', ARGV[5])
   wake(amount)
   return {1, amount, amount}
@@ -159,6 +171,7 @@ end
 if op == 'drain' then
   if available ~= 0 then
     redis.call('SET', permits, 0)
+    keep()
   end
   redis.call('SET', marker, available, 'PX', ARGV[5])
   return {1, available, 0}

@@ -3,6 +3,7 @@ package dev.warden.internal.lease;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.warden.ObjectType;
+import dev.warden.WardenListener;
 import dev.warden.internal.base.Events;
 import dev.warden.internal.base.Settings;
 import dev.warden.internal.base.Subject;
@@ -42,8 +43,11 @@ class LeaseKeeperTest {
   private final LeaseKeeper keeper =
       new LeaseKeeper(new Scripts(redis), time, time, Runnable::run, settings);
 
-  /** One script call the keeper sent: how many holds it renews, and its reply to complete. */
-  private record Call(String routingKey, int holds, CompletableFuture<Object> reply) {
+  /**
+   * One script call the keeper sent: how many holds it renews, the lease it sets (ms), and its
+   * reply to complete.
+   */
+  private record Call(String routingKey, int holds, long lease, CompletableFuture<Object> reply) {
     void renewedAll() {
       reply.complete(List.<Long>of());
     }
@@ -74,10 +78,12 @@ class LeaseKeeperTest {
         CommandArgs<String, String> args) {
       CompletableFuture<T> reply = new CompletableFuture<>();
       // sha, key count, one key per hold, the lease, one owner per hold
+      int holds = (args.count() - 3) / 2;
       calls.add(
           new Call(
               new String(routingKey, StandardCharsets.UTF_8),
-              (args.count() - 3) / 2,
+              holds,
+              Long.parseLong(args.toCommandString().split(" ", -1)[2 + holds]),
               (CompletableFuture<Object>) reply));
       return reply;
     }
@@ -141,7 +147,8 @@ class LeaseKeeperTest {
         1,
         LEASE.toMillis(),
         leaseDeadlineNanos,
-        new Renewal(RENEWAL.script(), List.of("lock-" + n)));
+        new Renewal(RENEWAL.script(), List.of("lock-" + n)),
+        (hold, reason) -> CompletableFuture.completedFuture(null));
   }
 
   @Test
@@ -285,6 +292,122 @@ class LeaseKeeperTest {
     assertThat(time.dueTimes()).containsExactly(readded + PERIOD);
     time.advance(Duration.ofNanos(PERIOD));
     assertThat(redis.calls).hasSize(1);
+  }
+
+  @Test
+  // FutureReturnValueIgnored: thenRun only records the time; the test asserts on it
+  @SuppressWarnings("FutureReturnValueIgnored")
+  void aHoldIsRenewedUntilItsMaximumHoldTimeSoThatItsLeaseEndsThereAndItsHolderIsToldThen() {
+    Duration maxHold = Duration.ofSeconds(65); // the third tick (30 s) leaves 35 s, the fifth 15
+    LeaseKeeper limited =
+        new LeaseKeeper(
+            new Scripts(redis),
+            time,
+            time,
+            Runnable::run,
+            new Settings(
+                LEASE,
+                Duration.ofSeconds(3),
+                Duration.ofSeconds(5),
+                dev.warden.Replication.none(),
+                maxHold));
+    long taken = time.nanoTime();
+    long limit = taken + maxHold.toNanos();
+    List<WardenListener.LossReason> heard = new ArrayList<>();
+    Hold watched = holdWith(holdEvents(heard));
+    long[] lostAt = {0};
+    watched.lost().thenRun(() -> lostAt[0] = time.nanoTime());
+    limited.add(watched);
+
+    for (int tick = 1; tick <= 3; tick++) {
+      time.advanceTo(taken + tick * PERIOD);
+      Call call = redis.calls.get(redis.calls.size() - 1);
+      assertThat(call.lease()).as("tick %d: a whole lease", tick).isEqualTo(LEASE.toMillis());
+      call.renewedAll();
+    }
+    time.advanceTo(taken + 4 * PERIOD); // 25 s left: less than a lease
+    Call capped = redis.calls.get(redis.calls.size() - 1);
+    assertThat(capped.lease()).as("ends at the limit").isEqualTo(25_000);
+    capped.renewedAll();
+    assertThat(watched.leaseDeadlineNanos()).isEqualTo(limit);
+    time.advanceTo(taken + 5 * PERIOD);
+    redis.calls.get(redis.calls.size() - 1).renewedAll();
+    assertThat(redis.calls.get(redis.calls.size() - 1).lease()).isEqualTo(15_000);
+
+    time.advanceTo(limit - 1);
+    assertThat(watched.lost()).isNotDone();
+    time.advanceTo(limit);
+    assertThat(watched.lost()).isDone();
+    assertThat(lostAt[0]).as("told at the limit, not at the next tick").isEqualTo(limit);
+    assertThat(watched.state()).isEqualTo(Hold.State.LOST);
+    assertThat(watched.lostReason())
+        .isEqualTo(
+            "it was held for its maximum hold time (PT1M5S): the lease keeper stopped renewing"
+                + " it, and it expired then");
+    assertThat(heard).containsExactly(WardenListener.LossReason.MAX_HOLD_TIME);
+    assertThat(limited.size()).isZero();
+    int sent = redis.calls.size();
+    time.advance(Duration.ofMinutes(2));
+    assertThat(redis.calls).as("never renewed again").hasSize(sent);
+  }
+
+  @Test
+  void aHoldReleasedBeforeItsMaximumHoldTimeIsNotReportedLost() {
+    LeaseKeeper limited =
+        new LeaseKeeper(
+            new Scripts(redis),
+            time,
+            time,
+            Runnable::run,
+            new Settings(
+                LEASE,
+                Duration.ofSeconds(3),
+                Duration.ofSeconds(5),
+                dev.warden.Replication.none(),
+                Duration.ofSeconds(40)));
+    long taken = time.nanoTime();
+    Hold hold = hold();
+    limited.add(hold);
+    time.advanceTo(taken + PERIOD);
+    redis.calls.get(0).renewedAll();
+    time.advanceTo(taken + 2 * PERIOD); // 20 s left: capped, and the limit is timed
+    assertThat(redis.calls.get(1).lease()).isEqualTo(20_000);
+    redis.calls.get(1).renewedAll();
+    limited.remove(hold); // released
+    time.advance(Duration.ofMinutes(1));
+    assertThat(hold.lost()).isNotDone();
+    assertThat(hold.state()).isEqualTo(Hold.State.HELD);
+  }
+
+  /** Events whose listener records the reason of each lost lease. */
+  private static Events holdEvents(List<WardenListener.LossReason> heard) {
+    Events events = new Events();
+    events.add(
+        new WardenListener() {
+          @Override
+          public void leaseLost(
+              ObjectType type, String name, long holdId, WardenListener.LossReason reason) {
+            heard.add(reason);
+          }
+        });
+    return events;
+  }
+
+  /** A hold taken now, reporting to {@code events}. */
+  private Hold holdWith(Events events) {
+    int n = holds++;
+    return new Hold(
+        "lock 'l" + n + "'",
+        new Subject(ObjectType.LOCK, "l" + n),
+        time.nanoTime(),
+        events,
+        "owner-" + n,
+        n,
+        1,
+        LEASE.toMillis(),
+        time.nanoTime() + LEASE.toNanos(),
+        new Renewal(RENEWAL.script(), List.of("lock-" + n)),
+        (hold, reason) -> CompletableFuture.completedFuture(null));
   }
 
   @Test

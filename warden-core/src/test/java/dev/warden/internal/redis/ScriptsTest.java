@@ -29,7 +29,7 @@ class ScriptsTest {
   @Test
   void everyScriptHasItsHeaderAndPointsToTheWakeMessagesIfItPublishes() throws IOException {
     List<Script> scripts = all();
-    assertThat(scripts).hasSize(36);
+    assertThat(scripts).hasSize(37);
     for (Script script : scripts) {
       String source = script.source();
       assertThat(script.body()).as(script.name()).isEqualTo(Script.prelude() + source);

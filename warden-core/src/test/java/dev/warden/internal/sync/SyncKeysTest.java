@@ -3,6 +3,7 @@ package dev.warden.internal.sync;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.warden.internal.redis.Namespace;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -15,6 +16,21 @@ class SyncKeysTest {
       for (String name :
           List.of(keys.key(), keys.key("queue"), keys.channel(), keys.operation("0af3"))) {
         assertThat(name).startsWith("warden:{pool}:");
+      }
+    }
+  }
+
+  @Test
+  void aKeyPrefixGoesBeforeEveryKeyChannelAndMarker() {
+    Namespace billing = Namespace.of("billing");
+    for (SyncKeys keys :
+        List.of(
+            SyncKeys.semaphore(billing, "pool"),
+            SyncKeys.leasedSemaphore(billing, "pool"),
+            SyncKeys.latch(billing, "pool"))) {
+      for (String name :
+          List.of(keys.key(), keys.key("queue"), keys.channel(), keys.operation("0af3"))) {
+        assertThat(name).startsWith("billing:warden:{pool}:");
       }
     }
   }

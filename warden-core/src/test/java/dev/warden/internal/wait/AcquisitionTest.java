@@ -27,7 +27,8 @@ class AcquisitionTest {
   private final Settings settings = new Settings(Duration.ofSeconds(30), COMMAND_TIMEOUT, RECHECK);
   private final VirtualTime time = new VirtualTime();
   private final StubPubSub pubSub = new StubPubSub();
-  private final Subscriptions subscriptions = new Subscriptions(pubSub, "client-1", time, settings);
+  private final Subscriptions subscriptions =
+      new Subscriptions(pubSub, "client-1", time, time, settings);
   private final Waiting waiting = new Waiting(settings, time, time, subscriptions, new Events());
   private final ScriptedClaim claim = new ScriptedClaim();
 
@@ -432,5 +433,157 @@ class AcquisitionTest {
     long secondLeftAt = time.nanoTime();
     time.advanceTo(secondLeftAt + LINGER.toNanos());
     assertThat(pubSub.unsubscribes).containsExactly(CHANNEL);
+  }
+
+  /** Starts {@code count} acquisitions in one line and has each refused until it parks. */
+  private List<ScriptedClaim> parkedInLine(int count, Duration wait) {
+    List<ScriptedClaim> claims = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      ScriptedClaim claim = ScriptedClaim.inLine("owner-" + i);
+      claims.add(claim);
+      start(claim, wait);
+      claim.refuse(0);
+    }
+    pubSub.confirm(CHANNEL); // each tries again once subscribed
+    for (ScriptedClaim claim : claims) {
+      claim.refuse(0);
+    }
+    assertThat(subscriptions.parked()).isEqualTo(count);
+    return claims;
+  }
+
+  private static int attempts(List<ScriptedClaim> claims) {
+    return claims.stream().mapToInt(c -> c.attempts.size()).sum();
+  }
+
+  @Test
+  void aLineOfAHundredParkedAcquisitionsAsksRedisOncePerRecheckInterval() {
+    aLineAsksRedisOncePerRecheckInterval(100);
+  }
+
+  @Test
+  void aLineOfAThousandParkedAcquisitionsAsksRedisOncePerRecheckInterval() {
+    aLineAsksRedisOncePerRecheckInterval(1000);
+  }
+
+  private void aLineAsksRedisOncePerRecheckInterval(int count) {
+    List<ScriptedClaim> claims = parkedInLine(count, null);
+    int before = attempts(claims);
+    for (int round = 1; round <= 3; round++) {
+      time.advance(RECHECK);
+      assertThat(attempts(claims) - before).as("round " + round).isEqualTo(round);
+      assertThat(claims.get(0).attempts).as("by the first in line").hasSize(2 + round);
+      claims.get(0).refuse(0); // busy: it parks again, and so stand all the others
+    }
+    // the first gets the lock: the others stay parked, and the next one checks next time
+    time.advance(RECHECK);
+    claims.get(0).grant("token");
+    time.advance(RECHECK);
+    assertThat(claims.get(1).attempts).hasSize(3);
+    assertThat(attempts(claims) - before).isEqualTo(5);
+    assertThat(subscriptions.parked()).isEqualTo(count - 2);
+  }
+
+  @Test
+  void aRecheckAsksRedisNothingWhileAnotherOwnerOfThisClientHoldsTheObject() {
+    ScriptedClaim claim = ScriptedClaim.inLine("owner-1");
+    claim.heldLocally = true;
+    Result result = new Result(start(claim, null));
+    assertThat(pubSub.subscribes).containsExactly(CHANNEL);
+    pubSub.confirm(CHANNEL);
+    time.advance(RECHECK.multipliedBy(50));
+    assertThat(claim.attempts)
+        .as("neither at first nor when subscribed nor at re-checks")
+        .isEmpty();
+    assertThat(subscriptions.parked()).isOne();
+
+    claim.heldLocally = false; // its hold was found lost: nothing woke us, the re-check asks
+    time.advance(RECHECK);
+    assertThat(claim.attempts).hasSize(1);
+    claim.grant("token-1");
+    assertThat(result.granted).isEqualTo("token-1");
+  }
+
+  @Test
+  void aWakeUpAsksRedisEvenWhileTheObjectIsHeldLocally() {
+    ScriptedClaim claim = ScriptedClaim.inLine("owner-1");
+    claim.heldLocally = true;
+    start(claim, null);
+    pubSub.confirm(CHANNEL);
+    pubSub.publish(CHANNEL, "released"); // e.g. force-unlocked by another client
+    assertThat(claim.attempts).hasSize(1);
+  }
+
+  @Test
+  void aTimedAcquisitionHeldLocallyEndsAtItsDeadlineWithoutAskingRedis() {
+    ScriptedClaim claim = ScriptedClaim.inLine("owner-1");
+    claim.heldLocally = true;
+    long deadline = time.nanoTime() + Duration.ofSeconds(2).toNanos();
+    Result result = new Result(start(claim, Duration.ofSeconds(2)));
+    pubSub.confirm(CHANNEL);
+    time.advanceTo(deadline - 1);
+    assertThat(result.done).isFalse();
+    time.advanceTo(deadline);
+    assertThat(result.done).isTrue();
+    assertThat(result.granted).isNull();
+    assertThat(result.failure).isNull();
+    assertThat(claim.attempts).isEmpty();
+  }
+
+  @Test
+  void aTimedAcquisitionBehindTheFirstInLineStillEndsExactlyAtItsDeadline() {
+    List<ScriptedClaim> claims = parkedInLine(2, null);
+    ScriptedClaim timed = ScriptedClaim.inLine("owner-timed");
+    long deadline = time.nanoTime() + Duration.ofSeconds(15).toNanos();
+    Result result = new Result(start(timed, Duration.ofSeconds(15)));
+    timed.refuse(0); // the topic is subscribed: it parks at once
+    time.advance(RECHECK);
+    claims.get(0).refuse(0);
+    time.advanceTo(deadline - 1);
+    assertThat(timed.attempts).hasSize(1);
+    time.advanceTo(deadline);
+    assertThat(timed.attempts).as("a last attempt of its own at the deadline").hasSize(2);
+    timed.refuse(0);
+    assertThat(result.done).isTrue();
+    assertThat(result.at).isEqualTo(deadline);
+    assertThat(result.granted).isNull();
+    assertThat(subscriptions.parked()).isEqualTo(2);
+  }
+
+  @Test
+  void cancellingOneAcquisitionInALineEndsItAloneAndTheLineGoesOn() {
+    List<ScriptedClaim> claims = parkedInLine(3, null);
+    ScriptedClaim cancelled = ScriptedClaim.inLine("owner-cancelled");
+    Acquisition<String> acquisition = start(cancelled, null);
+    cancelled.refuse(0);
+    assertThat(acquisition.cancel()).isTrue();
+    assertThat(subscriptions.parked()).isEqualTo(3);
+    assertThat(cancelled.finished).containsExactly(false);
+    time.advance(RECHECK);
+    assertThat(attempts(claims)).isEqualTo(7);
+    assertThat(cancelled.attempts).hasSize(1);
+  }
+
+  @Test
+  void theFirstConfirmationOfASubscriptionWakesNobodyWhicheverReachesUsFirst() {
+    ScriptedClaim claim = ScriptedClaim.inLine("owner-1");
+    claim.heldLocally = true;
+    start(claim, null);
+    pubSub.confirmFutureFirst(CHANNEL);
+    assertThat(subscriptions.parked()).isOne();
+    assertThat(claim.attempts).isEmpty();
+  }
+
+  @Test
+  void aResubscriptionWakesOnlyTheFirstOfALineAndEveryWaiterOutsideOne() {
+    List<ScriptedClaim> claims = parkedInLine(5, null);
+    ScriptedClaim alone = new ScriptedClaim();
+    start(alone, null);
+    alone.refuse(0);
+    int before = attempts(claims);
+    pubSub.resubscribed(CHANNEL); // messages may have been lost while the connection was down
+    assertThat(attempts(claims) - before).isOne();
+    assertThat(claims.get(0).attempts).hasSize(3);
+    assertThat(alone.attempts).hasSize(2);
   }
 }

@@ -30,6 +30,30 @@ final class ScriptedClaim implements Claim<String> {
   /** What was sent and when, in order: "attempt", "give-back", "leave" (and what a test adds). */
   final List<String> log = new ArrayList<>();
 
+  /** How a parked acquisition of it shares its waiting; null (the default) waits alone. */
+  SharedWait sharing;
+
+  /** What {@link #heldLocally()} says: another owner of this client holds the object. */
+  boolean heldLocally;
+
+  private final String owner;
+
+  ScriptedClaim() {
+    this("owner");
+  }
+
+  /** A claim of {@code owner}, which names its hand-off terms (for a line). */
+  ScriptedClaim(String owner) {
+    this.owner = owner;
+  }
+
+  /** A claim that shares its waiting with the other claims of {@code lock 'orders'}. */
+  static ScriptedClaim inLine(String owner) {
+    ScriptedClaim claim = new ScriptedClaim(owner);
+    claim.sharing = SharedWait.RECHECKS;
+    return claim;
+  }
+
   @Override
   public String describe() {
     return "lock 'orders'";
@@ -72,6 +96,21 @@ final class ScriptedClaim implements Claim<String> {
     }
     log.add("leave");
     return CompletableFuture.completedFuture(null);
+  }
+
+  @Override
+  public HandOffTerms handOffTerms() {
+    return sharing == null ? null : new HandOffTerms("warden:{orders}", owner, 30_000, owner);
+  }
+
+  @Override
+  public SharedWait sharing() {
+    return sharing;
+  }
+
+  @Override
+  public boolean heldLocally() {
+    return heldLocally;
   }
 
   @Override

@@ -44,6 +44,19 @@ final class StubPubSub implements PubSub {
     pending.remove(channel).complete(null);
   }
 
+  /**
+   * Redis confirms the last SUBSCRIBE of the channel, the future completing before the listener.
+   */
+  void confirmFutureFirst(String channel) {
+    pending.remove(channel).complete(null);
+    listener.subscribed(channel);
+  }
+
+  /** The connection came back and the channel was subscribed again (Lettuce re-subscribes). */
+  void resubscribed(String channel) {
+    listener.subscribed(channel);
+  }
+
   /** The last SUBSCRIBE of the channel fails. */
   void refuse(String channel, Throwable failure) {
     pending.remove(channel).completeExceptionally(failure);

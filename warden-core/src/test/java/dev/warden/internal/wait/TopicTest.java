@@ -2,14 +2,103 @@ package dev.warden.internal.wait;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.warden.internal.base.VirtualTime;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
-/** The wake-up protocol of one topic, without Redis: parking, wake-one order, the race guard. */
+/**
+ * The wake-up protocol of one topic, without Redis: parking, wake-one order, the race guard, and
+ * the lines of waiters that share their re-checks and heartbeats (in virtual time).
+ */
 class TopicTest {
-  private final Topic topic = new Topic("c");
+  private static final Duration RECHECK = Duration.ofMillis(200);
+  private static final String LOCK = "warden:{orders}";
+
+  private final VirtualTime time = new VirtualTime();
+  private final Topic topic = new Topic("c", time, time, RECHECK.toNanos());
   private final List<String> woken = new ArrayList<>();
+  private boolean heldHere; // another owner of this client holds LOCK
+
+  /**
+   * A parked acquisition of {@link #LOCK} that shares its waiting: logs "name" when woken and
+   * "name?" when re-checked by its line.
+   */
+  private final class InLine implements Waiter, Successor {
+    final String name;
+    final long order;
+    final long ticket;
+    final SharedWait sharing;
+
+    InLine(String name, long order, long ticket, SharedWait sharing) {
+      this.name = name;
+      this.order = order;
+      this.ticket = ticket;
+      this.sharing = sharing;
+    }
+
+    @Override
+    public void wake() {
+      woken.add(name);
+    }
+
+    @Override
+    public void recheck() {
+      woken.add(name + "?");
+    }
+
+    @Override
+    public boolean waitsForLocalHolder() {
+      return heldHere;
+    }
+
+    @Override
+    public String waiterId() {
+      return name;
+    }
+
+    @Override
+    public long order() {
+      return order;
+    }
+
+    @Override
+    public Successor successor() {
+      return this;
+    }
+
+    @Override
+    public HandOffTerms terms() {
+      return new HandOffTerms(LOCK, name, 30_000, "acquisition-" + name);
+    }
+
+    @Override
+    public long ticket() {
+      return ticket;
+    }
+
+    @Override
+    public SharedWait sharing() {
+      return sharing;
+    }
+
+    @Override
+    public void grant(long token, long sentAtNanos) {
+      woken.add(name + " granted");
+    }
+
+    @Override
+    public void handOffInDoubt() {}
+
+    @Override
+    public void reparkOrWake(Topic on, long claimedAtGeneration) {}
+  }
+
+  private InLine inLine(String name, long order) {
+    return new InLine(name, order, Long.MAX_VALUE, SharedWait.RECHECKS);
+  }
 
   private Waiter waiter(String name) {
     return () -> woken.add(name);
@@ -156,5 +245,171 @@ class TopicTest {
     park(waiter("a"), waiter("b"));
     topic.deliver(WakeMessage.parse("99999999999999999999"));
     assertThat(woken).containsExactly("a", "b");
+  }
+
+  @Test
+  void aLineOfAnySizeRechecksWithItsFirstWaiterOnlyOncePerInterval() {
+    for (int size : new int[] {100, 1000}) {
+      woken.clear();
+      List<InLine> line = new ArrayList<>();
+      for (int i = 0; i < size; i++) {
+        InLine waiter = inLine("w" + size + "-" + i, i);
+        line.add(waiter);
+        assertThat(topic.park(waiter, topic.generation())).isTrue();
+      }
+      for (int round = 1; round <= 5; round++) {
+        time.advance(RECHECK);
+        assertThat(woken).as("round " + round + " of " + size).hasSize(round);
+        assertThat(woken.get(round - 1)).isEqualTo("w" + size + "-0?");
+        assertThat(topic.parkedCount()).isEqualTo(size - 1);
+        // refused: it goes back to the front, and the others never asked
+        assertThat(topic.park(line.get(0), topic.generation())).isTrue();
+      }
+      assertThat(time.pending()).as("one timer for the whole line").isOne();
+      for (InLine waiter : line) {
+        topic.unpark(waiter);
+      }
+      assertThat(time.pending()).as("an empty line has no timer").isZero();
+    }
+  }
+
+  @Test
+  void whenTheFirstWaiterDoesNotComeBackTheNextOneRechecksOneIntervalLater() {
+    InLine a = inLine("a", 0);
+    InLine b = inLine("b", 1);
+    park(a, b);
+    time.advance(RECHECK);
+    assertThat(woken).containsExactly("a?"); // a got the lock: it does not park again
+    time.advance(RECHECK.minusNanos(1));
+    assertThat(woken).containsExactly("a?");
+    time.advance(Duration.ofNanos(1));
+    assertThat(woken).containsExactly("a?", "b?");
+  }
+
+  @Test
+  void whileAnotherOwnerOfThisClientHoldsTheLockTheLineKeepsItsFirstWaiterParkedForTheHandOff() {
+    InLine a = inLine("a", 0);
+    InLine b = inLine("b", 1);
+    park(a, b);
+    heldHere = true;
+    time.advance(RECHECK.multipliedBy(5));
+    assertThat(woken).as("nobody asks Redis").isEmpty();
+    assertThat(topic.parkedCount()).isEqualTo(2);
+    assertThat(time.pending()).as("the line's timer goes on").isOne();
+    // the holder's release hands over to the first, which a re-check never took off the line
+    assertThat(topic.claim(LOCK)).isSameAs(a);
+    heldHere = false;
+    time.advance(RECHECK);
+    assertThat(woken).containsExactly("b?");
+  }
+
+  @Test
+  void aShorterRecheckAskedByAParkingWaiterMovesTheLinesTimerEarlierButNeverLater() {
+    InLine a = inLine("a", 0);
+    InLine b = inLine("b", 1);
+    park(a);
+    long parkedAt = time.nanoTime();
+    assertThat(topic.restore(b, topic.generation(), () -> true, Duration.ofMillis(50).toNanos()))
+        .isTrue();
+    assertThat(time.dueTimes()).containsExactly(parkedAt + Duration.ofMillis(50).toNanos());
+    topic.unpark(b);
+    assertThat(topic.restore(b, topic.generation(), () -> true, Duration.ofSeconds(5).toNanos()))
+        .isTrue();
+    assertThat(time.dueTimes()).containsExactly(parkedAt + Duration.ofMillis(50).toNanos());
+    time.advance(Duration.ofMillis(50));
+    assertThat(woken).as("the line's first re-checks, whoever asked").containsExactly("a?");
+  }
+
+  @Test
+  void aClaimTakesTheLinesFirstInTicketOrderThenInWaitingOrder() {
+    SharedWait queued = new SharedWait() {};
+    InLine late = new InLine("late", 0, 9, queued);
+    InLine early = new InLine("early", 5, 3, queued);
+    InLine tie = new InLine("tie", 1, 9, queued);
+    park(late, tie, early);
+    assertThat(topic.claim(LOCK)).isSameAs(early);
+    assertThat(topic.claim(LOCK)).isSameAs(late);
+    assertThat(topic.claim("warden:{another}")).isNull();
+    assertThat(topic.claim(LOCK)).isSameAs(tie);
+    assertThat(topic.claim(LOCK)).isNull();
+    assertThat(time.pending()).isZero();
+  }
+
+  @Test
+  void aWaiterThatParksAgainKeepsItsPlaceWhateverTheOrderTheyComeBackIn() {
+    InLine a = inLine("a", 0);
+    InLine b = inLine("b", 1);
+    InLine c = inLine("c", 2);
+    InLine d = inLine("d", 3);
+    park(a, b, c, d);
+    topic.deliver(WakeMessage.parse("3"));
+    assertThat(woken).containsExactly("a", "b", "c");
+    park(c, a, b); // refused again, in another order than they were woken
+    woken.clear();
+    topic.wakeAll();
+    assertThat(woken).containsExactly("a", "b", "c", "d");
+  }
+
+  @Test
+  void aResubscriptionWakesEveryWaiterOutsideALineAndOnlyTheFirstOfEachLine() {
+    park(inLine("a", 0), waiter("alone"), inLine("b", 2));
+    long before = topic.generation();
+    topic.resubscribed();
+    assertThat(woken).containsExactly("a", "alone");
+    assertThat(topic.parkedCount()).isOne();
+    assertThat(topic.generation()).isEqualTo(before + 1);
+  }
+
+  @Test
+  void aTargetedWakeUpFindsItsWaiterAmongAThousand() {
+    for (int i = 0; i < 1000; i++) {
+      park(inLine("w" + i, i));
+    }
+    topic.deliver(WakeMessage.parse("w:w777"));
+    assertThat(woken).containsExactly("w777");
+    assertThat(topic.parkedCount()).isEqualTo(999);
+    assertThat(((InLine) topic.claim(LOCK)).name).isEqualTo("w0");
+  }
+
+  @Test
+  void aLineWithHeartbeatsSendsOneForItsOtherParkedWaitersPerPeriodAndWakesThoseGone() {
+    List<List<String>> beats = new ArrayList<>();
+    List<CompletableFuture<List<Integer>>> replies = new ArrayList<>();
+    SharedWait heartbeats =
+        new SharedWait() {
+          @Override
+          public long heartbeatNanos() {
+            return Duration.ofSeconds(1).toNanos();
+          }
+
+          @Override
+          public CompletableFuture<List<Integer>> heartbeat(List<Successor> parked) {
+            beats.add(parked.stream().map(s -> s.terms().owner()).toList());
+            CompletableFuture<List<Integer>> reply = new CompletableFuture<>();
+            replies.add(reply);
+            return reply;
+          }
+        };
+    InLine head = new InLine("head", 0, 1, heartbeats);
+    InLine second = new InLine("second", 1, 2, heartbeats);
+    InLine third = new InLine("third", 2, 3, heartbeats);
+    park(head, second, third);
+    for (int i = 0; i < 4; i++) {
+      time.advance(RECHECK);
+      assertThat(topic.park(head, topic.generation())).isTrue();
+    }
+    assertThat(beats).as("none before a period").isEmpty();
+    time.advance(RECHECK);
+    assertThat(beats).containsExactly(List.of("second", "third"));
+    assertThat(woken).containsOnly("head?").hasSize(5);
+    replies.get(0).complete(List.of(1)); // third's entry was dropped
+    assertThat(woken).endsWith("third");
+    assertThat(topic.parkedCount()).as("head is re-checking; third asks for itself").isOne();
+    assertThat(topic.park(head, topic.generation())).isTrue();
+    for (int i = 0; i < 5; i++) {
+      time.advance(RECHECK);
+      assertThat(topic.park(head, topic.generation())).isTrue();
+    }
+    assertThat(beats).containsExactly(List.of("second", "third"), List.of("second"));
   }
 }

@@ -2,7 +2,9 @@ package dev.warden.internal.wait;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.warden.internal.base.VirtualTime;
 import dev.warden.internal.wait.WakeMessage.Kind;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -57,7 +59,8 @@ class WakeMessageTest {
     WakeMessage zero = WakeMessage.parse("0");
     assertThat(zero).isEqualTo(wake(0, null)).isNotEqualTo(WakeMessage.NONE);
 
-    Topic topic = new Topic("c");
+    VirtualTime time = new VirtualTime();
+    Topic topic = new Topic("c", time, time, Duration.ofMillis(200).toNanos());
     List<String> woken = new ArrayList<>();
     assertThat(topic.park(() -> woken.add("parked"), topic.generation())).isTrue();
 

@@ -87,7 +87,13 @@ final class FairProtocol implements LockSide {
   private List<Object> releaseTo(String owner, int count, Terms to, String undo, String releaseId) {
     return wire.run(
         "fair-release",
-        List.of(lock, queue(), lock + ":beats", fence, ReentrantProtocol.marker(lock, owner)),
+        List.of(
+            lock,
+            queue(),
+            lock + ":beats",
+            fence,
+            ReentrantProtocol.marker(lock, owner),
+            lock + ":entries"),
         owner,
         Integer.toString(count),
         channel,

@@ -20,7 +20,7 @@ import java.util.Map;
 final class GroupProtocol {
   /** One acquisition of the multi-lock: its id, and each part's hold and count when it began. */
   static final class Waiting {
-    final String id;
+    String id; // a new one after a refusal that gives back what the earlier runs took (GroupClaim)
     final int[] heldBefore;
     final Hold[] before;
     final long[] tokenFloor;
@@ -105,6 +105,7 @@ final class GroupProtocol {
         for (int i = 0; i < parts.size(); i++) {
           parts.get(i).giveBack(owner, w.id, w.heldBefore[i]);
         }
+        w.id = clients.newAcquisitionId(owner); // the later attempts: GroupClaim
         Coverage.hit("multi-lock gives back parts while waiting");
       }
       w.inDoubt = false; // the refusal said whether an earlier run holds parts: none now

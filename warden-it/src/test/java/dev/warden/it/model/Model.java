@@ -340,6 +340,9 @@ final class Model {
       if (v.hold(owner) != null) {
         return owner + " unlock() " + side.describe() + fault(s.releaseFault()); // in doubt
       }
+      // the lock between the release and the next lock() is a state like any other: a real release
+      // there ends the count of hand-offs a far waiter saw (it must be refused anew to count again)
+      clients.turns.check(sides);
       clients.acquire(side, owner, true, Clients.Fault.NONE);
       return owner
           + " unlock() "

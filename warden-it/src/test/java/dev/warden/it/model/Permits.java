@@ -25,6 +25,9 @@ final class Permits {
   private static final String LATCH = "warden:{D}:latch";
   private static final String MARKER_MILLIS = "15000";
 
+  /** The scripts' idle expiry argument: none (the builder's default). */
+  private static final String NO_IDLE_EXPIRY = "0";
+
   /** A waiting acquisition: its waiter (or permit) id, the permits it asks for, its doubt. */
   private record Waiting(String id, int permits, boolean inDoubt) {}
 
@@ -117,7 +120,8 @@ final class Permits {
         }
         String id = mine.get(s.variant() % mine.size());
         List<Object> reply =
-            wire.run("leased-semaphore-renew", List.of(P + ":leases"), id, "60000");
+            wire.run(
+                "leased-semaphore-renew", List.of(P + ":leases", P), id, "60000", NO_IDLE_EXPIRY);
         if (number(reply, 0) != 1) {
           mine.remove(id); // updateLeaseTime is false: the lease ran out
         }
@@ -137,11 +141,19 @@ final class Permits {
         String marker = marker(LATCH, newId());
         List<Object> reply =
             wire.run(
-                "latch-count-down", List.of(LATCH, marker), LATCH + ":released", MARKER_MILLIS);
+                "latch-count-down",
+                List.of(LATCH, marker),
+                LATCH + ":released",
+                MARKER_MILLIS,
+                NO_IDLE_EXPIRY);
         if (s.variant() % 3 == 0) {
           reply =
               wire.run(
-                  "latch-count-down", List.of(LATCH, marker), LATCH + ":released", MARKER_MILLIS);
+                  "latch-count-down",
+                  List.of(LATCH, marker),
+                  LATCH + ":released",
+                  MARKER_MILLIS,
+                  NO_IDLE_EXPIRY);
         }
         if (number(reply, 0) == 1 && latchCount > 0) {
           latchCount--;
@@ -181,7 +193,8 @@ final class Permits {
               "latch-set",
               List.of(LATCH, marker(LATCH, id)),
               Integer.toString(amount),
-              MARKER_MILLIS);
+              MARKER_MILLIS,
+              NO_IDLE_EXPIRY);
       if (number(reply, 0) == 1) {
         latchCount = amount;
       }
@@ -190,11 +203,12 @@ final class Permits {
     List<Object> reply =
         wire.run(
             "leased-semaphore-add",
-            List.of(P, marker(P, id)),
+            List.of(P, marker(P, id), P + ":leases"),
             "set",
             Integer.toString(amount),
             MARKER_MILLIS,
-            P + ":released");
+            P + ":released",
+            NO_IDLE_EXPIRY);
     if (number(reply, 0) == 1) {
       leasedTotal += amount;
     }
@@ -210,7 +224,8 @@ final class Permits {
         entry,
         Long.toString(Settings.SEMAPHORE_ENTRY_LEASE_MILLIS),
         MARKER_MILLIS,
-        S + ":released");
+        S + ":released",
+        NO_IDLE_EXPIRY);
   }
 
   private String acquire(String owner, Step s, String waiterId) {
@@ -312,7 +327,8 @@ final class Permits {
         waits ? "1" : "0",
         "0",
         Long.toString(Settings.UNSET_MARK_MILLIS),
-        P + ":released");
+        P + ":released",
+        NO_IDLE_EXPIRY);
   }
 
   /** An acquisition's give-back of a permit, sent once: under a marker of its own. */
@@ -327,7 +343,8 @@ final class Permits {
         List.of(P, P + ":leases", marker),
         id,
         P + ":released",
-        MARKER_MILLIS);
+        MARKER_MILLIS,
+        NO_IDLE_EXPIRY);
   }
 
   private String leasedRelease(String owner, Step s) {

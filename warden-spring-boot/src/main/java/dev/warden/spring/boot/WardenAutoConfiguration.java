@@ -4,6 +4,7 @@ import dev.warden.Warden;
 import dev.warden.micrometer.WardenMetrics;
 import dev.warden.micrometer.WardenObservations;
 import dev.warden.spring.WardenLockedAdvisor;
+import io.lettuce.core.resource.ClientResources;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
@@ -24,6 +25,7 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDeta
 import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -40,13 +42,19 @@ import org.springframework.core.type.AnnotationMetadata;
  * <p>Where it connects ({@link WardenConnection}): {@code warden.uri} or {@code
  * warden.cluster.nodes} when set; otherwise the application's {@code spring.data.redis.*}
  * connection (Boot's {@code DataRedisConnectionDetails}: standalone, Sentinel or Cluster, with user
- * name, password, database and TLS) when spring-boot-data-redis is present; otherwise {@code
- * redis://localhost:6379}. Off with {@code warden.enabled=false}.
+ * name, password, database and TLS, its SSL bundle included) when spring-boot-data-redis is
+ * present; otherwise {@code redis://localhost:6379}. {@code warden.ssl.bundle} names an SSL bundle
+ * for any of them. The Warden runs on the application's Lettuce {@code ClientResources} bean when
+ * there is exactly one ({@code warden.share-client-resources}), and the bean named {@code warden}
+ * closes gracefully when the context stops ({@code warden.shutdown.grace}, {@link
+ * WardenShutdown#PHASE}: after the web server's graceful shutdown). Off with {@code
+ * warden.enabled=false}.
  *
  * @since 0.2
  */
 @AutoConfiguration(
     afterName = {
+      "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration",
       "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
       "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"
     })
@@ -83,13 +91,56 @@ public final class WardenAutoConfiguration {
    */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
-  Warden warden(WardenProperties properties, WardenConnection connection) {
+  Warden warden(
+      WardenProperties properties,
+      WardenConnection connection,
+      ObjectProvider<ClientResources> clientResources,
+      ObjectProvider<SslBundles> sslBundles) {
     Warden.Builder builder =
         Warden.builder()
             .watchdogTimeout(properties.getWatchdogTimeout())
             .commandTimeout(properties.getCommandTimeout())
             .recheckInterval(properties.getRecheckInterval());
-    return connection.applyTo(builder).build();
+    connection.applyTo(builder);
+    if (properties.getKeyPrefix() != null && !properties.getKeyPrefix().isEmpty()) {
+      builder.keyPrefix(properties.getKeyPrefix());
+    }
+    if (properties.getMaxHoldTime() != null) {
+      builder.maxHoldTime(properties.getMaxHoldTime());
+    }
+    if (properties.getSynchronizerIdleExpiry() != null) {
+      builder.synchronizerIdleExpiry(properties.getSynchronizerIdleExpiry());
+    }
+    if (properties.isShareClientResources()) {
+      clientResources.ifUnique(builder::clientResources);
+    }
+    String bundle = properties.getSsl().getBundle();
+    if (bundle != null && !bundle.isEmpty()) {
+      SslBundles bundles =
+          sslBundles.getIfAvailable(
+              () -> {
+                throw new IllegalStateException(
+                    "warden.ssl.bundle is set (" + bundle + ") but there are no SSL bundles");
+              });
+      builder.tls(SslBundleTls.of(bundles.getBundle(bundle)));
+    }
+    return builder.build();
+  }
+
+  /**
+   * Returns the lifecycle that closes the Warden gracefully ({@code warden.shutdown.grace}) when
+   * the context stops, after the web server's graceful shutdown; only for the Warden made here.
+   *
+   * @param beans where the Warden bean is, if it was created
+   * @param properties the {@code warden.*} properties
+   * @return the lifecycle
+   */
+  @Bean
+  @ConditionalOnBean(name = "warden")
+  @ConditionalOnMissingBean
+  static WardenShutdown wardenShutdown(
+      ConfigurableListableBeanFactory beans, WardenProperties properties) {
+    return new WardenShutdown(beans, "warden", properties.getShutdown().getGrace());
   }
 
   /**
@@ -154,7 +205,10 @@ public final class WardenAutoConfiguration {
               || (redis != null
                   && (redis.getSsl().isEnabled()
                       || (redis.getUrl() != null && redis.getUrl().startsWith("rediss:"))));
-      return DataRedisConnections.of(details, ssl);
+      WardenConnection reused = DataRedisConnections.of(details, ssl);
+      return details.getSslBundle() != null
+          ? reused.withTls(SslBundleTls.of(details.getSslBundle()))
+          : reused;
     }
   }
 

@@ -1,11 +1,13 @@
 package dev.warden.spring.boot;
 
+import dev.warden.TlsOptions;
 import dev.warden.Warden;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -35,10 +37,16 @@ public final class WardenConnection {
 
   private final Mode mode;
   private final List<String> uris;
+  private final TlsOptions tls;
 
   private WardenConnection(Mode mode, List<String> uris) {
+    this(mode, uris, null);
+  }
+
+  private WardenConnection(Mode mode, List<String> uris, TlsOptions tls) {
     this.mode = mode;
     this.uris = List.copyOf(uris);
+    this.tls = tls;
   }
 
   /**
@@ -191,12 +199,41 @@ public final class WardenConnection {
   }
 
   /**
-   * Sets the address on a builder: {@code uri(...)} or {@code cluster(...)}.
+   * Returns this connection with TLS as {@code tls} says (e.g. from a Spring Boot SSL bundle).
+   *
+   * @param tls the TLS options
+   * @return the connection
+   * @throws IllegalArgumentException if it is null
+   * @since 0.2
+   */
+  public WardenConnection withTls(TlsOptions tls) {
+    if (tls == null) {
+      throw new IllegalArgumentException("tls must not be null");
+    }
+    return new WardenConnection(mode, uris, tls);
+  }
+
+  /**
+   * Returns the TLS options of this connection, if it has its own (else the URIs' scheme decides).
+   *
+   * @return the options, or empty
+   * @since 0.2
+   */
+  public Optional<TlsOptions> tls() {
+    return Optional.ofNullable(tls);
+  }
+
+  /**
+   * Sets the address on a builder: {@code uri(...)} or {@code cluster(...)}, and {@code tls(...)}
+   * when this connection has TLS options.
    *
    * @param builder the builder
    * @return the builder
    */
   public Warden.Builder applyTo(Warden.Builder builder) {
+    if (tls != null) {
+      builder.tls(tls);
+    }
     return mode == Mode.CLUSTER
         ? builder.cluster(uris.toArray(String[]::new))
         : builder.uri(uris.get(0));
@@ -213,15 +250,18 @@ public final class WardenConnection {
     return m.group(1) + masked + uri.substring(m.end());
   }
 
-  /** Returns whether the other is a connection of the same mode to the same URIs. */
+  /** Returns whether the other is a connection of the same mode to the same URIs, same TLS. */
   @Override
   public boolean equals(Object other) {
-    return other instanceof WardenConnection that && that.mode == mode && that.uris.equals(uris);
+    return other instanceof WardenConnection that
+        && that.mode == mode
+        && that.uris.equals(uris)
+        && Objects.equals(that.tls, tls);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(mode, uris);
+    return Objects.hash(mode, uris, tls);
   }
 
   /** Returns the mode and the URIs, passwords masked. */

@@ -39,6 +39,36 @@ public class WardenProperties {
   /** How often a waiting acquirer re-checks when no release message arrives. */
   private Duration recheckInterval = Duration.ofMillis(200);
 
+  /**
+   * Prefix of every key and channel Warden uses: "billing" puts them under billing:warden:*. Empty:
+   * warden:*.
+   */
+  private String keyPrefix;
+
+  /**
+   * How long the lease keeper renews a hold at most; past it the hold expires and its holder is
+   * told. Empty: no limit.
+   */
+  private Duration maxHoldTime;
+
+  /**
+   * How long a semaphore or count-down latch lives after its last operation (a waiter's looks keep
+   * it alive). Empty: for ever.
+   */
+  private Duration synchronizerIdleExpiry;
+
+  /**
+   * Whether the Warden runs on the application's Lettuce ClientResources bean when there is one
+   * (spring-boot-data-redis makes one); its reconnect delay then applies.
+   */
+  private boolean shareClientResources = true;
+
+  /** How the Warden closes when the context stops. */
+  private final Shutdown shutdown = new Shutdown();
+
+  /** TLS settings. */
+  private final Ssl ssl = new Ssl();
+
   /** The @WardenLocked annotation's support. */
   private final Annotation annotation = new Annotation();
 
@@ -150,6 +180,106 @@ public class WardenProperties {
   }
 
   /**
+   * Returns the key prefix.
+   *
+   * @return the prefix, or null for none
+   * @since 0.2
+   */
+  public String getKeyPrefix() {
+    return keyPrefix;
+  }
+
+  /**
+   * Sets the key prefix.
+   *
+   * @param keyPrefix the prefix, or null or empty for none
+   * @since 0.2
+   */
+  public void setKeyPrefix(String keyPrefix) {
+    this.keyPrefix = keyPrefix;
+  }
+
+  /**
+   * Returns the maximum hold time.
+   *
+   * @return the limit, or null for none
+   * @since 0.2
+   */
+  public Duration getMaxHoldTime() {
+    return maxHoldTime;
+  }
+
+  /**
+   * Sets the maximum hold time.
+   *
+   * @param maxHoldTime the limit, or null for none
+   * @since 0.2
+   */
+  public void setMaxHoldTime(Duration maxHoldTime) {
+    this.maxHoldTime = maxHoldTime;
+  }
+
+  /**
+   * Returns the synchronizers' idle expiry.
+   *
+   * @return the expiry, or null for none
+   * @since 0.2
+   */
+  public Duration getSynchronizerIdleExpiry() {
+    return synchronizerIdleExpiry;
+  }
+
+  /**
+   * Sets the synchronizers' idle expiry.
+   *
+   * @param synchronizerIdleExpiry the expiry, or null for none
+   * @since 0.2
+   */
+  public void setSynchronizerIdleExpiry(Duration synchronizerIdleExpiry) {
+    this.synchronizerIdleExpiry = synchronizerIdleExpiry;
+  }
+
+  /**
+   * Returns whether the application's ClientResources bean is shared.
+   *
+   * @return whether it is
+   * @since 0.2
+   */
+  public boolean isShareClientResources() {
+    return shareClientResources;
+  }
+
+  /**
+   * Sets whether the application's ClientResources bean is shared.
+   *
+   * @param shareClientResources whether it is
+   * @since 0.2
+   */
+  public void setShareClientResources(boolean shareClientResources) {
+    this.shareClientResources = shareClientResources;
+  }
+
+  /**
+   * Returns the shutdown settings.
+   *
+   * @return the shutdown settings
+   * @since 0.2
+   */
+  public Shutdown getShutdown() {
+    return shutdown;
+  }
+
+  /**
+   * Returns the TLS settings.
+   *
+   * @return the TLS settings
+   * @since 0.2
+   */
+  public Ssl getSsl() {
+    return ssl;
+  }
+
+  /**
    * Returns the annotation's settings.
    *
    * @return the annotation's settings
@@ -203,6 +333,76 @@ public class WardenProperties {
      */
     public void setNodes(List<String> nodes) {
       this.nodes = nodes;
+    }
+  }
+
+  /**
+   * How the auto-configured Warden closes when the context stops.
+   *
+   * @since 0.2
+   */
+  public static class Shutdown {
+    /**
+     * How long holders may keep their locks once the context stops (after the web server's graceful
+     * shutdown): new acquisitions fail, waiters fail at once, and holds still held after it are
+     * released and their holders told. 0: released at once.
+     */
+    private Duration grace = Duration.ofSeconds(10);
+
+    /** Creates the settings with their defaults. */
+    public Shutdown() {}
+
+    /**
+     * Returns the grace period.
+     *
+     * @return the grace period
+     */
+    public Duration getGrace() {
+      return grace;
+    }
+
+    /**
+     * Sets the grace period.
+     *
+     * @param grace the grace period
+     */
+    public void setGrace(Duration grace) {
+      this.grace = grace;
+    }
+  }
+
+  /**
+   * TLS settings.
+   *
+   * @since 0.2
+   */
+  public static class Ssl {
+    /**
+     * Name of a Spring Boot SSL bundle (spring.ssl.bundle.*) whose trust and key material and
+     * protocols Warden's connections use. Empty: spring.data.redis.ssl.bundle when the connection
+     * is spring.data.redis's, else the URI's scheme decides (rediss:// with the JVM's trust store).
+     */
+    private String bundle;
+
+    /** Creates the settings with their defaults. */
+    public Ssl() {}
+
+    /**
+     * Returns the bundle's name.
+     *
+     * @return the name, or null
+     */
+    public String getBundle() {
+      return bundle;
+    }
+
+    /**
+     * Sets the bundle's name.
+     *
+     * @param bundle the name
+     */
+    public void setBundle(String bundle) {
+      this.bundle = bundle;
     }
   }
 

@@ -6,9 +6,11 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Mono;
 
 /**
- * {@code POST /invoices/{id}/charge}, {@code POST /invoices/{id}/charge-async}, {@code GET /spans}.
+ * {@code POST /invoices/{id}/charge}, {@code POST /invoices/{id}/charge-async}, {@code POST
+ * /invoices/{id}/charge-reactive}, {@code GET /spans}.
  */
 @RestController
 class InvoiceController {
@@ -29,6 +31,12 @@ class InvoiceController {
   @PostMapping("/invoices/{id}/charge-async")
   CompletableFuture<Invoices.Charge> chargeAsync(@PathVariable String id) {
     return invoices.chargeAsync(id);
+  }
+
+  /** The same charge on Warden's reactive API: a Mono, which Spring MVC answers when it ends. */
+  @PostMapping("/invoices/{id}/charge-reactive")
+  Mono<Invoices.Charge> chargeReactive(@PathVariable String id) {
+    return invoices.chargeReactive(id);
   }
 
   /** The last finished spans: HTTP requests, Warden's lock waits and holds, Redis commands. */

@@ -1,10 +1,14 @@
 package dev.warden.examples.boot;
 
 import dev.warden.Warden;
+import dev.warden.reactor.ReactiveLocks;
 import dev.warden.spring.WardenLocked;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.stereotype.Service;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /** Charges invoices, each at most once across every instance of the application. */
 @Service
@@ -70,5 +74,32 @@ public class Invoices {
           redis.opsForValue().set(charged, "0");
           return new Charge(id, true, 0);
         });
+  }
+
+  /**
+   * Charges the invoice as {@link #charge(String)} does, as a {@link Mono} from Warden's reactive
+   * API: the lock is awaited without blocking a thread, held while the charge runs (its Redis calls
+   * on a scheduler for blocking work), and released when the charge ends, however it ends. The
+   * hold's fencing token goes along with the charge, as a payment provider would need it.
+   *
+   * @param id the invoice's id
+   * @return what happened, once it did
+   */
+  public Mono<Charge> chargeReactive(String id) {
+    return ReactiveLocks.withLock(
+        warden.lock("invoice-" + id),
+        Duration.ofSeconds(5),
+        hold ->
+            Mono.fromCallable(
+                    () -> {
+                      String charged = "example:charged:" + id;
+                      String previous = redis.opsForValue().get(charged);
+                      if (previous != null) {
+                        return new Charge(id, false, Long.parseLong(previous));
+                      }
+                      redis.opsForValue().set(charged, Long.toString(hold.fencingToken()));
+                      return new Charge(id, true, hold.fencingToken());
+                    })
+                .subscribeOn(Schedulers.boundedElastic()));
   }
 }

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
+import dev.warden.DistributedLock;
+import dev.warden.LockHandle;
+import dev.warden.Warden;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.StartGate;
 import dev.warden.testkit.WardenExtension;
@@ -115,5 +118,54 @@ class InvoiceApplicationIT {
       HttpResponse<String> spans = call("GET", base + "/spans");
       assertThat(spans.body()).contains("warden acquire lock");
     }
+  }
+
+  @Test
+  void theReactiveEndpointChargesOnceWithTheHoldsFencingToken(RedisServer redis) throws Exception {
+    try (ConfigurableApplicationContext context =
+        SpringApplication.run(
+            InvoiceApplication.class,
+            "--server.port=0",
+            "--spring.data.redis.url=" + redis.uri(),
+            "--spring.main.banner-mode=off")) {
+      String base = "http://localhost:" + context.getEnvironment().getProperty("local.server.port");
+      List<String> answers = new CopyOnWriteArrayList<>();
+      StartGate.run(
+          4,
+          2,
+          contender ->
+              answers.add(
+                  call("POST", base + "/invoices/11/charge-reactive").body().replace(" ", "")));
+      assertThat(answers).hasSize(8);
+      List<String> charged = answers.stream().filter(a -> a.contains("\"charged\":true")).toList();
+      assertThat(charged).hasSize(1);
+      assertThat(answers).filteredOn(a -> a.contains("\"charged\":false")).hasSize(7);
+      String token = redis.redis().get("example:charged:11");
+      assertThat(Long.parseLong(token)).as("the hold's fencing token").isPositive();
+      assertThat(charged.get(0)).contains("\"fencingToken\":" + token);
+      assertThat(answers).allMatch(a -> a.contains("\"fencingToken\":" + token));
+    }
+  }
+
+  @Test
+  void aGracefulShutdownReleasesWhatIsStillHeldSoAnotherInstanceTakesItAtOnce(
+      RedisServer redis, Warden other) throws Exception {
+    ConfigurableApplicationContext context =
+        SpringApplication.run(
+            InvoiceApplication.class,
+            "--server.port=0",
+            "--spring.data.redis.url=" + redis.uri(),
+            "--spring.main.banner-mode=off",
+            "--warden.shutdown.grace=200ms");
+    Warden app = context.getBean(Warden.class);
+    LockHandle stillHeld = app.lock("invoice-12").acquire(Duration.ZERO);
+    DistributedLock elsewhere = other.lock("invoice-12");
+    assertThat(elsewhere.tryLock()).as("held by the application").isFalse();
+    context.close(); // the grace passes with the hold still held: it is released, owner-checked
+    assertThat(stillHeld.leaseLost().toCompletableFuture()).as("its holder is told").isDone();
+    assertThat(elsewhere.tryLock())
+        .as("taken at once, not after the application's 30 s lease")
+        .isTrue();
+    elsewhere.unlock();
   }
 }

@@ -14,6 +14,7 @@ final class DriverScripts {
   static final Script FAIR_RELEASE = load("fair-release");
   static final Script FAIR_LEAVE = load("fair-leave");
   static final Script FAIR_FORCE_RELEASE = load("fair-force-release");
+  static final Script FAIR_HEARTBEAT = load("fair-heartbeat");
   static final Script RW_WRITE_ACQUIRE = load("rw-write-acquire");
   static final Script RW_READ_ACQUIRE = load("rw-read-acquire");
   static final Script RW_WRITE_RELEASE = load("rw-write-release");

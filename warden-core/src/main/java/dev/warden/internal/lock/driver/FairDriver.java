@@ -4,14 +4,19 @@ import dev.warden.ObjectType;
 import dev.warden.internal.base.Settings;
 import dev.warden.internal.base.Subject;
 import dev.warden.internal.lease.Renewal;
+import dev.warden.internal.redis.Namespace;
 import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.wait.HandOffTerms;
+import dev.warden.internal.wait.SharedWait;
+import dev.warden.internal.wait.Successor;
 import dev.warden.internal.wait.WakeMessage;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The fair lock's data and scripts (fair-*.lua): the reentrant lock's hash plus a queue of waiters
@@ -19,11 +24,16 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Strict FIFO: the lock goes to the first live waiter; {@code tryLock()} without a wait never
  * queues and never overtakes one. A release publishes the head's id, so only the head's client
- * wakes only the head. Waiters refresh their heartbeat with every attempt, at least every {@link
- * Settings#HEARTBEAT_MILLIS}; a waiter silent for {@link Settings#HEARTBEAT_TIMEOUT_MILLIS} (its
- * process died) is dropped when it reaches the head, and one that gives up leaves at once. A live
- * waiter dropped for a late heartbeat (a long pause) rejoins at its old ticket, so it keeps its
- * place.
+ * wakes only the head. A waiter refreshes its heartbeat with every attempt, and while this client's
+ * waiters are parked, one call (fair-heartbeat.lua) refreshes all of theirs every {@link
+ * Settings#HEARTBEAT_MILLIS} ({@link #sharedWait()}); a waiter silent for {@link
+ * Settings#HEARTBEAT_TIMEOUT_MILLIS} (its process died) is dropped when it reaches the head, and
+ * one that gives up leaves at once. A live waiter dropped for a late heartbeat (a long pause)
+ * rejoins at its old ticket, so it keeps its place.
+ *
+ * <p>Waiting: a refusal of this client's parked waiter with the earliest ticket stands for all of
+ * this client's waiters (none of them is the live head before it), so they share one re-check per
+ * interval, made by that waiter, and one heartbeat call.
  *
  * <p>Hand-off: the release of the last hold offers the lock to this client's parked waiter with the
  * earliest ticket; if Redis says that waiter is the live head, the same script gives it the lock,
@@ -32,6 +42,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class FairDriver implements LockDriver {
   private static final String HEARTBEAT_TIMEOUT = Long.toString(Settings.HEARTBEAT_TIMEOUT_MILLIS);
+  private static final long HEARTBEAT_NANOS =
+      TimeUnit.MILLISECONDS.toNanos(Settings.HEARTBEAT_MILLIS);
 
   private final Scripts scripts;
   private final LockKeys keys;
@@ -49,10 +61,10 @@ public final class FairDriver implements LockDriver {
    * @param markerMillis how long a release's marker lives, in ms, as a script argument (see {@link
    *     LockDriver#release})
    */
-  public FairDriver(Scripts scripts, String name, String markerMillis) {
+  public FairDriver(Scripts scripts, Namespace namespace, String name, String markerMillis) {
     this.scripts = scripts;
     this.markerMillis = markerMillis;
-    this.keys = LockKeys.of(name, "fair", "fair lock");
+    this.keys = LockKeys.of(namespace, name, "fair", "fair lock");
     this.parts =
         new Parts(
             keys,
@@ -64,6 +76,57 @@ public final class FairDriver implements LockDriver {
   @Override
   public Parts parts() {
     return parts;
+  }
+
+  /**
+   * This client's parked waiters of this lock share their re-checks, and their heartbeats are sent
+   * in one call per {@link Settings#HEARTBEAT_MILLIS} for all of them.
+   */
+  @Override
+  public SharedWait sharedWait() {
+    return heartbeats;
+  }
+
+  private final SharedWait heartbeats =
+      new SharedWait() {
+        @Override
+        public long heartbeatNanos() {
+          return HEARTBEAT_NANOS;
+        }
+
+        @Override
+        public CompletableFuture<List<Integer>> heartbeat(List<Successor> parked) {
+          return FairDriver.this.heartbeat(parked);
+        }
+      };
+
+  /**
+   * Refreshes the heartbeats of these parked waiters in one call (fair-heartbeat.lua); completes
+   * with the indices of those without a queue entry made for their acquisition.
+   */
+  private CompletableFuture<List<Integer>> heartbeat(List<Successor> parked) {
+    String[] args = new String[1 + 2 * parked.size()];
+    args[0] = HEARTBEAT_TIMEOUT;
+    for (int i = 0; i < parked.size(); i++) {
+      HandOffTerms terms = parked.get(i).terms();
+      args[1 + 2 * i] = terms.owner();
+      args[2 + 2 * i] = terms.acquisitionId();
+    }
+    return scripts
+        .run(
+            DriverScripts.FAIR_HEARTBEAT,
+            new String[] {
+              keys.key("queue"), keys.key("beats"), keys.key("tickets"), keys.key("entries")
+            },
+            args)
+        .thenApply(
+            reply -> {
+              List<Integer> gone = new ArrayList<>(reply.size());
+              for (Object position : reply) {
+                gone.add((int) (((Number) position).longValue() - 1));
+              }
+              return gone;
+            });
   }
 
   @Override
@@ -168,7 +231,12 @@ public final class FairDriver implements LockDriver {
     return scripts.run(
         DriverScripts.FAIR_RELEASE,
         new String[] {
-          keys.lock(), keys.key("queue"), keys.key("beats"), keys.fence(), keys.releaseMarker(owner)
+          keys.lock(),
+          keys.key("queue"),
+          keys.key("beats"),
+          keys.fence(),
+          keys.releaseMarker(owner),
+          keys.key("entries")
         },
         owner,
         Integer.toString(count),

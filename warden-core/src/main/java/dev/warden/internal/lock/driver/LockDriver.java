@@ -2,6 +2,7 @@ package dev.warden.internal.lock.driver;
 
 import dev.warden.internal.base.Subject;
 import dev.warden.internal.lease.Renewal;
+import dev.warden.internal.wait.SharedWait;
 import dev.warden.internal.wait.WakeMessage;
 import java.util.concurrent.CompletableFuture;
 
@@ -171,6 +172,15 @@ public interface LockDriver {
    */
   default boolean waitsForLocalHolder() {
     return false;
+  }
+
+  /**
+   * How this client's parked first acquisitions of this lock wait together (see {@link
+   * SharedWait}), or null when each waits alone: only where one's refusal stands for all of them
+   * and a release by one of them hands over or wakes the next.
+   */
+  default SharedWait sharedWait() {
+    return null;
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.warden.internal.lock.driver;
 
+import dev.warden.internal.redis.Namespace;
 import dev.warden.internal.redis.ObjectKeys;
 
 /**
@@ -16,12 +17,22 @@ public record LockKeys(String name, String lock, String fence, String channel, S
 
   /** The reentrant lock's names: {@code warden:{NAME}:lock}. */
   public static LockKeys of(String name) {
-    return of(name, "lock", "lock");
+    return of(Namespace.DEFAULT, name);
+  }
+
+  /** The reentrant lock's names in a namespace: {@code <namespace>{NAME}:lock}. */
+  public static LockKeys of(Namespace namespace, String name) {
+    return of(namespace, name, "lock", "lock");
   }
 
   /** The names of a lock of a type: {@code warden:{NAME}:<type>}. */
   public static LockKeys of(String name, String type, String label) {
-    ObjectKeys keys = ObjectKeys.of(name, type, label);
+    return of(Namespace.DEFAULT, name, type, label);
+  }
+
+  /** The names of a lock of a type in a namespace: {@code <namespace>{NAME}:<type>}. */
+  public static LockKeys of(Namespace namespace, String name, String type, String label) {
+    ObjectKeys keys = ObjectKeys.of(namespace, name, type, label);
     return new LockKeys(name, keys.key(), keys.key("fence"), keys.channel(), keys.describe());
   }
 

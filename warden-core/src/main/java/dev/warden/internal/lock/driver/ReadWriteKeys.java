@@ -1,12 +1,18 @@
 package dev.warden.internal.lock.driver;
 
+import dev.warden.internal.redis.Namespace;
+
 /**
  * The Redis names of one read-write lock, all under the hash tag {@code {NAME}}: see
  * rw-write-acquire.lua for what each holds.
  */
 public record ReadWriteKeys(LockKeys base) {
   public static ReadWriteKeys of(String name) {
-    return new ReadWriteKeys(LockKeys.of(name, "rw", "read-write lock"));
+    return of(Namespace.DEFAULT, name);
+  }
+
+  public static ReadWriteKeys of(Namespace namespace, String name) {
+    return new ReadWriteKeys(LockKeys.of(namespace, name, "rw", "read-write lock"));
   }
 
   public String name() {

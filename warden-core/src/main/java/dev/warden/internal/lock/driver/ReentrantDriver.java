@@ -8,6 +8,7 @@ import dev.warden.internal.base.Subject;
 import dev.warden.internal.lease.Renewal;
 import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.wait.HandOffTerms;
+import dev.warden.internal.wait.SharedWait;
 import dev.warden.internal.wait.WakeMessage;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -61,6 +62,16 @@ public final class ReentrantDriver implements LockDriver {
   @Override
   public boolean waitsForLocalHolder() {
     return true;
+  }
+
+  /**
+   * A refusal of one of this client's first acquisitions stands for all of them (another client
+   * holds the lock, or has its turn), and a release of this client hands over or wakes the next:
+   * they share one re-check per interval.
+   */
+  @Override
+  public SharedWait sharedWait() {
+    return SharedWait.RECHECKS;
   }
 
   @Override

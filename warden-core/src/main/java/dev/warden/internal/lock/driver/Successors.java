@@ -9,8 +9,8 @@ import dev.warden.internal.wait.HandOffTerms;
  */
 public interface Successors {
   /**
-   * Takes off its topic the longest-parked waiter of this client that can be handed the lock,
-   * unless a real release is due (a waiter a hand-off cannot reach was refused, and enough
+   * Takes off its topic the longest-waiting parked waiter of this client that can be handed the
+   * lock, unless a real release is due (a waiter a hand-off cannot reach was refused, and enough
    * hand-offs were made in a row); null when there is none or a real release is due.
    */
   Candidate next();

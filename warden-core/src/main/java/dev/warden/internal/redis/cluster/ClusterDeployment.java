@@ -35,9 +35,14 @@ import java.util.List;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
 
 /**
@@ -46,32 +51,48 @@ import reactor.core.Disposable;
  * Every Warden object's keys and channel share its {@code {name}} hash tag, so each script call
  * touches one slot.
  *
- * <p>The topology is re-read every {@link #TOPOLOGY_REFRESH_MILLIS} and on every adaptive trigger
- * (MOVED, ASK, reconnects, uncovered slots, unknown nodes). When a refresh gives a slot another
- * master, subscriptions follow it and the {@link #onReconnect} actions run (the lease keeper then
- * re-checks every hold, so a hold lost with a failover is reported at once), as they do when any
- * node's command connection reconnects.
+ * <p>The topology is re-read on every adaptive trigger (MOVED, ASK, reconnects, uncovered slots,
+ * unknown nodes), while the cluster's current epoch is above the topology's ({@link EpochWatch},
+ * polled every {@link #EPOCH_POLL_MILLIS} over a connection the client has), and every {@link
+ * #TOPOLOGY_REFRESH_MILLIS} in any case. When a refresh gives a slot another master, subscriptions
+ * follow it and the {@link #onReconnect} actions run (the lease keeper then re-checks every hold,
+ * so a hold lost with a failover is reported at once), as they do when any node's command
+ * connection reconnects.
  *
  * <p>Thread-safety: every method may be called from any thread and does not block.
  */
 public final class ClusterDeployment implements Deployment {
+  private static final Logger log = LoggerFactory.getLogger(ClusterDeployment.class);
+
   /**
-   * How often the client re-reads the topology (CLUSTER NODES), and the shortest spacing of the
-   * refreshes that MOVED, ASK and reconnects trigger. A failover this client's own traffic does not
-   * run into (a takeover of a slot whose holds renew only every third of a lease) is seen only by
-   * the periodic refresh, so its period bounds how late a lost hold is reported and a wake-up
-   * subscription moves. Measured (scale-out.md section 2): with 1 s for both, writes failed for
-   * about 4 s after a master was killed, against 8.3 s with Lettuce's defaults (no periodic
-   * refresh, 5 s between adaptive ones). The cost, per Warden: Lettuce's refresh opens a
-   * short-lived connection to every node and asks it CLUSTER NODES and INFO, once a second.
+   * How often the client re-reads the topology (CLUSTER NODES) whatever happens: the last resort.
+   * Lettuce's refresh opens a short-lived connection to every node and asks it CLUSTER NODES and
+   * INFO; at 1 s (before) that was a connection per node per second per idle client.
    */
-  static final long TOPOLOGY_REFRESH_MILLIS = 1_000;
+  static final long TOPOLOGY_REFRESH_MILLIS = 30_000;
+
+  /**
+   * The shortest spacing of the refreshes that MOVED, ASK, reconnects and a risen epoch trigger.
+   * Measured (scale-out.md section 2): with 1 s here (and a 1 s periodic refresh), writes failed
+   * for about 4 s after a master was killed, against 8.3 s with Lettuce's defaults (no periodic
+   * refresh, 5 s between adaptive ones).
+   */
+  static final long ADAPTIVE_REFRESH_MILLIS = 1_000;
+
+  /**
+   * How often one master is asked for the cluster's current epoch ({@link EpochWatch}), over a
+   * command connection the client has: a failover this client's own traffic does not run into (a
+   * takeover of a slot whose holds renew only every third of a lease) is seen by that, so this
+   * period bounds how late a lost hold is reported and a wake-up subscription moves.
+   */
+  static final long EPOCH_POLL_MILLIS = 1_000;
 
   /** How many MOVED or ASK redirections one cluster command follows before it fails. */
   static final int MAX_REDIRECTS = 5;
 
   private final String seeds;
   private final ClientResources resources;
+  private final ClientSetup setup;
   private final RedisClusterClient client;
   private final StatefulRedisClusterConnection<String, String> connection;
   private final RedisAdvancedClusterAsyncCommands<String, String> commands;
@@ -81,19 +102,25 @@ public final class ClusterDeployment implements Deployment {
   private CompletableFuture<StatefulRedisClusterConnection<String, String>> waitConnection;
   private final List<Runnable> reconnectActions = new CopyOnWriteArrayList<>();
   private final Disposable topologyEvents;
+  private final EpochWatch epochWatch;
 
   /** Command connections that connected at least once, to tell reconnects. Guarded by itself. */
   private final Set<RedisChannelHandler<?, ?>> connected =
       Collections.newSetFromMap(new WeakHashMap<>());
+
+  /** The ids of every node of this cluster seen so far. */
+  private final Set<String> nodeIds = ConcurrentHashMap.newKeySet();
 
   /** The node id owning each slot, at the last topology seen. Guarded by this. */
   private String[] owners;
 
   private ClusterDeployment(List<RedisURI> uris, ClientSetup setup) {
     this.seeds = uris.stream().map(ClientSetup::describe).collect(Collectors.joining(", "));
-    this.resources = ClientSetup.resources();
+    this.setup = setup;
+    this.resources = setup.resources();
     this.client = RedisClusterClient.create(resources, uris);
     Duration refresh = Duration.ofMillis(TOPOLOGY_REFRESH_MILLIS);
+    Duration adaptive = Duration.ofMillis(ADAPTIVE_REFRESH_MILLIS);
     client.setOptions(
         setup
             .options(
@@ -102,7 +129,7 @@ public final class ClusterDeployment implements Deployment {
                         ClusterTopologyRefreshOptions.builder()
                             .enablePeriodicRefresh(refresh)
                             // every adaptive trigger is on by default since Lettuce 7.0
-                            .adaptiveRefreshTriggersTimeout(refresh)
+                            .adaptiveRefreshTriggersTimeout(adaptive)
                             .build())
                     .maxRedirects(MAX_REDIRECTS))
             .build());
@@ -143,12 +170,28 @@ public final class ClusterDeployment implements Deployment {
     // Lettuce 7.7 publishes the event after reloading its partitions, earlier versions (7.5,
     // which Spring Boot 4.1 brings) before (lettuce#2860): the topology is read from the event,
     // never from the client, or a slot's new master goes unseen on those versions
+    client.getPartitions().forEach(node -> nodeIds.add(node.getNodeId()));
+    // the event bus is the client resources': when they are the application's, its other cluster
+    // clients publish there too; only this cluster's events (sharing a node id) count
     this.topologyEvents =
         resources
             .eventBus()
             .get()
             .filter(ClusterTopologyChangedEvent.class::isInstance)
-            .subscribe(event -> topologyChanged(((ClusterTopologyChangedEvent) event).after()));
+            .map(ClusterTopologyChangedEvent.class::cast)
+            .filter(this::ofThisCluster)
+            .subscribe(event -> topologyChanged(event.after()));
+    this.epochWatch =
+        new EpochWatch(
+            connection,
+            () ->
+                connection.getPartitions().stream()
+                    .mapToLong(RedisClusterNode::getConfigEpoch)
+                    .max()
+                    .orElse(0),
+            setup.timer(),
+            TimeUnit.MILLISECONDS.toNanos(EPOCH_POLL_MILLIS),
+            this::refreshTopology);
   }
 
   /**
@@ -241,6 +284,7 @@ public final class ClusterDeployment implements Deployment {
 
   @Override
   public void close() {
+    epochWatch.close();
     replicaWaits.close();
     topologyEvents.dispose();
     pubSub.close();
@@ -259,6 +303,39 @@ public final class ClusterDeployment implements Deployment {
       waitConnection = client.connectAsync(StringCodec.UTF8);
     }
     return waitConnection;
+  }
+
+  private boolean ofThisCluster(ClusterTopologyChangedEvent event) {
+    return ofCluster(nodeIds, event);
+  }
+
+  /**
+   * Whether a topology event is of the cluster whose nodes {@code nodeIds} holds: one of its nodes,
+   * before or after, is among them (node ids are random and 160 bits long, so another cluster's
+   * never match). Adds the nodes of an event that is.
+   */
+  static boolean ofCluster(Set<String> nodeIds, ClusterTopologyChangedEvent event) {
+    boolean ours =
+        Stream.concat(event.before().stream(), event.after().stream())
+            .anyMatch(node -> nodeIds.contains(node.getNodeId()));
+    if (ours) {
+      event.after().forEach(node -> nodeIds.add(node.getNodeId()));
+    }
+    return ours;
+  }
+
+  /** Asks Lettuce to re-read the topology now, without waiting for it. */
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void refreshTopology() {
+    client
+        .refreshPartitionsAsync()
+        .whenComplete(
+            (ok, failure) -> {
+              if (failure != null) {
+                log.debug("{}: topology refresh failed: {}", seeds, failure.toString());
+              }
+            });
   }
 
   private void topologyChanged(List<RedisClusterNode> nodes) {
@@ -299,7 +376,7 @@ public final class ClusterDeployment implements Deployment {
   }
 
   private void shutdown() {
-    ClientSetup.shutdown(resources, client);
+    setup.shutdown(resources, client);
   }
 
   /**

@@ -73,6 +73,7 @@ public final class SentinelDeployment implements Deployment {
   private final RedisURI template;
   private final Duration commandTimeout;
   private final ClientResources resources;
+  private final ClientSetup setup;
   private final RedisClient masterClient;
   private final RedisClient sentinelClient;
   private final SentinelWatcher watcher;
@@ -90,7 +91,8 @@ public final class SentinelDeployment implements Deployment {
     this.clientName = setup.clientName();
     this.template = uri;
     this.commandTimeout = setup.commandTimeout();
-    this.resources = ClientSetup.resources();
+    this.setup = setup;
+    this.resources = setup.resources();
     this.masterClient = RedisClient.create(resources);
     masterClient.setOptions(setup.options(ClientOptions.builder()).build());
     this.sentinelClient = RedisClient.create(resources);
@@ -315,6 +317,6 @@ public final class SentinelDeployment implements Deployment {
   }
 
   private void shutdown() {
-    ClientSetup.shutdown(resources, masterClient, sentinelClient);
+    setup.shutdown(resources, masterClient, sentinelClient);
   }
 }

@@ -5,7 +5,10 @@
 -- KEYS[4]  heartbeats: waiter -> deadline (server ms) after which it counts as dead
 -- KEYS[5]  ticket counter
 -- KEYS[6]  entries: waiter -> the id of the acquisition its queue entry was made for, so that the
---          leave of an acquisition that ended takes out only its own entry (fair-leave.lua)
+--          leave of an acquisition that ended takes out only its own entry (fair-leave.lua); a
+--          waiter's record goes with its entry, however that leaves the queue (granted here or by
+--          fair-release.lua's hand-off, dropped as dead, or left), so the hash never holds more
+--          than the queue
 -- ARGV[1]  owner id
 -- ARGV[2]  lease in ms
 -- ARGV[3]  the owner's hold count as the client knows it (see lock-acquire.lua's ARGV[3])
@@ -47,7 +50,7 @@ local head, headDeadline, crowded = nil, nil, false
 if free then
   -- the first live waiter; dead ones in front of it leave the queue
   local cleaned
-  head, headDeadline, cleaned = live_head(queue, beats, now, DEAD_HEADS)
+  head, headDeadline, cleaned = live_head(queue, beats, now, DEAD_HEADS, entries)
   crowded = head == nil and redis.call('ZCARD', queue) > 0 -- more dead heads than we drop
   if not crowded and (head == nil or head == owner) then
     local token = mint_token(fence, ARGV[4])
@@ -55,6 +58,7 @@ if free then
     redis.call('PEXPIRE', lock, lease)
     redis.call('ZREM', queue, owner)
     redis.call('ZREM', beats, owner)
+    redis.call('HDEL', entries, owner)
     return {1, token, 1}
   end
   if cleaned and head and head ~= owner then

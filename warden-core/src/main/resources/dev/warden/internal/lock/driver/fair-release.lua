@@ -5,6 +5,7 @@
 -- KEYS[3]  heartbeats (see fair-acquire.lua)
 -- KEYS[4]  fence counter (see fair-acquire.lua)
 -- KEYS[5]  the owner's release marker (see lock-release.lua)
+-- KEYS[6]  entries (see fair-acquire.lua): the record of a waiter that leaves the queue goes too
 -- ARGV[1]  owner id
 -- ARGV[2]  as lock-release.lua's ARGV[2]: for a release, the owner's hold count as the client
 --          knows it (it keeps one less); for a give-back, the most holds it keeps
@@ -43,7 +44,7 @@ if remaining > 0 then
 end
 redis.call('DEL', lock)
 mark_released(marker, ARGV[9], ARGV[10])
-local head = live_head(queue, beats, server_ms(), DEAD_HEADS)
+local head = live_head(queue, beats, server_ms(), DEAD_HEADS, KEYS[6])
 if not head then
   return {1, 0, ''}
 end
@@ -56,4 +57,5 @@ grant(lock, head, token, ARGV[6])
 redis.call('PEXPIRE', lock, ARGV[5])
 redis.call('ZREM', queue, head)
 redis.call('ZREM', beats, head)
+redis.call('HDEL', KEYS[6], head)
 return {1, 0, head, token}

@@ -2,6 +2,7 @@ package dev.warden.internal.lock.driver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.warden.internal.redis.Namespace;
 import org.junit.jupiter.api.Test;
 
 class LockKeysTest {
@@ -15,6 +16,21 @@ class LockKeysTest {
     assertThat(hashTag(keys.fence())).isEqualTo("orders");
     assertThat(hashTag(keys.channel())).isEqualTo("orders");
     assertThat(keys.describe()).isEqualTo("lock 'orders'");
+  }
+
+  @Test
+  void aKeyPrefixGoesBeforeTheNamespaceAndKeepsTheHashTag() {
+    LockKeys keys = LockKeys.of(Namespace.of("billing"), "orders");
+    assertThat(keys.lock()).isEqualTo("billing:warden:{orders}:lock");
+    assertThat(keys.fence()).isEqualTo("billing:warden:{orders}:lock:fence");
+    assertThat(keys.channel()).isEqualTo("billing:warden:{orders}:lock:released");
+    assertThat(keys.releaseMarker("o")).isEqualTo("billing:warden:{orders}:lock:unlocked:o");
+    assertThat(hashTag(keys.lock())).isEqualTo("orders");
+    ReadWriteKeys rw = ReadWriteKeys.of(Namespace.of("a:b"), "orders");
+    for (String key : rw.acquireKeys()) {
+      assertThat(key).startsWith("a:b:warden:{orders}:rw");
+    }
+    assertThat(rw.channel()).isEqualTo("a:b:warden:{orders}:rw:released");
   }
 
   /** The part of a key Redis Cluster hashes: between the first '{' and the next '}'. */

@@ -1,4 +1,4 @@
-package dev.warden.it;
+package dev.warden.testkit;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -10,27 +10,46 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Certificates made at test run time with {@code openssl} (nothing is checked in): a certificate
- * authority, and certificates and PKCS#8 keys it signs, each valid for two days.
+ * authority, and certificates and PKCS#8 keys it signs, each valid for two days. For {@link
+ * RedisServer#startWithTls} and the like.
+ *
+ * @since 0.2
  */
-final class TestCertificates {
+public final class TestCertificates {
   private static final String OPENSSL = "/usr/bin/openssl";
 
   private final Path directory;
 
-  /** The files of one certificate: the certificate and its unencrypted PKCS#8 key, PEM. */
-  record Issued(Path certificate, Path key) {}
+  /**
+   * The files of one certificate: the certificate and its unencrypted PKCS#8 key, PEM.
+   *
+   * @param certificate the certificate's file
+   * @param key the private key's file
+   */
+  public record Issued(Path certificate, Path key) {}
 
   private TestCertificates(Path directory) {
     this.directory = directory;
   }
 
-  /** Makes the files in a new directory under {@code parent}. */
-  static TestCertificates in(Path parent) {
-    return new TestCertificates(parent);
+  /**
+   * Makes the files in {@code directory}.
+   *
+   * @param directory where the files go (a test's temporary directory)
+   * @return the maker
+   */
+  public static TestCertificates in(Path directory) {
+    return new TestCertificates(directory);
   }
 
-  /** Makes a self-signed certificate authority named {@code name}. */
-  Issued authority(String name) throws IOException {
+  /**
+   * Makes a self-signed certificate authority named {@code name}.
+   *
+   * @param name its common name, also the files' name
+   * @return its files
+   * @throws IOException if openssl fails
+   */
+  public Issued authority(String name) throws IOException {
     Issued ca = files(name);
     run(
         "req",
@@ -54,8 +73,14 @@ final class TestCertificates {
   /**
    * Makes a certificate signed by {@code ca} for {@code subjectAltNames} (e.g. {@code
    * IP:127.0.0.1}), usable by a server and a client.
+   *
+   * @param ca the authority that signs it
+   * @param name its common name, also the files' name
+   * @param subjectAltNames the names it is valid for
+   * @return its files
+   * @throws IOException if openssl fails
    */
-  Issued issue(Issued ca, String name, String subjectAltNames) throws IOException {
+  public Issued issue(Issued ca, String name, String subjectAltNames) throws IOException {
     Issued issued = files(name);
     run(
         "req",

@@ -1,0 +1,179 @@
+package dev.warden.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.warden.DistributedCountDownLatch;
+import dev.warden.DistributedSemaphore;
+import dev.warden.LeasedSemaphore;
+import dev.warden.Warden;
+import dev.warden.testkit.ReadmeExamples;
+import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.WardenExtension;
+import dev.warden.testkit.WardenFactory;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * {@code synchronizerIdleExpiry}: semaphores and latches that nobody uses expire from Redis; every
+ * operation, and each look of a waiter, keeps them alive; what an expired one answers.
+ */
+@ExtendWith(WardenExtension.class)
+class SyncIdleExpiryIT {
+  private static final Duration IDLE = Duration.ofSeconds(2); // short, with room for a slow machine
+  private static final Path SOURCE = Path.of("src/test/java/dev/warden/it/SyncIdleExpiryIT.java");
+
+  @Test
+  void anIdleSemaphoreExpiresAndIsThenAsIfNeverSet(RedisServer redis) throws Exception {
+    String redisUri = redis.uri();
+    // README example sync-idle-expiry: begin
+    Warden warden =
+        Warden.builder()
+            .uri(redisUri)
+            .synchronizerIdleExpiry(Duration.ofMinutes(10)) // gone 10 minutes after last use
+            .build();
+    // README example sync-idle-expiry: end
+    warden.close();
+    ReadmeExamples.assertShown("sync-idle-expiry", SOURCE);
+
+    try (Warden idle = Warden.builder().uri(redisUri).synchronizerIdleExpiry(IDLE).build()) {
+      DistributedSemaphore slots = idle.semaphore("slots");
+      assertThat(slots.trySetPermits(3)).isTrue();
+      assertThat(redis.redis().pttl("warden:{slots}:semaphore")).isBetween(1L, 2000L);
+      assertThat(slots.tryAcquire()).isTrue();
+      slots.release();
+      assertThat(redis.redis().pttl("warden:{slots}:semaphore")).isBetween(1L, 2000L);
+      assertThat(slots.drainPermits()).isEqualTo(3);
+      assertThat(redis.redis().pttl("warden:{slots}:semaphore"))
+          .as("drain sets the key again, keeping the expiry")
+          .isBetween(1L, 2000L);
+
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> redis.redis().exists("warden:{slots}:semaphore") == 0);
+      assertThat(slots.availablePermits()).isZero();
+      assertThat(slots.trySetPermits(2)).as("set again, as a new semaphore").isTrue();
+      assertThat(slots.availablePermits()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void aWaitingAcquirerKeepsItsSemaphoreAlive(RedisServer redis, WardenFactory wardens)
+      throws Exception {
+    Warden idle = wardens.create(builder -> builder.synchronizerIdleExpiry(IDLE));
+    DistributedSemaphore slots = idle.semaphore("busy");
+    assertThat(slots.trySetPermits(0)).isTrue();
+    CompletableFuture<Boolean> waiter =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return slots.tryAcquire(1, 20, TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+              }
+            });
+    await().until(() -> redis.redis().zcard("warden:{busy}:semaphore:queue") == 1);
+    await()
+        .during(IDLE.multipliedBy(3))
+        .atMost(IDLE.multipliedBy(4))
+        .until(() -> redis.redis().exists("warden:{busy}:semaphore") == 1);
+    wardens.create().semaphore("busy").release();
+    assertThat(waiter.get(5, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void anAwaitedLatchStaysAndAnIdleOneExpiresOpen(RedisServer redis, WardenFactory wardens)
+      throws Exception {
+    Warden idle = wardens.create(builder -> builder.synchronizerIdleExpiry(IDLE));
+    DistributedCountDownLatch done = idle.countDownLatch("done");
+    assertThat(done.trySetCount(2)).isTrue();
+    assertThat(redis.redis().pttl("warden:{done}:latch")).isBetween(1L, 2000L);
+    CompletableFuture<Boolean> awaiter =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return done.await(3, TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return true;
+              }
+            });
+    await()
+        .during(Duration.ofMillis(2500))
+        .atMost(Duration.ofSeconds(3))
+        .until(() -> redis.redis().exists("warden:{done}:latch") == 1);
+    assertThat(awaiter.get(5, TimeUnit.SECONDS)).as("still counting: the wait ran out").isFalse();
+    done.countDown();
+    assertThat(done.getCount()).isEqualTo(1);
+    assertThat(redis.redis().pttl("warden:{done}:latch")).isBetween(1L, 2000L);
+
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> redis.redis().exists("warden:{done}:latch") == 0);
+    assertThat(done.getCount()).as("an expired latch reads as open").isZero();
+    assertThat(done.await(0, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void aLeasedSemaphoreLivesUntilItsLastLeaseEndsPlusTheExpiry(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    Duration idle = Duration.ofSeconds(3); // longer: this test's steps must each fit in it
+    Warden warden = wardens.create(builder -> builder.synchronizerIdleExpiry(idle));
+    LeasedSemaphore exports = warden.leasedSemaphore("exports");
+    assertThat(exports.trySetPermits(2)).isTrue();
+    assertThat(redis.redis().pttl("warden:{exports}:leased-semaphore")).isBetween(1L, 3000L);
+    String permit = exports.tryAcquire(1, 10, TimeUnit.SECONDS);
+    assertThat(permit).isNotNull();
+    assertThat(redis.redis().pttl("warden:{exports}:leased-semaphore"))
+        .as("the lease's end plus the expiry")
+        .isBetween(10_000L, 13_000L);
+    assertThat(redis.redis().pttl("warden:{exports}:leased-semaphore:leases"))
+        .isBetween(10_000L, 13_000L);
+    assertThat(exports.updateLeaseTime(permit, 20, TimeUnit.SECONDS)).isTrue();
+    assertThat(redis.redis().pttl("warden:{exports}:leased-semaphore")).isBetween(20_000L, 23_000L);
+    exports.release(permit);
+    assertThat(redis.redis().pttl("warden:{exports}:leased-semaphore")).isBetween(1L, 3000L);
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> redis.redis().exists("warden:{exports}:leased-semaphore") == 0);
+    assertThat(exports.availablePermits()).isZero();
+    assertThat(exports.trySetPermits(1)).as("set again, as a new semaphore").isTrue();
+  }
+
+  @Test
+  void withoutTheOptionNothingExpires(RedisServer redis, WardenFactory wardens) {
+    Warden warden = wardens.create();
+    assertThat(warden.semaphore("kept").trySetPermits(1)).isTrue();
+    assertThat(warden.countDownLatch("kept").trySetCount(1)).isTrue();
+    assertThat(warden.leasedSemaphore("kept").trySetPermits(1)).isTrue();
+    assertThat(redis.redis().pttl("warden:{kept}:leased-semaphore")).isEqualTo(-1);
+    assertThat(redis.redis().pttl("warden:{kept}:semaphore")).isEqualTo(-1);
+    assertThat(redis.redis().pttl("warden:{kept}:latch")).isEqualTo(-1);
+  }
+
+  @Test
+  void tooShortAnExpiryIsRefusedNamingIt(RedisServer redis) {
+    assertThatThrownBy(() -> Warden.builder().synchronizerIdleExpiry(Duration.ofMillis(500)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("idleExpiry")
+        .hasMessageContaining("PT0.5S");
+    assertThatThrownBy(
+            () ->
+                Warden.builder()
+                    .uri(redis.uri())
+                    .recheckInterval(Duration.ofMillis(500))
+                    .synchronizerIdleExpiry(Duration.ofSeconds(1))
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "idleExpiry must be at least four recheck intervals (PT2S), so that a waiter's looks"
+                + " keep its semaphore or latch alive: PT1S");
+  }
+}

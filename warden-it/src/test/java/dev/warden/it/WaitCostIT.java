@@ -1,0 +1,172 @@
+package dev.warden.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.warden.DistributedLock;
+import dev.warden.LockHandle;
+import dev.warden.Warden;
+import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.WardenExtension;
+import dev.warden.testkit.WardenFactory;
+import io.lettuce.core.Range;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * What parked acquisitions cost Redis while they wait, from {@code INFO commandstats}: counts over
+ * a window of re-check intervals, not timings. One client's parked waiters of one lock share one
+ * re-check per interval (made by the first of them), whatever their number; none at all while
+ * another owner of the same client holds the lock; the fair lock adds one heartbeat call per second
+ * for all of them. Then every waiter gets the lock once, in the order it started waiting.
+ *
+ * <p>The holders take fixed leases, so that no lease keeper renews anything in the window.
+ */
+@ExtendWith(WardenExtension.class)
+class WaitCostIT {
+  private static final Duration RECHECK = Duration.ofMillis(200); // Warden's default
+  private static final Duration LONG = Duration.ofMinutes(2);
+  private static final int SLACK = 3; // a re-check on either edge of the window, and one more
+
+  @ParameterizedTest
+  @ValueSource(ints = {100, 1000})
+  void parkedWaitersOfAClientCostOneScriptCallPerRecheckInterval(
+      int count, RedisServer redis, WardenFactory wardens) throws Exception {
+    String name = "parked-" + count;
+    LockHandle held = wardens.create().lock(name).acquireAsync(Duration.ZERO, LONG).get();
+    Warden waiting = wardens.create();
+    List<Integer> order = new CopyOnWriteArrayList<>();
+    List<CompletableFuture<Void>> waiters = startWaiters(waiting.lock(name), count, order);
+    await().atMost(Duration.ofSeconds(30)).until(() -> waiting.stats().parkedWaiters() == count);
+
+    long scripts = scriptsWhileParked(redis, waiting, count, Duration.ofSeconds(2));
+    assertThat(scripts)
+        .as("script calls in 2 s (10 re-check intervals) for %d parked waiters", count)
+        .isLessThanOrEqualTo(10 + SLACK);
+
+    held.close();
+    CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+    // Each once, first come first served: the release wakes the first, but the line's re-check
+    // may race it for the lock (as any re-check may); from then on each hands over to the next
+    assertThat(order).hasSize(count).doesNotHaveDuplicates();
+    assertThat(firstOutOfOrder(order.subList(3, count), 3)).isEqualTo(-1);
+  }
+
+  @Test
+  void parkedWaitersAskRedisNothingWhileAnotherOwnerOfTheirClientHoldsTheLock(
+      RedisServer redis, Warden warden) throws Exception {
+    int count = 100;
+    DistributedLock lock = warden.lock("held-here");
+    LockHandle held = lock.acquireAsync(Duration.ZERO, LONG).get();
+    redis.redis().configResetstat();
+    List<Integer> order = new CopyOnWriteArrayList<>();
+    List<CompletableFuture<Void>> waiters = startWaiters(lock, count, order);
+    await().atMost(Duration.ofSeconds(10)).until(() -> warden.stats().parkedWaiters() == count);
+    await()
+        .during(RECHECK.multipliedBy(10))
+        .atMost(RECHECK.multipliedBy(20))
+        .until(() -> warden.stats().parkedWaiters() == count);
+    assertThat(redis.commandCalls())
+        .as("not when they start, nor when subscribed, nor at their re-checks")
+        .doesNotContainKeys("evalsha", "eval");
+
+    held.close();
+    CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+    assertThat(order).hasSize(count);
+    assertThat(firstOutOfOrder(order, 0)).as("handed over in turn").isEqualTo(-1);
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {100, 1000})
+  void queuedFairWaitersOfAClientCostOneScriptCallPerIntervalAndOneHeartbeatPerSecond(
+      int count, RedisServer redis, WardenFactory wardens) throws Exception {
+    String name = "fair-parked-" + count;
+    String beats = "warden:{" + name + "}:fair:beats";
+    LockHandle held = wardens.create().fairLock(name).acquireAsync(Duration.ZERO, LONG).get();
+    Warden waiting = wardens.create();
+    List<Integer> order = new CopyOnWriteArrayList<>();
+    List<CompletableFuture<Void>> waiters = startWaiters(waiting.fairLock(name), count, order);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> waiting.stats().parkedWaiters() == count && redis.redis().zcard(beats) == count);
+
+    // longer than a heartbeat timeout (3 s): every waiter's heartbeat must have been refreshed
+    Duration window = Duration.ofSeconds(4);
+    long scripts = scriptsWhileParked(redis, waiting, count, window);
+    assertThat(scripts)
+        .as("script calls in 4 s for %d queued waiters: 20 re-checks and 4 heartbeats", count)
+        .isLessThanOrEqualTo(20 + 4 + SLACK);
+    long now = serverMillis(redis);
+    assertThat(redis.redis().zcount(beats, Range.create(now, Double.MAX_VALUE)))
+        .as("every waiter's heartbeat is alive")
+        .isEqualTo(count);
+
+    held.close();
+    CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+    assertThat(order).hasSize(count);
+    assertThat(firstOutOfOrder(order, 0)).as("strictly in the order they queued").isEqualTo(-1);
+  }
+
+  /**
+   * Starts {@code count} asynchronous acquisitions of {@code lock}, one after the other (so they
+   * queue in that order); each records its number once it holds the lock, and closes its handle.
+   */
+  private static List<CompletableFuture<Void>> startWaiters(
+      DistributedLock lock, int count, List<Integer> order) {
+    List<CompletableFuture<Void>> waiters = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      int number = i;
+      waiters.add(
+          lock.acquireAsync(LONG, LONG)
+              .thenCompose(
+                  handle -> {
+                    order.add(number);
+                    return handle.closeAsync();
+                  }));
+    }
+    return waiters;
+  }
+
+  /**
+   * Resets the statistics, watches {@code count} waiters stay parked for {@code window}, and
+   * returns the script calls Redis ran meanwhile.
+   */
+  private static long scriptsWhileParked(
+      RedisServer redis, Warden waiting, int count, Duration window) {
+    redis.redis().configResetstat();
+    await()
+        .during(window)
+        .atMost(window.multipliedBy(2))
+        .until(() -> waiting.stats().acquisitions() == count); // all still waiting
+    return redis.commandCalls().entrySet().stream()
+        .filter(call -> call.getKey().startsWith("eval"))
+        .mapToLong(Map.Entry::getValue)
+        .sum();
+  }
+
+  private static long serverMillis(RedisServer redis) {
+    List<String> time = redis.redis().time();
+    return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+  }
+
+  /**
+   * The first place where {@code order} is not {@code from, from + 1, ...}, or -1 if there is none.
+   */
+  private static int firstOutOfOrder(List<Integer> order, int from) {
+    return IntStream.range(0, order.size())
+        .filter(i -> order.get(i) != from + i)
+        .findFirst()
+        .orElse(-1);
+  }
+}
