@@ -2,7 +2,7 @@
 # Makes sure the tools Warden builds and tests with are installed: java (>= 17, with javac), mvn,
 # redis-server, redis-sentinel and redis-cli (Redis 7.0, the suite's first server),
 # valkey-server, valkey-sentinel and valkey-cli (Valkey 8.0, the second server of the matrix: see
-# README "Supported servers"), and for the documentation site (warden-docs's DocsSiteIT) mkdocs
+# docs/deployments.md, "Supported servers"), and for the documentation site (warden-docs's DocsSiteIT) mkdocs
 # and a headless Chromium (chromium-headless-shell, or chromium). On Debian bookworm Valkey comes from bookworm-backports: the suite is
 # added to apt's sources (a deb822 file beside the others, with the mirror and key of the existing
 # bookworm entry) when no source names it yet. Installs what is missing with apt-get (one `apt-get

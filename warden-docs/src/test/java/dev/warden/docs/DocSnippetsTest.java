@@ -17,27 +17,23 @@ import org.junit.jupiter.api.Test;
  * README.md, CONTRIBUTING.md, ARCHITECTURE.md and docs/ is either an example ({@code <!-- example:
  * NAME -->}), the text of exactly one region {@code // example NAME: begin ... end} of a source
  * file that the build compiles and a test runs, or says why it is not compiled ({@code <!-- not
- * compiled: REASON -->}).
+ * compiled: REASON -->}). And the README stays a front page: under 15 KB, its guarantee table the
+ * guide's.
  */
 class DocSnippetsTest {
   private static final List<String> LANGUAGES = List.of("java", "kotlin");
 
-  /**
-   * README's blocks not yet marked: issue 24 moves README's sections into docs/ and marks each
-   * block there. The count may only fall.
-   */
-  private static final int README_UNMARKED_BEFORE_THE_SPLIT = 18;
+  private static final long MAX_README_BYTES = 15 * 1024;
+  private static final String GUARANTEES = "## Which lock for which guarantee";
 
   private final Path root = Repository.root();
 
   @Test
   void everyJavaAndKotlinBlockIsAnExampleOrSaysWhyItIsNotCompiled() throws IOException {
     List<String> unmarked = new ArrayList<>();
-    List<String> readme = new ArrayList<>();
     for (Path document : documents()) {
       for (String language : LANGUAGES) {
-        List<String> blocks = DocExamples.unmarkedBlocks(document, language);
-        (document.equals(root.resolve("README.md")) ? readme : unmarked).addAll(blocks);
+        unmarked.addAll(DocExamples.unmarkedBlocks(document, language));
       }
     }
 
@@ -47,12 +43,27 @@ class DocSnippetsTest {
                 + " on the line before them:\n  %s",
             String.join("\n  ", unmarked))
         .isEmpty();
-    assertThat(readme.size())
-        .as(
-            "README.md has %s unmarked Java/Kotlin blocks, at most %s until the split of issue 24"
-                + " (mark each <!-- example: NAME --> or <!-- not compiled: REASON -->):\n  %s",
-            readme.size(), README_UNMARKED_BEFORE_THE_SPLIT, String.join("\n  ", readme))
-        .isLessThanOrEqualTo(README_UNMARKED_BEFORE_THE_SPLIT);
+  }
+
+  /** The README is the front page (issue 24): the rest lives in the guides under docs/. */
+  @Test
+  void theReadmeStaysAFrontPage() throws IOException {
+    long size = Files.size(root.resolve("README.md"));
+    assertThat(size)
+        .as("README.md is %s bytes; move sections into the guides under docs/", size)
+        .isLessThan(MAX_README_BYTES);
+  }
+
+  /** The README's short "Which lock for which guarantee" is the guide's table, not a copy. */
+  @Test
+  void theReadmesGuaranteeTableIsTheGuides() throws IOException {
+    List<String> readme = table(root.resolve("README.md"), GUARANTEES);
+    List<String> guide = table(root.resolve("docs/guarantees.md"), GUARANTEES);
+
+    assertThat(readme).as("the table under '%s' in README.md", GUARANTEES).isNotEmpty();
+    assertThat(readme)
+        .as("README.md's table under '%s' differs from docs/guarantees.md's", GUARANTEES)
+        .isEqualTo(guide);
   }
 
   @Test
@@ -127,6 +138,22 @@ class DocSnippetsTest {
           .sorted()
           .toList();
     }
+  }
+
+  /** The first table's rows after the heading line {@code heading}; empty if there is none. */
+  private static List<String> table(Path document, String heading) throws IOException {
+    List<String> lines = Files.readAllLines(document, StandardCharsets.UTF_8);
+    int start = lines.indexOf(heading);
+    List<String> rows = new ArrayList<>();
+    for (int i = start + 1; start >= 0 && i < lines.size(); i++) {
+      String line = lines.get(i);
+      if (line.startsWith("|")) {
+        rows.add(line);
+      } else if (!rows.isEmpty() || line.startsWith("#")) {
+        break;
+      }
+    }
+    return rows;
   }
 
   private static boolean hasRegion(Path source, String name) {
