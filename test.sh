@@ -3,8 +3,8 @@
 # e.g. ./test.sh -pl warden-cli -am    or    ./test.sh -Dtest='*LockIT'   (-Dtest selects unit
 # tests (*Test, Surefire) and integration tests (*IT, Failsafe) alike; a subset runs on the server
 # -Dwarden.server names, redis by default). The full run is a server matrix: warden-it's suites on
-# Redis 7.0, then its contract, failover, fault and ACL suites on Valkey 8.0 (README "Supported
-# servers"; -Dwarden.matrix.skip=true skips the Valkey leg).
+# Redis 7.0, then its contract, failover, fault and ACL suites on Valkey 8.0 (docs/deployments.md,
+# "Supported servers"; -Dwarden.matrix.skip=true skips the Valkey leg).
 # Model-based tests of the scripts for an hour per family:
 #   ./test.sh -pl warden-it -am -Dtest=ModelIT -Dwarden.model.minutes=60
 # Exits with Maven's status.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Makes sure the tools Warden builds and tests with are installed: java (>= 17, with javac), mvn,
-# redis-server, redis-sentinel and redis-cli (Redis 7.0, the suite's first server), and
+# redis-server, redis-sentinel and redis-cli (Redis 7.0, the suite's first server),
 # valkey-server, valkey-sentinel and valkey-cli (Valkey 8.0, the second server of the matrix: see
-# README "Supported servers"). On Debian bookworm Valkey comes from bookworm-backports: the suite is
+# docs/deployments.md, "Supported servers"), and for the documentation site (warden-docs's DocsSiteIT) mkdocs
+# and a headless Chromium (chromium-headless-shell, or chromium). On Debian bookworm Valkey comes from bookworm-backports: the suite is
 # added to apt's sources (a deb822 file beside the others, with the mirror and key of the existing
 # bookworm entry) when no source names it yet. Installs what is missing with apt-get (one `apt-get
 # update` at most), using sudo when not root. Idempotent; never starts a server.
@@ -56,6 +57,20 @@ if command -v redis-cli >/dev/null 2>&1; then
   found "redis-cli: found at $(command -v redis-cli)"
 elif [[ ! " ${missing_packages[*]} " == *" redis-server "* ]]; then
   missing_packages+=(redis-tools) # the testkit's readiness probe; redis-server brings it
+fi
+
+# The documentation site: MkDocs builds it (mkdocs.yml), a headless Chromium opens every page
+if command -v mkdocs >/dev/null 2>&1; then
+  found "mkdocs: found at $(command -v mkdocs)"
+else
+  missing_packages+=(mkdocs)
+fi
+if command -v chromium-headless-shell >/dev/null 2>&1; then
+  found "chromium-headless-shell: found at $(command -v chromium-headless-shell)"
+elif command -v chromium >/dev/null 2>&1; then
+  found "chromium: found at $(command -v chromium)"
+else
+  missing_packages+=(chromium-headless-shell)
 fi
 
 # Valkey: the matrix's second server (`-Dwarden.server=valkey`, the Failsafe execution valkey-matrix)

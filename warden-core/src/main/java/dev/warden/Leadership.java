@@ -29,7 +29,7 @@ import java.util.OptionalLong;
  * every earlier term of the name, by any instance. A deposed leader may not know it yet (a paused
  * process is told only when it runs again, and its work may already be in flight), so work that
  * must never be done by two leaders is guarded by the term where it lands: the store refuses a
- * write whose term is below the highest it has seen (README, "Fencing").
+ * write whose term is below the highest it has seen (docs/fencing.md).
  *
  * <p><b>Callbacks</b> run on Warden's callback executor, one at a time and in order, for each
  * leadership: {@code elected(t)}, then {@code revoked(t, reason)}, then perhaps {@code elected(t2)}

@@ -25,13 +25,15 @@ import java.time.Duration;
  *
  * <p>A {@code Warden} is thread-safe and meant to live as long as the application. It owns one
  * timer thread ({@code warden-timer-N}, which also renews leases), its own Lettuce event-loop
- * threads, and its connections: a command connection and a pub/sub connection (for wake-ups) to the
- * server; on Redis Cluster, both to each node it uses (see {@link Builder#cluster(String...)});
- * under Sentinel, both to the current master, a command and a pub/sub connection to each sentinel,
- * and one more thread ({@code warden-sentinel-N}) that follows failovers; under a {@link
- * Replication} policy, one more connection to each master, for {@code WAIT}. CONCURRENCY.md names
- * every thread and what it may do. Each instance is a distinct owner: the same thread holding a
- * lock through two instances is two owners.
+ * threads (unless {@link Builder#clientResources} hands it the application's), while a quorum lock
+ * calls its locks the threads of those calls ({@code warden-quorum-N}, ended after 60 s idle), and
+ * its connections: a command connection and a pub/sub connection (for wake-ups) to the server; on
+ * Redis Cluster, both to each node it uses (see {@link Builder#cluster(String...)}); under
+ * Sentinel, both to the current master, a command and a pub/sub connection to each sentinel, and
+ * one more thread ({@code warden-sentinel-N}) that follows failovers; under a {@link Replication}
+ * policy, one more connection to each master, for {@code WAIT}. CONCURRENCY.md names every thread
+ * and what it may do. Each instance is a distinct owner: the same thread holding a lock through two
+ * instances is two owners.
  *
  * <p>{@link #close()} stops lease renewal and closes the connections; it does not release held
  * locks, which then expire when their lease runs out. {@link #close(Duration)} closes gracefully:
@@ -210,7 +212,7 @@ public final class Warden implements AutoCloseable {
 
   /**
    * Returns the quorum lock (Redlock) of the same-named locks of independent deployments, one
-   * {@code Warden} each: held while a majority holds it within its validity (see README).
+   * {@code Warden} each: held while a majority holds it within its validity (see docs/locks.md).
    *
    * @param locks {@code warden.lock(name)} of each deployment's {@code Warden}
    * @return the quorum lock
@@ -425,7 +427,7 @@ public final class Warden implements AutoCloseable {
      * TokenBasedRedisCredentialsProvider}) also re-authenticates every live connection with {@code
      * AUTH} as it sends new credentials. The sentinels themselves are reached as their URIs say.
      * Never logged or shown; a refused credential fails {@code build()} or a later call with a
-     * {@link WardenException} that does not quote it (README "Rotating credentials").
+     * {@link WardenException} that does not quote it (docs/operations.md, "Rotating credentials").
      *
      * @param credentials the provider, e.g. {@code RedisCredentialsProvider.from(() ->
      *     RedisCredentials.just(user, tokens.current()))}
@@ -516,8 +518,8 @@ public final class Warden implements AutoCloseable {
      * hash tag {@code {NAME}} stays as it was, so an object's slot, and which objects share one, do
      * not change. Two {@code Warden}s with different prefixes never see each other's objects, even
      * of the same name; the same prefix is the same namespace. An ACL rule can confine a user to
-     * it: {@code ~billing:warden:* &billing:warden:*} (README "Key prefix"). Default: none ({@code
-     * warden:}).
+     * it: {@code ~billing:warden:* &billing:warden:*} (docs/operations.md, "Key prefixes").
+     * Default: none ({@code warden:}).
      *
      * @param keyPrefix 1 to 64 letters, digits and {@code . _ - /}, in segments joined by single
      *     colons ({@code billing}, {@code team-a:billing})
@@ -571,8 +573,8 @@ public final class Warden implements AutoCloseable {
      * under a replication policy other than {@link Replication#none()}; and one writable master
      * ({@code INFO replication}: a KeyDB active replica or a read-only replica is refused); and the
      * on-Redis data format (a newer Warden's data that this version would misread is refused:
-     * README "Upgrades"). {@code build()} records this version's format in the deployment's format
-     * marker; this check only reads it.
+     * docs/operations.md, "Upgrades"). {@code build()} records this version's format in the
+     * deployment's format marker; this check only reads it.
      *
      * @return the report; {@link DeploymentReport#ok()} tells whether {@code build()} would succeed
      * @throws IllegalStateException if neither a URI nor cluster seeds were set, or both were

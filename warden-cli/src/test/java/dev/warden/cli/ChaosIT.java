@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A short {@code warden chaos} run inside the default tests: one redis-server, two worker
  * processes, one minute of faults. Long runs and the other deployments: {@code ./warden chaos
- * --deployment all --minutes 10} (README, "Chaos").
+ * --deployment all --minutes 10} (docs/chaos.md).
  */
 class ChaosIT {
   @Test

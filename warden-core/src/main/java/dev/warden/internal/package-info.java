@@ -5,6 +5,6 @@
  * and the {@link dev.warden.internal.WardenOptions} it starts from. The parts live in one package
  * per concern, each importing only those listed before it: {@code base}, {@code redis}, {@code
  * redis.sentinel} and {@code redis.cluster}, {@code wait} and {@code lease}, {@code lock.driver},
- * {@code lock}, {@code quorum} and {@code sync} (see the README's Layout and CONCURRENCY.md).
+ * {@code lock}, {@code quorum} and {@code sync} (see ARCHITECTURE.md and CONCURRENCY.md).
  */
 package dev.warden.internal;

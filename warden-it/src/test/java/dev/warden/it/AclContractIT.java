@@ -6,8 +6,9 @@ import org.junit.jupiter.api.Nested;
 
 /**
  * The contract suites of every lock and synchronizer again, with every {@code Warden} connected as
- * a Redis user that has exactly the rule README documents ({@link WardenAcl#SINGLE_SERVER}): the
- * proof that the rule is enough. A missing permission fails them with NOPERM.
+ * a Redis user that has exactly the rule docs/security.md documents ({@link
+ * WardenAcl#SINGLE_SERVER}): the proof that the rule is enough. A missing permission fails them
+ * with NOPERM.
  */
 @WardenDeployment(WardenDeployment.Kind.SINGLE_ACL)
 class AclContractIT {

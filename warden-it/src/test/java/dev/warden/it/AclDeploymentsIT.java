@@ -17,10 +17,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The Sentinel and Cluster additions to the ACL rule (README "Security"): every kind of object,
- * with a waiter woken by a release, under a user with exactly the rule on every data node, and
- * Redis's ACL log empty on every node afterwards. The full contract suites run under the
- * single-server rule in {@link AclContractIT}.
+ * The Sentinel and Cluster additions to the ACL rule (docs/security.md): every kind of object, with
+ * a waiter woken by a release, under a user with exactly the rule on every data node, and Redis's
+ * ACL log empty on every node afterwards. The full contract suites run under the single-server rule
+ * in {@link AclContractIT}.
  */
 class AclDeploymentsIT {
   private static final String USER = "app";

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Least privilege: README documents the rule {@link AclContractIT} proves enough, the ACL
+ * Least privilege: docs/security.md documents the rule {@link AclContractIT} proves enough, the ACL
  * deployment really runs as the restricted user, and a missing permission is a {@link
  * WardenException} that names what the server refused and the rule that would do, in Redis's
  * wording and in Valkey's (run with {@code -Dwarden.server=valkey}).
@@ -30,9 +30,9 @@ class AclIT {
   private static final boolean VALKEY = ServerBinary.current().isValkey();
 
   @Test
-  void theReadmeQuotesTheRulesTheTestsUse() throws Exception {
-    String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
-    assertThat(readme)
+  void theSecurityGuideQuotesTheRulesTheTestsUse() throws Exception {
+    String guide = Files.readString(Path.of("..", "docs", "security.md"), StandardCharsets.UTF_8);
+    assertThat(guide)
         .contains(WardenAcl.SINGLE_SERVER)
         .contains(WardenAcl.SENTINEL)
         .contains(WardenAcl.CLUSTER);

@@ -10,11 +10,12 @@ import dev.warden.LockHandle;
 import dev.warden.LockTimeoutException;
 import dev.warden.Warden;
 import dev.warden.WardenException;
+import dev.warden.testkit.DocExamples;
 import dev.warden.testkit.FaultProxy;
-import dev.warden.testkit.ReadmeExamples;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -246,7 +247,7 @@ class AsyncHandleIT {
     }
   }
 
-  /** A store with an asynchronous write, for the README's example. */
+  /** A store with an asynchronous write, for the example of docs/reactive-and-kotlin.md. */
   static final class Store {
     final List<Long> tokens = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -261,7 +262,7 @@ class AsyncHandleIT {
     DistributedLock lock = warden.lock("job");
     Store store = new Store();
     String record = "r1";
-    // README example async-handle: begin
+    // example async-handle: begin
     CompletableFuture<Void> written =
         lock.acquireAsync(Duration.ofSeconds(5)) // LockTimeoutException after 5 s
             .thenCompose(
@@ -278,11 +279,13 @@ class AsyncHandleIT {
                                             throw new CompletionException(failure);
                                           }
                                         })));
-    // README example async-handle: end
+    // example async-handle: end
     get(written);
     assertThat(store.tokens).hasSize(1);
     assertThat(redis.redis().exists(KEY)).isZero();
-    ReadmeExamples.assertShown(
-        "async-handle", java.nio.file.Path.of("src/test/java/dev/warden/it/AsyncHandleIT.java"));
+    DocExamples.assertShown(
+        Path.of("../docs/reactive-and-kotlin.md"),
+        "async-handle",
+        java.nio.file.Path.of("src/test/java/dev/warden/it/AsyncHandleIT.java"));
   }
 }

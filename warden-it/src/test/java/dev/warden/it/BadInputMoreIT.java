@@ -108,7 +108,7 @@ class BadInputMoreIT {
             });
     for (String key : redis.redis().keys("*")) {
       if (key.equals(FORMAT_MARKER)) {
-        continue; // one per deployment, written at build(): README "Upgrades"
+        continue; // one per deployment, written at build(): docs/operations.md, "Upgrades"
       }
       assertThat(redis.redis().pttl(key)).as("%s expires", key).isPositive();
     }

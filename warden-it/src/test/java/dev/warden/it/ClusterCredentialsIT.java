@@ -72,7 +72,7 @@ class ClusterCredentialsIT {
    * The test users' connections on every node: client id (node port in front) to user. Left out:
    * the cluster connections' own default channels, which sent CLUSTER MYID at connect and nothing
    * since (idle as long as they live): Lettuce does not re-authenticate them, and Warden sends
-   * nothing over them (README "Rotating credentials").
+   * nothing over them (docs/operations.md, "Rotating credentials").
    */
   private static Map<Long, String> clients(RedisCluster cluster) {
     Map<Long, String> all = new TreeMap<>();

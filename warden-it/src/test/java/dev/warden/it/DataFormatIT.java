@@ -16,10 +16,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The on-Redis format marker (README "Upgrades"): {@code build()} records this version's format; a
- * marker that a newer Warden left, whose data this version would misread, refuses the start naming
- * it, while a newer format that shares its data with this version is accepted and kept; {@code
- * check()} ({@code warden doctor}) reads the marker and writes nothing.
+ * The on-Redis format marker (docs/operations.md, "Upgrades"): {@code build()} records this
+ * version's format; a marker that a newer Warden left, whose data this version would misread,
+ * refuses the start naming it, while a newer format that shares its data with this version is
+ * accepted and kept; {@code check()} ({@code warden doctor}) reads the marker and writes nothing.
  */
 @ExtendWith(WardenExtension.class)
 class DataFormatIT {

@@ -7,8 +7,8 @@ import static org.awaitility.Awaitility.await;
 import dev.warden.Leadership;
 import dev.warden.Leadership.Reason;
 import dev.warden.Warden;
+import dev.warden.testkit.DocExamples;
 import dev.warden.testkit.FaultProxy;
-import dev.warden.testkit.ReadmeExamples;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
@@ -226,7 +226,7 @@ class LeadershipIT {
     leadership.close();
   }
 
-  /** The README's example, run as written there. */
+  /** The example of docs/locks.md, run as written there. */
   static final class Scheduler {
     final List<String> did = new CopyOnWriteArrayList<>();
 
@@ -242,20 +242,22 @@ class LeadershipIT {
   @Test
   void theReadmeExampleRunsAsShown(Warden warden) {
     Scheduler scheduler = new Scheduler();
-    // README example leadership: begin
+    // example leadership: begin
     Leadership leadership =
         warden
             .leadership("billing-scheduler")
             .onElected(term -> scheduler.start(term)) // term: the hold's fencing token
             .onRevoked((term, reason) -> scheduler.stop()); // LEASE_LOST or STOPPED
     leadership.start(); // campaigns without blocking a thread
-    // README example leadership: end
+    // example leadership: end
     await().atMost(BOUND).until(leadership::isLeader);
     long term = leadership.term().orElseThrow();
     leadership.close();
     assertThat(scheduler.did).containsExactly("start " + term, "stop");
-    ReadmeExamples.assertShown(
-        "leadership", Path.of("src/test/java/dev/warden/it/LeadershipIT.java"));
+    DocExamples.assertShown(
+        Path.of("../docs/locks.md"),
+        "leadership",
+        Path.of("src/test/java/dev/warden/it/LeadershipIT.java"));
     assertThat(Reason.values()).containsExactly(Reason.LEASE_LOST, Reason.STOPPED);
   }
 }

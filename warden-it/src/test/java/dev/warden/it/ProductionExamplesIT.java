@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.warden.LeaseExpiredException;
 import dev.warden.LockHandle;
 import dev.warden.Warden;
-import dev.warden.testkit.ReadmeExamples;
+import dev.warden.testkit.DocExamples;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenAcl;
 import dev.warden.testkit.WardenExtension;
@@ -25,8 +25,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The README's production examples (graceful close, maximum hold time, key prefix, rotating
- * credentials with the application's client resources), run as written on a real redis-server.
+ * The production examples of docs/operations.md (graceful close, maximum hold time, key prefix,
+ * rotating credentials with the application's client resources), run as written on a real
+ * redis-server.
  */
 @ExtendWith(WardenExtension.class)
 class ProductionExamplesIT {
@@ -42,53 +43,53 @@ class ProductionExamplesIT {
     CompletableFuture<Void> told = new CompletableFuture<>();
     report.leaseLost().thenRun(() -> told.complete(null));
 
-    // README example graceful-close: begin
+    // example graceful-close: begin
     // on shutdown: no new acquisitions, waiters fail at once, holders get 2 s to finish;
     // then what is still held is released (owner-checked) and its holder told
     warden.close(Duration.ofSeconds(2));
-    // README example graceful-close: end
+    // example graceful-close: end
 
     told.get(1, TimeUnit.SECONDS);
     assertThat(other.lock("nightly-report").tryLock()).as("free now, not after a lease").isTrue();
     assertThatThrownBy(report::close)
         .isInstanceOf(LeaseExpiredException.class)
         .hasMessageContaining("graceful close");
-    ReadmeExamples.assertShown("graceful-close", SOURCE);
+    DocExamples.assertShown(Path.of("../docs/operations.md"), "graceful-close", SOURCE);
   }
 
   @Test
   void maxHoldTime(RedisServer redis) throws Exception {
     String redisUri = redis.uri();
-    // README example max-hold-time: begin
+    // example max-hold-time: begin
     Warden warden =
         Warden.builder()
             .uri(redisUri)
             .watchdogTimeout(Duration.ofSeconds(10))
             .maxHoldTime(Duration.ofMinutes(5)) // renewed for 5 minutes at most, then lost
             .build();
-    // README example max-hold-time: end
+    // example max-hold-time: end
     try (warden) {
       LockHandle held = warden.lock("export").acquire(Duration.ZERO);
       assertThat(redis.redis().pttl("warden:{export}:lock")).isBetween(1L, 10_000L);
       held.close();
     }
-    ReadmeExamples.assertShown("max-hold-time", SOURCE);
+    DocExamples.assertShown(Path.of("../docs/operations.md"), "max-hold-time", SOURCE);
   }
 
   @Test
   void keyPrefix(RedisServer redis) throws Exception {
     WardenAcl.createUser(redis, "billing", "billing-Secret-1", WardenAcl.singleServer("billing"));
     String redisUri = redis.uri().replace("redis://", "redis://billing:billing-Secret-1@");
-    // README example key-prefix: begin
+    // example key-prefix: begin
     Warden billing = Warden.builder().uri(redisUri).keyPrefix("billing").build();
     // keys: billing:warden:{invoice-42}:lock ...; ACL ~billing:warden:* &billing:warden:*
-    // README example key-prefix: end
+    // example key-prefix: end
     try (billing) {
       LockHandle held = billing.lock("invoice-42").acquire(Duration.ZERO);
       assertThat(redis.redis().exists("billing:warden:{invoice-42}:lock")).isEqualTo(1);
       held.close();
     }
-    ReadmeExamples.assertShown("key-prefix", SOURCE);
+    DocExamples.assertShown(Path.of("../docs/operations.md"), "key-prefix", SOURCE);
   }
 
   @Test
@@ -96,7 +97,7 @@ class ProductionExamplesIT {
     WardenAcl.createUser(redis, "app", "first-T0ken", WardenAcl.SINGLE_SERVER);
     String redisUri = redis.uri();
     AtomicReference<String> currentToken = new AtomicReference<>("first-T0ken");
-    // README example credentials: begin
+    // example credentials: begin
     RedisCredentialsProvider credentials =
         RedisCredentialsProvider.from(() -> RedisCredentials.just("app", currentToken.get()));
     ClientResources resources = // the application's; Warden neither makes nor shuts them down
@@ -107,13 +108,13 @@ class ProductionExamplesIT {
             .build();
     Warden warden =
         Warden.builder().uri(redisUri).credentials(credentials).clientResources(resources).build();
-    // README example credentials: end
+    // example credentials: end
     try (warden) {
       assertThat(warden.lock("rotated").tryLock()).isTrue();
       warden.lock("rotated").unlock();
     } finally {
       resources.shutdown(0, 2, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
     }
-    ReadmeExamples.assertShown("credentials", SOURCE);
+    DocExamples.assertShown(Path.of("../docs/operations.md"), "credentials", SOURCE);
   }
 }

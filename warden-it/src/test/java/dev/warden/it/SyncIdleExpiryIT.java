@@ -8,7 +8,7 @@ import dev.warden.DistributedCountDownLatch;
 import dev.warden.DistributedSemaphore;
 import dev.warden.LeasedSemaphore;
 import dev.warden.Warden;
-import dev.warden.testkit.ReadmeExamples;
+import dev.warden.testkit.DocExamples;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
@@ -31,15 +31,15 @@ class SyncIdleExpiryIT {
   @Test
   void anIdleSemaphoreExpiresAndIsThenAsIfNeverSet(RedisServer redis) throws Exception {
     String redisUri = redis.uri();
-    // README example sync-idle-expiry: begin
+    // example sync-idle-expiry: begin
     Warden warden =
         Warden.builder()
             .uri(redisUri)
             .synchronizerIdleExpiry(Duration.ofMinutes(10)) // gone 10 minutes after last use
             .build();
-    // README example sync-idle-expiry: end
+    // example sync-idle-expiry: end
     warden.close();
-    ReadmeExamples.assertShown("sync-idle-expiry", SOURCE);
+    DocExamples.assertShown(Path.of("../docs/operations.md"), "sync-idle-expiry", SOURCE);
 
     try (Warden idle = Warden.builder().uri(redisUri).synchronizerIdleExpiry(IDLE).build()) {
       DistributedSemaphore slots = idle.semaphore("slots");

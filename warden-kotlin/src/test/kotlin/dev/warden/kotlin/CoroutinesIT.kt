@@ -3,7 +3,7 @@ package dev.warden.kotlin
 import dev.warden.LeaseExpiredException
 import dev.warden.LockTimeoutException
 import dev.warden.Warden
-import dev.warden.testkit.ReadmeExamples
+import dev.warden.testkit.DocExamples
 import dev.warden.testkit.WardenExtension
 import dev.warden.testkit.WardenFactory
 import java.nio.file.Path
@@ -146,15 +146,16 @@ class CoroutinesIT {
     val invoices = Invoices()
     runBlocking {
       val id = "42"
-      // README example kotlin: begin
+      // example kotlin: begin
       val receipt =
         warden.lock("invoice-$id").withLock(Duration.ofSeconds(5)) { hold ->
           invoices.charge(id, hold.fencingToken()) // a suspend call; released after it
         }
-      // README example kotlin: end
+      // example kotlin: end
       assertThat(receipt).startsWith("charged 42 with token ")
     }
-    ReadmeExamples.assertShown(
+    DocExamples.assertShown(
+      Path.of("../docs/reactive-and-kotlin.md"),
       "kotlin",
       Path.of("src/test/kotlin/dev/warden/kotlin/CoroutinesIT.kt"),
     )

@@ -8,7 +8,7 @@ import static org.awaitility.Awaitility.await;
 import dev.warden.LeaseExpiredException;
 import dev.warden.LockHandle;
 import dev.warden.Warden;
-import dev.warden.testkit.ReadmeExamples;
+import dev.warden.testkit.DocExamples;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
 import dev.warden.testkit.WardenOptions;
@@ -167,20 +167,22 @@ class WardenObservationsIT {
   @Test
   void theReadmeExampleRunsAsShown(Warden warden) throws Exception {
     TestObservationRegistry observationRegistry = TestObservationRegistry.create();
-    // README example observations: begin
+    // example observations: begin
     WardenObservations observations =
         WardenObservations.builder(warden, observationRegistry)
             .lockNames(List.of("nightly-report")) // opt-in: warden.name on these names only
             .fencingTokens(true) // opt-in: warden.token on each hold
             .build();
     observations.start(); // Spring Boot does this when an ObservationRegistry bean exists
-    // README example observations: end
+    // example observations: end
     warden.lock("nightly-report").acquire(BOUND).close();
     observations.close();
     assertThat(observationRegistry)
         .hasNumberOfObservationsWithNameEqualTo(WardenObservations.ACQUIRE, 1)
         .hasNumberOfObservationsWithNameEqualTo(WardenObservations.HOLD, 1);
-    ReadmeExamples.assertShown(
-        "observations", Path.of("src/test/java/dev/warden/micrometer/WardenObservationsIT.java"));
+    DocExamples.assertShown(
+        Path.of("../docs/micrometer.md"),
+        "observations",
+        Path.of("src/test/java/dev/warden/micrometer/WardenObservationsIT.java"));
   }
 }

@@ -9,7 +9,7 @@ import dev.warden.LeaseExpiredException;
 import dev.warden.LockHandle;
 import dev.warden.LockTimeoutException;
 import dev.warden.Warden;
-import dev.warden.testkit.ReadmeExamples;
+import dev.warden.testkit.DocExamples;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
@@ -270,19 +270,21 @@ class ReactiveLocksIT {
   void theReadmeExampleRunsAsShown(Warden warden) {
     String id = "42";
     Payments payments = new Payments();
-    // README example reactor: begin
+    // example reactor: begin
     Mono<Receipt> charged =
         ReactiveLocks.withLock(
             warden.lock("invoice-" + id),
             Duration.ofSeconds(5), // wait at most; then LockTimeoutException
             hold -> payments.charge(id, hold.fencingToken())); // released when it ends
-    // README example reactor: end
+    // example reactor: end
     Receipt receipt = charged.block(BOUND);
     assertThat(receipt.invoice()).isEqualTo("42");
     assertThat(receipt.token()).isPositive();
     assertThat(heldInRedis(warden, "invoice-42")).isFalse();
-    ReadmeExamples.assertShown(
-        "reactor", Path.of("src/test/java/dev/warden/reactor/ReactiveLocksIT.java"));
+    DocExamples.assertShown(
+        Path.of("../docs/reactive-and-kotlin.md"),
+        "reactor",
+        Path.of("src/test/java/dev/warden/reactor/ReactiveLocksIT.java"));
   }
 
   record Receipt(String invoice, long token) {}

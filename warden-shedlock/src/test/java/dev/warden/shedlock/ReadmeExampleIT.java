@@ -15,7 +15,9 @@ import net.javacrumbs.shedlock.core.LockingTaskExecutor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** The README's plain-Java ShedLock example, as written there. */
+/**
+ * The plain-Java ShedLock example of the docs, as written there (DocSnippetsTest compares them).
+ */
 @ExtendWith(WardenExtension.class)
 class ReadmeExampleIT {
   private final AtomicInteger reports = new AtomicInteger();
@@ -27,7 +29,7 @@ class ReadmeExampleIT {
   @Test
   void theReadmeExampleRunsTheJobOnceWhileLockAtLeastForHolds(RedisServer redis) {
     String uri = redis.uri();
-    // --- as in the README ---
+    // example shedlock: begin
     try (Warden warden = Warden.connect(uri)) {
       LockProvider provider = new WardenLockProvider(warden); // keys: shedlock:<lock name>
       LockingTaskExecutor executor = new DefaultLockingTaskExecutor(provider);
@@ -36,15 +38,21 @@ class ReadmeExampleIT {
           new LockConfiguration(
               ClockProvider.now(), "send-report", Duration.ofMinutes(10), Duration.ofMinutes(1));
       executor.executeWithLock((Runnable) this::sendReport, everyQuarterHour);
-      // --- end of the README's example ---
+    }
+    // example shedlock: end
 
-      // another run inside lockAtLeastFor (1 min) is skipped, on this instance or any other
-      executor.executeWithLock(
-          (Runnable) this::sendReport,
-          new LockConfiguration(
-              ClockProvider.now(), "send-report", Duration.ofMinutes(10), Duration.ofMinutes(1)));
+    // another run inside lockAtLeastFor (1 min) is skipped, on this instance or any other
+    try (Warden other = Warden.connect(uri)) {
+      new DefaultLockingTaskExecutor(new WardenLockProvider(other))
+          .executeWithLock(
+              (Runnable) this::sendReport,
+              new LockConfiguration(
+                  ClockProvider.now(),
+                  "send-report",
+                  Duration.ofMinutes(10),
+                  Duration.ofMinutes(1)));
       assertThat(reports).hasValue(1);
-      assertThat(warden.lock("shedlock:send-report").isLocked()).isTrue();
+      assertThat(other.lock("shedlock:send-report").isLocked()).isTrue();
     }
   }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.warden.DistributedLock;
 import dev.warden.Warden;
-import dev.warden.spring.WardenLocked.NotAcquired;
 import dev.warden.spring.boot.WardenAutoConfiguration;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
@@ -17,9 +16,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
-import org.springframework.transaction.annotation.Transactional;
 
-/** The README's Spring Boot example, as written there. */
+/** The Spring Boot guide's example ({@link Billing}), run as written there. */
 @ExtendWith(WardenExtension.class)
 class ReadmeExampleIT {
   record Invoice(String id) {}
@@ -29,22 +27,24 @@ class ReadmeExampleIT {
 
   static Warden warden;
 
-  // --- as in the README ---
-  /** The README's service. */
-  public static class Billing {
-    @WardenLocked(name = "invoice", key = "#invoice.id", waitTime = "5s")
-    @Transactional
-    public void charge(Invoice invoice) { // lock "invoice:<id>": taken before the transaction
+  /** What the example's service calls: records what it did, and whether it held the lock. */
+  interface Payments {
+    void charge(Invoice invoice);
+
+    void sendReport();
+  }
+
+  static final class RecordingPayments implements Payments {
+    @Override
+    public void charge(Invoice invoice) {
       WORK.add("charge held=" + warden.lock("invoice:" + invoice.id()).isHeldByCurrentThread());
     }
 
-    @WardenLocked(name = "nightly-report", waitTime = "0", onNotAcquired = NotAcquired.SKIP)
-    public void nightlyReport() { // skipped while another instance runs it
+    @Override
+    public void sendReport() {
       WORK.add("report");
     }
   }
-
-  // --- end of the README's example ---
 
   @Configuration(proxyBeanMethods = false)
   @EnableTransactionManagement
@@ -56,7 +56,7 @@ class ReadmeExampleIT {
 
     @Bean
     Billing billing() {
-      return new Billing();
+      return new Billing(new RecordingPayments());
     }
   }
 

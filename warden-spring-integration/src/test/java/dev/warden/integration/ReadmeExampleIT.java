@@ -10,63 +10,19 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.locks.Lock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.context.event.EventListener;
 import org.springframework.core.env.MapPropertySource;
-import org.springframework.integration.leader.DefaultCandidate;
-import org.springframework.integration.leader.event.OnGrantedEvent;
-import org.springframework.integration.leader.event.OnRevokedEvent;
 import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
-import org.springframework.stereotype.Component;
 
-/** The README's Spring Integration example, as written there, in a real Spring context. */
+/**
+ * The Spring Integration guide's example ({@link LockConfig}, {@link Reports} and the lock below),
+ * as written there, in a real Spring context.
+ */
 @ExtendWith(WardenExtension.class)
 class ReadmeExampleIT {
-
-  // --- as in the README ---
-  @Configuration
-  static class LockConfig {
-    @Bean(destroyMethod = "close")
-    Warden warden(@Value("${redis.uri}") String redisUri) {
-      return Warden.connect(redisUri);
-    }
-
-    @Bean
-    WardenLockRegistry lockRegistry(Warden warden) {
-      return new WardenLockRegistry(warden, "billing:"); // Warden locks "billing:<key>"
-    }
-
-    // one leader for the role "reports" among all instances of the application
-    @Bean
-    LockRegistryLeaderInitiator leaderInitiator(WardenLockRegistry lockRegistry) {
-      return new LockRegistryLeaderInitiator(
-          lockRegistry, new DefaultCandidate(UUID.randomUUID().toString(), "reports"));
-    }
-  }
-
-  @Component
-  static class Reports {
-    volatile boolean leading;
-
-    @EventListener
-    void granted(OnGrantedEvent event) {
-      leading = true; // start the work only the leader does
-    }
-
-    @EventListener
-    void revoked(OnRevokedEvent event) {
-      leading = false; // stop it
-    }
-  }
-
-  // --- end of the README's example ---
 
   private final String invoice = "invoice-42";
   private final List<Long> charges = new ArrayList<>();
@@ -97,7 +53,7 @@ class ReadmeExampleIT {
       Warden warden = context.getBean(Warden.class);
       assertThat(warden.lock("billing:reports").isLocked()).isTrue();
 
-      // --- as in the README ---
+      // example spring-integration-lock: begin
       Lock lock = lockRegistry.obtain("invoice-42"); // the Warden lock "billing:invoice-42"
       lock.lock();
       try {
@@ -107,7 +63,7 @@ class ReadmeExampleIT {
       }
 
       lockRegistry.executeLocked("invoice-42", Duration.ofSeconds(2), () -> charge(invoice));
-      // --- end of the README's example ---
+      // example spring-integration-lock: end
 
       assertThat(charges).hasSize(2);
       assertThat(charges.get(0)).isPositive();

@@ -1,11 +1,7 @@
 package dev.warden.testkit;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -23,7 +19,8 @@ import java.util.List;
  * ReadmeExamples.assertShown("leadership", Path.of("src/test/java/.../LeadershipIT.java"));
  * }</pre>
  *
- * <p>Made for Warden's own build; any project may use it the same way.
+ * <p>Made for Warden's own build; any project may use it the same way. {@link DocExamples} does the
+ * same for any document, and finds the blocks that are neither examples nor marked as not compiled.
  *
  * @since 0.2
  */
@@ -51,21 +48,7 @@ public final class ReadmeExamples {
    * @throws AssertionError if either lacks the example, or they differ
    */
   public static void assertShown(String name, Path readme, Path source) {
-    List<String> shown = block(readme, name);
-    List<String> compiled = region(source, name);
-    if (!shown.equals(compiled)) {
-      throw new AssertionError(
-          "the example '"
-              + name
-              + "' of "
-              + readme
-              + " differs from the code of "
-              + source
-              + " (update the README from the code)\n--- README:\n"
-              + String.join("\n", shown)
-              + "\n--- code:\n"
-              + String.join("\n", compiled));
-    }
+    DocExamples.assertShown(readme, name, source);
   }
 
   /**
@@ -77,20 +60,7 @@ public final class ReadmeExamples {
    * @throws AssertionError if there is no such block
    */
   public static List<String> block(Path readme, String name) {
-    List<String> lines = read(readme);
-    int marker = lines.indexOf("<!-- example: " + name + " -->");
-    if (marker < 0 || marker + 1 >= lines.size() || !lines.get(marker + 1).startsWith("```")) {
-      throw new AssertionError(
-          readme + " has no code block after <!-- example: " + name + " --> (a line of its own)");
-    }
-    List<String> block = new ArrayList<>();
-    for (int i = marker + 2; i < lines.size(); i++) {
-      if (lines.get(i).startsWith("```")) {
-        return block;
-      }
-      block.add(lines.get(i).stripTrailing());
-    }
-    throw new AssertionError(readme + ": the code block of '" + name + "' is not closed");
+    return DocExamples.block(readme, name);
   }
 
   /**
@@ -103,33 +73,7 @@ public final class ReadmeExamples {
    * @throws AssertionError if there is no such region
    */
   public static List<String> region(Path source, String name) {
-    List<String> lines = read(source);
-    int begin = -1;
-    int end = -1;
-    for (int i = 0; i < lines.size(); i++) {
-      String line = lines.get(i).strip();
-      if (line.equals("// README example " + name + ": begin")) {
-        begin = i;
-      } else if (line.equals("// README example " + name + ": end") && begin >= 0) {
-        end = i;
-        break;
-      }
-    }
-    if (begin < 0 || end < 0) {
-      throw new AssertionError(source + " has no region '// README example " + name + ": begin'");
-    }
-    List<String> region = lines.subList(begin + 1, end);
-    int indent = Integer.MAX_VALUE;
-    for (String line : region) {
-      if (!line.isBlank()) {
-        indent = Math.min(indent, line.length() - line.stripLeading().length());
-      }
-    }
-    List<String> dedented = new ArrayList<>();
-    for (String line : region) {
-      dedented.add(line.isBlank() ? "" : line.substring(indent).stripTrailing());
-    }
-    return dedented;
+    return DocExamples.region(source, name);
   }
 
   /** The project's README: upwards from the working directory, beside a multi-module pom. */
@@ -139,18 +83,10 @@ public final class ReadmeExamples {
       Path pom = dir.resolve("pom.xml");
       if (Files.isRegularFile(readme)
           && Files.isRegularFile(pom)
-          && String.join("\n", read(pom)).contains("<modules>")) {
+          && String.join("\n", DocExamples.read(pom)).contains("<modules>")) {
         return readme;
       }
     }
     throw new AssertionError("no README.md beside a multi-module pom.xml above " + Path.of(""));
-  }
-
-  private static List<String> read(Path file) {
-    try {
-      return Files.readAllLines(file, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read " + file, e);
-    }
   }
 }

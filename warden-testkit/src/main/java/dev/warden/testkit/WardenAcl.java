@@ -8,9 +8,9 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * The smallest Redis ACL rules under which Warden does everything (README, section "Security"), and
- * a way to make a user with one of them: {@link WardenDeployment.Kind#SINGLE_ACL} runs a test
- * class's {@link dev.warden.Warden} instances as such a user. Stateless and thread-safe.
+ * The smallest Redis ACL rules under which Warden does everything (docs/security.md), and a way to
+ * make a user with one of them: {@link WardenDeployment.Kind#SINGLE_ACL} runs a test class's {@link
+ * dev.warden.Warden} instances as such a user. Stateless and thread-safe.
  *
  * @since 0.2
  */

@@ -11,7 +11,7 @@ import java.util.concurrent.CompletableFuture;
  * version's format; {@link #SHARED_SINCE} is the oldest format whose clients may run beside this
  * version's on the same data (checked by {@code MixedVersionIT} against the previous release). A
  * change to the format that older clients would misread raises both, so that no client of an older
- * format starts where this one has written (README 'Upgrades').
+ * format starts where this one has written (docs/operations.md, 'Upgrades').
  *
  * <p>The marker, one small hash per deployment (and key prefix) that does not expire, holds the
  * newest format recorded and the oldest that shares data with every format recorded (the largest of

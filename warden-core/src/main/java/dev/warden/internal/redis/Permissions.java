@@ -2,8 +2,8 @@ package dev.warden.internal.redis;
 
 /**
  * The smallest Redis ACL rules under which Warden does everything, and how a refusal by one of them
- * is reported. README's "Security" section quotes the same rules; {@code AclContractIT} runs the
- * contract suites under a user with exactly the single-server rule.
+ * is reported. docs/security.md quotes the same rules; {@code AclContractIT} runs the contract
+ * suites under a user with exactly the single-server rule.
  */
 public final class Permissions {
   /**

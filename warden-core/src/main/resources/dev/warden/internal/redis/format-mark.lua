@@ -1,6 +1,6 @@
 -- format-mark: the on-Redis format marker (redis.DataFormat). Every Warden client, when it starts,
 -- records the format of the data it writes; a client refuses to start where a newer client has
--- written data that its own format cannot share (README 'Upgrades').
+-- written data that its own format cannot share (docs/operations.md, 'Upgrades').
 -- KEYS[1]  the marker: a hash with 'format' (the newest format a client has recorded) and 'since'
 --          (the oldest format that can share data with every format recorded: the largest of
 --          their own 'since', so that a format that shares with older ones, recorded after or

@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
 
 /** The invariants checked after every step. Each throws a {@link Violation} naming itself. */
 final class Invariants {
-  /** Keys documented to live without an expiry (README, "Data in Redis"). */
+  /** Keys documented to live without an expiry (docs/operations.md, "Data in Redis"). */
   private static final Pattern NO_EXPIRY =
       Pattern.compile(
           "warden:\\{[^}]+}:(semaphore|leased-semaphore|leased-semaphore:leases|latch)");

@@ -1,13 +1,19 @@
-package dev.warden.testkit;
+package dev.warden.testkit.examples;
 
+// The testing guide's example, as a user's test in a package of its own (DocSnippetsTest compares
+// the guide's block with the region below).
+// example testkit: begin
 import dev.warden.DistributedLock;
+import dev.warden.testkit.CriticalSection;
+import dev.warden.testkit.StartGate;
+import dev.warden.testkit.WardenExtension;
+import dev.warden.testkit.WardenFactory;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** The README's "Testing your code with Warden's testkit" example, as written there. */
 @ExtendWith(WardenExtension.class) // a real redis-server for the class, flushed before each test
-class ReadmeExampleIT {
+class NightlyReportLockIT {
 
   @Test
   void twoInstancesOfTheAppNeverRunTheReportAtOnce(WardenFactory wardens) throws Exception {
@@ -34,3 +40,4 @@ class ReadmeExampleIT {
     report.assertMutualExclusion(8 * 50);
   }
 }
+// example testkit: end
