@@ -70,10 +70,10 @@ class DoctorIT {
         // the server's words differ (Redis names no command inside a script, Valkey does)
         .containsPattern(
             "  TIME from a script: refused \\(the server said: [^\n]+\\); give the user the ACL"
-                + " rule of README 'Security' \\(it has \\+time\\)")
+                + " rule of docs/security.md \\(it has \\+time\\)")
         .containsPattern(
             "  PUBLISH from a script: refused \\(the server said: [^\n]+\\); give the user the"
-                + " ACL rule of README 'Security' \\(it has \\+publish\\)")
+                + " ACL rule of docs/security.md \\(it has \\+publish\\)")
         .contains("verdict: Warden cannot work here as configured: 2 refused")
         .doesNotContain(PASSWORD);
   }

@@ -76,7 +76,7 @@ class AclIT {
             VALKEY
                 ? "hset: ERR ACL failure in script: User no-hset has no permissions to run the 'hset'"
                 : "hset: ERR The user executing the script can't run this command")
-        .hasMessageContaining("ACL rule of README 'Security'")
+        .hasMessageContaining("ACL rule of docs/security.md")
         .hasMessageNotContaining(PASSWORD);
     assertThat(redis.redis().keys("*")).as("nothing was left behind").isEmpty();
   }

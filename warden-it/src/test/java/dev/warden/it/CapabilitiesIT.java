@@ -186,7 +186,7 @@ class CapabilitiesIT {
         .hasMessageContaining(refusal)
         // the server names the command, except Redis inside a script: then the fix does
         .hasMessageContaining(command)
-        .hasMessageContaining("ACL rule of README 'Security'")
+        .hasMessageContaining("ACL rule of docs/security.md")
         .hasMessageNotContaining(PASSWORD);
   }
 

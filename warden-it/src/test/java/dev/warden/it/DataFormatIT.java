@@ -49,7 +49,7 @@ class DataFormatIT {
         .hasMessageContaining("on-Redis data format")
         .hasMessageContaining("format 3 recorded, shared by clients of format 3 and later")
         .hasMessageContaining("this version (format 2)")
-        .hasMessageContaining("README 'Upgrades'");
+        .hasMessageContaining("docs/operations.md 'Upgrades'");
     DeploymentReport report = Warden.builder().uri(redis.uri()).check();
     assertThat(report.refused())
         .extracting(DeploymentReport.Check::name)

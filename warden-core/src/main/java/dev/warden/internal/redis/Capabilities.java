@@ -36,7 +36,7 @@ public final class Capabilities {
   static final String PROBE_TAG = "warden-probe";
 
   private static final Script PROBE = Script.load(Capabilities.class, "server-probe");
-  private static final String RULE = "give the user the ACL rule of README 'Security'";
+  private static final String RULE = "give the user the ACL rule of docs/security.md";
 
   private Capabilities() {}
 

@@ -71,7 +71,7 @@ final class DataFormat {
           "format " + format + " recorded, shared by clients of format " + since + " and later",
           "a newer Warden has written data this version (format "
               + CURRENT
-              + ") would misread: run that version or newer here (README 'Upgrades')");
+              + ") would misread: run that version or newer here (docs/operations.md 'Upgrades')");
     }
     return new Check(CHECK, Status.OK, "", "");
   }

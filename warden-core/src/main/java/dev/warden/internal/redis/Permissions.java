@@ -55,7 +55,7 @@ public final class Permissions {
   public static String explain(String redisMessage) {
     return "the Redis user lacks a permission Warden needs (the server said: "
         + redisMessage.strip()
-        + "); give it the ACL rule of README 'Security': "
+        + "); give it the ACL rule of docs/security.md: "
         + SINGLE_SERVER_RULE
         + " (plus "
         + SENTINEL_EXTRA
