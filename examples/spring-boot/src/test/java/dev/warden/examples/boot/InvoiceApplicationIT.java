@@ -27,6 +27,22 @@ import org.springframework.context.ConfigurableApplicationContext;
 class InvoiceApplicationIT {
   private final HttpClient http = HttpClient.newHttpClient();
 
+  /** The example on a random port against the testkit's redis-server, with extra arguments. */
+  private static ConfigurableApplicationContext start(RedisServer redis, String... extra) {
+    List<String> args =
+        new java.util.ArrayList<>(
+            List.of(
+                "--server.port=0",
+                "--spring.data.redis.url=" + redis.uri(),
+                "--spring.main.banner-mode=off"));
+    args.addAll(List.of(extra));
+    return SpringApplication.run(InvoiceApplication.class, args.toArray(String[]::new));
+  }
+
+  private static String base(ConfigurableApplicationContext context) {
+    return "http://localhost:" + context.getEnvironment().getProperty("local.server.port");
+  }
+
   private HttpResponse<String> call(String method, String url) throws Exception {
     return http.send(
         HttpRequest.newBuilder(URI.create(url))
@@ -38,13 +54,8 @@ class InvoiceApplicationIT {
   @Test
   void concurrentChargesOfOneInvoiceChargeItOnceAndTheEndpointsAnswer(RedisServer redis)
       throws Exception {
-    try (ConfigurableApplicationContext context =
-        SpringApplication.run(
-            InvoiceApplication.class,
-            "--server.port=0",
-            "--spring.data.redis.url=" + redis.uri(),
-            "--spring.main.banner-mode=off")) {
-      String base = "http://localhost:" + context.getEnvironment().getProperty("local.server.port");
+    try (ConfigurableApplicationContext context = start(redis)) {
+      String base = base(context);
 
       List<String> answers = new CopyOnWriteArrayList<>();
       StartGate.run(
@@ -78,13 +89,8 @@ class InvoiceApplicationIT {
   @Test
   void aLockWaitIsASpanUnderTheRequestsSpanAndTheFutureEndpointChargesOnce(RedisServer redis)
       throws Exception {
-    try (ConfigurableApplicationContext context =
-        SpringApplication.run(
-            InvoiceApplication.class,
-            "--server.port=0",
-            "--spring.data.redis.url=" + redis.uri(),
-            "--spring.main.banner-mode=off")) {
-      String base = "http://localhost:" + context.getEnvironment().getProperty("local.server.port");
+    try (ConfigurableApplicationContext context = start(redis)) {
+      String base = base(context);
 
       List<String> answers = new CopyOnWriteArrayList<>();
       StartGate.run(
@@ -122,13 +128,8 @@ class InvoiceApplicationIT {
 
   @Test
   void theReactiveEndpointChargesOnceWithTheHoldsFencingToken(RedisServer redis) throws Exception {
-    try (ConfigurableApplicationContext context =
-        SpringApplication.run(
-            InvoiceApplication.class,
-            "--server.port=0",
-            "--spring.data.redis.url=" + redis.uri(),
-            "--spring.main.banner-mode=off")) {
-      String base = "http://localhost:" + context.getEnvironment().getProperty("local.server.port");
+    try (ConfigurableApplicationContext context = start(redis)) {
+      String base = base(context);
       List<String> answers = new CopyOnWriteArrayList<>();
       StartGate.run(
           4,
@@ -150,13 +151,7 @@ class InvoiceApplicationIT {
   @Test
   void aGracefulShutdownReleasesWhatIsStillHeldSoAnotherInstanceTakesItAtOnce(
       RedisServer redis, Warden other) throws Exception {
-    ConfigurableApplicationContext context =
-        SpringApplication.run(
-            InvoiceApplication.class,
-            "--server.port=0",
-            "--spring.data.redis.url=" + redis.uri(),
-            "--spring.main.banner-mode=off",
-            "--warden.shutdown.grace=200ms");
+    ConfigurableApplicationContext context = start(redis, "--warden.shutdown.grace=200ms");
     Warden app = context.getBean(Warden.class);
     LockHandle stillHeld = app.lock("invoice-12").acquire(Duration.ZERO);
     DistributedLock elsewhere = other.lock("invoice-12");
