@@ -218,22 +218,38 @@ public final class ClientSetup {
   }
 
   /**
+   * How many times {@link #connect} runs a step whose failure lost its cause in Lettuce's handshake
+   * (see {@link Failures#isHandshakeCauseLost}): the next attempt reports it, e.g. WRONGPASS.
+   */
+  static final int CONNECT_ATTEMPTS = 3;
+
+  /**
    * Runs one step of a deployment's start-up (connecting, naming the connections) and returns what
-   * it made. If it fails, runs {@code cleanup} (which must shut down everything started so far, see
-   * {@link #shutdown}) and throws.
+   * it made; a step whose failure Lettuce reported without its cause is run again, up to {@link
+   * #CONNECT_ATTEMPTS} times in all. If it fails, runs {@code cleanup} (which must shut down
+   * everything started so far, see {@link #shutdown}) and throws.
    *
    * @param target what is connected to, for the message: "Redis at host:port"
    * @throws WardenException "cannot connect to {@code target}: why" (an ACL refusal or a TLS
    *     failure explained; never with credentials)
    */
   public static <T> T connect(String target, Supplier<T> step, Runnable cleanup) {
-    try {
-      return step.get();
-    } catch (RuntimeException e) {
-      cleanup.run();
-      throw new WardenException(
-          "cannot connect to " + target + ": " + Failures.connectReason(e), e);
+    RuntimeException failure;
+    int attempt = 1;
+    while (true) {
+      try {
+        return step.get();
+      } catch (RuntimeException e) {
+        failure = e;
+      }
+      if (attempt >= CONNECT_ATTEMPTS || !Failures.isHandshakeCauseLost(failure)) {
+        break;
+      }
+      attempt++;
     }
+    cleanup.run();
+    throw new WardenException(
+        "cannot connect to " + target + ": " + Failures.connectReason(failure), failure);
   }
 
   /**

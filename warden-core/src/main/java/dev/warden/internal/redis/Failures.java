@@ -2,6 +2,7 @@ package dev.warden.internal.redis;
 
 import dev.warden.WardenException;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import java.io.IOException;
 import java.util.concurrent.CancellationException;
@@ -83,6 +84,25 @@ public final class Failures {
           t);
     }
     return new WardenException(object + ": " + operation + " failed: " + message, t);
+  }
+
+  /**
+   * Returns whether a connect failed in a way that hides its cause: when the server answers the
+   * handshake (a refused login, say) before Lettuce 7.7's own connect listener has run, Lettuce
+   * closes the channel and reports "Connection closed prematurely" or "RedisHandshakeHandler not
+   * registered" instead of the server's reply (about 1 in 200 refused logins on a local server). A
+   * server that really closes the connection gives the same answer again on the next attempt.
+   */
+  public static boolean isHandshakeCauseLost(Throwable failure) {
+    Throwable root = unwrap(failure);
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message = String.valueOf(root.getMessage());
+    return (root instanceof RedisConnectionException
+            && message.equals("Connection closed prematurely"))
+        || (root instanceof IllegalStateException
+            && message.equals("RedisHandshakeHandler not registered"));
   }
 
   /**
