@@ -8,7 +8,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -25,6 +29,9 @@ class DocSnippetsTest {
 
   private static final long MAX_README_BYTES = 15 * 1024;
   private static final String GUARANTEES = "## Which lock for which guarantee";
+  private static final Pattern TEST_NAME =
+      Pattern.compile(
+          "`([A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*(?:IT|Test))(?:\\.([a-z][A-Za-z0-9]*))?`");
 
   private final Path root = Repository.root();
 
@@ -101,6 +108,46 @@ class DocSnippetsTest {
 
     assertThat(problems).as(String.join("\n\n", problems)).isEmpty();
     assertThat(examples).as("examples found").isPositive();
+  }
+
+  /**
+   * A promise backed by a test names it in backticks ({@code `FencingIT`}, {@code
+   * `CredentialsIT.aMethod`}): every such name must be a test class of the sources (and the method
+   * one of its methods), so a renamed or deleted test cannot leave a promise backed by nothing.
+   */
+  @Test
+  void everyTestTheDocumentsNameExists() throws IOException {
+    Map<String, Path> tests = new HashMap<>();
+    for (Path source : sources()) {
+      String file = source.getFileName().toString();
+      String name = file.substring(0, file.lastIndexOf('.'));
+      if (name.endsWith("IT") || name.endsWith("Test")) {
+        tests.put(name, source);
+      }
+    }
+    List<String> missing = new ArrayList<>();
+    int named = 0;
+    for (Path document : documents()) {
+      if (document.endsWith("CONTRIBUTING.md")) {
+        continue; // it shows how to name tests (FooIT, ThingContractIT)
+      }
+      Matcher m = TEST_NAME.matcher(Files.readString(document, StandardCharsets.UTF_8));
+      while (m.find()) {
+        named++;
+        Path test = tests.get(m.group(1));
+        String method = m.group(2);
+        if (test == null) {
+          missing.add(root.relativize(document) + " names " + m.group(1) + ": no such test class");
+        } else if (method != null
+            && !Files.readString(test, StandardCharsets.UTF_8).contains(" " + method + "(")) {
+          missing.add(
+              root.relativize(document) + " names " + m.group() + ": no such method in " + test);
+        }
+      }
+    }
+
+    assertThat(missing).as(String.join("\n", missing)).isEmpty();
+    assertThat(named).as("tests named by the documents").isGreaterThan(20);
   }
 
   /** README.md, CONTRIBUTING.md, ARCHITECTURE.md and every Markdown file under docs/. */
