@@ -15,6 +15,9 @@ interface Target {
   /** Deletes every key, on every master. */
   void flushAll();
 
+  /** The servers that take writes now: the one server, the Sentinel set's master, the masters. */
+  List<RedisServer> masters();
+
   /** Gives the next test a clean deployment: ends faults it can end, flushes, resets statistics. */
   void reset();
 
@@ -50,6 +53,11 @@ interface Target {
       @Override
       public void flushAll() {
         server.flushAll();
+      }
+
+      @Override
+      public List<RedisServer> masters() {
+        return List.of(server);
       }
 
       @Override
@@ -93,6 +101,11 @@ interface Target {
       }
 
       @Override
+      public List<RedisServer> masters() {
+        return plain.masters();
+      }
+
+      @Override
       public void reset() {
         plain.reset();
         // a restart forgets users; the ACL log must show only the next test's refusals
@@ -123,6 +136,11 @@ interface Target {
       @Override
       public void flushAll() {
         cluster.masters().forEach(RedisServer::flushAll);
+      }
+
+      @Override
+      public List<RedisServer> masters() {
+        return cluster.masters();
       }
 
       @Override
@@ -158,6 +176,11 @@ interface Target {
       @Override
       public void flushAll() {
         sentinels.master().flushAll();
+      }
+
+      @Override
+      public List<RedisServer> masters() {
+        return List.of(sentinels.master());
       }
 
       @Override
