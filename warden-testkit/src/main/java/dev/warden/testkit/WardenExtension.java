@@ -109,7 +109,7 @@ public final class WardenExtension
    */
   @Override
   public void beforeEach(ExtensionContext context) {
-    Target target = StoredResource.get(classStore(context), SERVER);
+    RedisDeployment target = StoredResource.get(classStore(context), SERVER);
     if (target != null) {
       target.reset();
     }
@@ -126,20 +126,20 @@ public final class WardenExtension
     }
   }
 
-  private static Target target(ExtensionContext context) {
+  private static RedisDeployment target(ExtensionContext context) {
     WardenDeployment.Kind kind =
         deployment(context).map(WardenDeployment::value).orElse(WardenDeployment.Kind.SINGLE);
     return StoredResource.getOrCreate(
         classStore(context),
         SERVER,
         () -> {
-          Target target = Target.start(kind);
+          RedisDeployment target = RedisDeployment.start(kind);
           return StoredResource.of(target, target::close);
         });
   }
 
   private static WardenFactory factory(ExtensionContext context) {
-    Target target = target(context);
+    RedisDeployment target = target(context);
     WardenOptions options = options(context).orElse(null);
     return StoredResource.getOrCreate(
         context.getStore(NAMESPACE),

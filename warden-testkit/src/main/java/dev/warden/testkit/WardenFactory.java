@@ -30,12 +30,12 @@ import java.util.function.Consumer;
  * @since 0.2
  */
 public final class WardenFactory {
-  private final Target target;
+  private final RedisDeployment target;
   private final WardenOptions options;
   private final List<Warden> created = new ArrayList<>(); // guarded by this
   private boolean closed; // guarded by this
 
-  WardenFactory(Target target, WardenOptions options) {
+  WardenFactory(RedisDeployment target, WardenOptions options) {
     this.target = target;
     this.options = options;
   }
