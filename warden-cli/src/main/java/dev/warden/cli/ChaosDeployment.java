@@ -2,8 +2,10 @@ package dev.warden.cli;
 
 import dev.warden.testkit.FaultProxy;
 import dev.warden.testkit.RedisCluster;
+import dev.warden.testkit.RedisDeployment;
 import dev.warden.testkit.RedisSentinels;
 import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.WardenDeployment;
 import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
@@ -106,14 +108,31 @@ abstract class ChaosDeployment implements AutoCloseable {
     String label() {
       return name().toLowerCase(Locale.ROOT);
     }
+
+    /** The testkit's kind it starts. */
+    WardenDeployment.Kind deployment() {
+      return switch (this) {
+        case SINGLE -> WardenDeployment.Kind.SINGLE;
+        case SENTINEL -> WardenDeployment.Kind.SENTINEL;
+        case CLUSTER -> WardenDeployment.Kind.CLUSTER;
+      };
+    }
+  }
+
+  /** The processes, started by the testkit; the subclass adds the faults its kind can suffer. */
+  final RedisDeployment deployment;
+
+  ChaosDeployment(RedisDeployment deployment) {
+    this.deployment = deployment;
   }
 
   /** Starts a deployment of {@code kind} for {@code workers} workers. */
   static ChaosDeployment start(Kind kind, int workers) {
+    RedisDeployment deployment = RedisDeployment.startBehindProxies(kind.deployment());
     return switch (kind) {
-      case SINGLE -> new Single(RedisServer.start(), workers);
-      case SENTINEL -> new Sentinels(RedisSentinels.startBehindProxies());
-      case CLUSTER -> new Cluster(RedisCluster.startBehindProxies());
+      case SINGLE -> new Single(deployment, workers);
+      case SENTINEL -> new Sentinels(deployment);
+      case CLUSTER -> new Cluster(deployment);
     };
   }
 
@@ -121,10 +140,14 @@ abstract class ChaosDeployment implements AutoCloseable {
   abstract String describe();
 
   /** Where worker {@code number} (from 1) connects: through its proxy, where there is one. */
-  abstract Target workerTarget(int number);
+  Target workerTarget(int number) {
+    return directTarget();
+  }
 
   /** Where the driver connects for its own checks: directly. */
-  abstract Target directTarget();
+  final Target directTarget() {
+    return Target.of(deployment);
+  }
 
   /** Injects one fault chosen by {@code random} among those this kind supports. */
   abstract Outcome injectOne(Random random) throws InterruptedException;
@@ -206,8 +229,9 @@ abstract class ChaosDeployment implements AutoCloseable {
     private final RedisServer server;
     private final List<FaultProxy> proxies = new ArrayList<>();
 
-    Single(RedisServer server, int workers) {
-      this.server = server;
+    Single(RedisDeployment deployment, int workers) {
+      super(deployment);
+      this.server = deployment.server();
       try {
         for (int i = 0; i < workers; i++) {
           proxies.add(FaultProxy.start(server));
@@ -226,11 +250,6 @@ abstract class ChaosDeployment implements AutoCloseable {
     @Override
     Target workerTarget(int number) {
       return new Target(proxies.get(number - 1).uri(), false);
-    }
-
-    @Override
-    Target directTarget() {
-      return new Target(server.uri(), false);
     }
 
     @Override
@@ -300,7 +319,7 @@ abstract class ChaosDeployment implements AutoCloseable {
     @Override
     public void close() {
       proxies.forEach(FaultProxy::close);
-      server.close();
+      deployment.close();
     }
   }
 
@@ -313,23 +332,14 @@ abstract class ChaosDeployment implements AutoCloseable {
     private final List<StatefulRedisSentinelConnection<String, String>> sentinelLinks =
         new ArrayList<>();
 
-    Sentinels(RedisSentinels sentinels) {
-      this.sentinels = sentinels;
+    Sentinels(RedisDeployment deployment) {
+      super(deployment);
+      this.sentinels = deployment.sentinels();
     }
 
     @Override
     String describe() {
       return "throwaway Sentinel set (a master, 2 replicas, 3 sentinels), each behind a fault proxy";
-    }
-
-    @Override
-    Target workerTarget(int number) {
-      return directTarget();
-    }
-
-    @Override
-    Target directTarget() {
-      return new Target(sentinels.uri(), false);
     }
 
     @Override
@@ -539,7 +549,7 @@ abstract class ChaosDeployment implements AutoCloseable {
         sentinelLinks.forEach(StatefulRedisSentinelConnection::close);
         admin.shutdown();
       } finally {
-        sentinels.close();
+        deployment.close();
       }
     }
   }
@@ -547,23 +557,14 @@ abstract class ChaosDeployment implements AutoCloseable {
   private static final class Cluster extends ChaosDeployment {
     private final RedisCluster cluster;
 
-    Cluster(RedisCluster cluster) {
-      this.cluster = cluster;
+    Cluster(RedisDeployment deployment) {
+      super(deployment);
+      this.cluster = deployment.cluster();
     }
 
     @Override
     String describe() {
       return "throwaway 3+3 Redis Cluster, each node behind fault proxies";
-    }
-
-    @Override
-    Target workerTarget(int number) {
-      return directTarget();
-    }
-
-    @Override
-    Target directTarget() {
-      return new Target(String.join(",", cluster.seeds()), true);
     }
 
     @Override
@@ -704,7 +705,7 @@ abstract class ChaosDeployment implements AutoCloseable {
 
     @Override
     public void close() {
-      cluster.close();
+      deployment.close();
     }
   }
 }

@@ -2,6 +2,8 @@ package dev.warden.cli;
 
 import dev.warden.DeploymentReport;
 import dev.warden.Warden;
+import dev.warden.testkit.RedisDeployment;
+import dev.warden.testkit.WardenDeployment;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -18,6 +20,12 @@ record Target(String uri, boolean cluster, String keyPrefix) {
   /** Where Redis is, with Warden's keys under no prefix. */
   Target(String uri, boolean cluster) {
     this(uri, cluster, null);
+  }
+
+  /** Where a throwaway deployment is, now: a cluster's seeds are its current masters. */
+  static Target of(RedisDeployment deployment) {
+    return new Target(
+        String.join(",", deployment.uris()), deployment.kind() == WardenDeployment.Kind.CLUSTER);
   }
 
   /** The same Redis, with Warden's keys under {@code keyPrefix} (null: none). */

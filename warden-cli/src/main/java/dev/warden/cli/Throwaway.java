@@ -1,8 +1,10 @@
 package dev.warden.cli;
 
 import dev.warden.testkit.RedisCluster;
+import dev.warden.testkit.RedisDeployment;
 import dev.warden.testkit.RedisSentinels;
 import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.WardenDeployment;
 import java.time.Duration;
 
 /**
@@ -12,19 +14,28 @@ import java.time.Duration;
  * which the demo's shutdown hook may call at any time.
  */
 abstract class Throwaway implements AutoCloseable {
+  /** The processes, started by the testkit. */
+  final RedisDeployment deployment;
+
+  Throwaway(RedisDeployment deployment) {
+    this.deployment = deployment;
+  }
+
   /** Starts the kind the options ask for. */
   static Throwaway start(boolean cluster, boolean sentinel) {
     if (cluster) {
-      return new Cluster(RedisCluster.start());
+      return new Cluster(RedisDeployment.start(WardenDeployment.Kind.CLUSTER));
     }
     if (sentinel) {
-      return new Sentinels(RedisSentinels.start());
+      return new Sentinels(RedisDeployment.start(WardenDeployment.Kind.SENTINEL));
     }
-    return new Single(RedisServer.start());
+    return new Single(RedisDeployment.start(WardenDeployment.Kind.SINGLE));
   }
 
   /** Where the demo's clients connect. */
-  abstract Target target();
+  final Target target() {
+    return Target.of(deployment);
+  }
 
   /**
    * Where the protected resource (the counter and the token list) lives: the same server, or for a
@@ -44,6 +55,7 @@ abstract class Throwaway implements AutoCloseable {
    */
   abstract String failover(String key);
 
+  /** Stops the deployment, and the store if it has one of its own. */
   @Override
   public abstract void close();
 
@@ -58,15 +70,8 @@ abstract class Throwaway implements AutoCloseable {
   }
 
   private static final class Single extends Throwaway {
-    private final RedisServer server;
-
-    Single(RedisServer server) {
-      this.server = server;
-    }
-
-    @Override
-    Target target() {
-      return new Target(server.uri(), false);
+    Single(RedisDeployment deployment) {
+      super(deployment);
     }
 
     @Override
@@ -86,7 +91,7 @@ abstract class Throwaway implements AutoCloseable {
 
     @Override
     public void close() {
-      server.close();
+      deployment.close();
     }
   }
 
@@ -94,19 +99,15 @@ abstract class Throwaway implements AutoCloseable {
     private final RedisCluster cluster;
     private final RedisServer store;
 
-    Cluster(RedisCluster cluster) {
-      this.cluster = cluster;
-      this.store = startStore(cluster::close);
+    Cluster(RedisDeployment deployment) {
+      super(deployment);
+      this.cluster = deployment.cluster();
+      this.store = startStore(deployment::close);
     }
 
     @Override
     Target store() {
       return new Target(store.uri(), false);
-    }
-
-    @Override
-    Target target() {
-      return new Target(String.join(",", cluster.seeds()), true);
     }
 
     @Override
@@ -133,7 +134,7 @@ abstract class Throwaway implements AutoCloseable {
     @Override
     public void close() {
       store.close();
-      cluster.close();
+      deployment.close();
     }
   }
 
@@ -141,19 +142,15 @@ abstract class Throwaway implements AutoCloseable {
     private final RedisSentinels sentinels;
     private final RedisServer store;
 
-    Sentinels(RedisSentinels sentinels) {
-      this.sentinels = sentinels;
-      this.store = startStore(sentinels::close);
+    Sentinels(RedisDeployment deployment) {
+      super(deployment);
+      this.sentinels = deployment.sentinels();
+      this.store = startStore(deployment::close);
     }
 
     @Override
     Target store() {
       return new Target(store.uri(), false);
-    }
-
-    @Override
-    Target target() {
-      return new Target(sentinels.uri(), false);
     }
 
     @Override
@@ -177,7 +174,7 @@ abstract class Throwaway implements AutoCloseable {
     @Override
     public void close() {
       store.close();
-      sentinels.close();
+      deployment.close();
     }
   }
 }

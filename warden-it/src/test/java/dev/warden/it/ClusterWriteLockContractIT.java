@@ -6,5 +6,5 @@ import dev.warden.testkit.WardenDeployment;
  * The lock contract of {@link WriteLockContractIT} on a 3+3 Redis Cluster: the tests' lock names
  * hash to slots on every shard.
  */
-@WardenDeployment(WardenDeployment.Kind.CLUSTER)
+@WardenDeployment(value = WardenDeployment.Kind.CLUSTER, shared = true)
 class ClusterWriteLockContractIT extends WriteLockContractIT {}

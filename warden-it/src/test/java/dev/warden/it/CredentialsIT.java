@@ -20,10 +20,6 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisCredentialsProvider;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.output.StatusOutput;
-import io.lettuce.core.protocol.CommandArgs;
-import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import java.time.Duration;
@@ -88,7 +84,7 @@ class CredentialsIT {
                   await().until(() -> warden.stats().parkedWaiters() == 1);
                   assertThat(wardenClients(redis)).hasSize(3).containsValue("app");
 
-                  setUser(redis, "app", ">" + NEW, "<" + OLD); // the rotation
+                  WardenAcl.changeUser(redis, "app", ">" + NEW, "<" + OLD); // the rotation
                   password.set(NEW);
                   assertThat(redis.redis().clientKill(KillArgs.Builder.user("app"))).isEqualTo(3);
 
@@ -326,14 +322,6 @@ class CredentialsIT {
       }
     }
     return clients;
-  }
-
-  private static void setUser(RedisServer redis, String user, String... rules) {
-    CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add("SETUSER").add(user);
-    for (String rule : rules) {
-      args.add(rule);
-    }
-    redis.redis().dispatch(CommandType.ACL, new StatusOutput<>(StringCodec.UTF8), args);
   }
 
   private static WardenListener renewalCounter(AtomicInteger renewals) {

@@ -17,6 +17,7 @@ import dev.warden.testkit.WardenOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -258,11 +259,18 @@ abstract class LockContract {
       long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
       assertThat(tookMillis).isBetween(390L, 2_000L);
 
-      start = System.nanoTime();
+      Map<String, Long> before = wardens.commandCalls();
       assertThat(waiter.tryLock()).isFalse();
       assertThat(waiter.tryLock(0, 5, TimeUnit.SECONDS)).isFalse();
       assertThat(waiter.tryLock(-5, TimeUnit.SECONDS)).isFalse(); // Lock: a wait <= 0 does not wait
-      assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(1_000L);
+      Map<String, Long> after = wardens.commandCalls();
+      assertThat(callsBetween(before, after, "evalsha"))
+          .as("one attempt each, one script call")
+          .isEqualTo(3);
+      assertThat(
+              callsBetween(before, after, "subscribe") + callsBetween(before, after, "ssubscribe"))
+          .as("a zero wait subscribes to nothing: it does not wait")
+          .isZero();
     } finally {
       holder.unlock();
     }
@@ -543,5 +551,11 @@ abstract class LockContract {
         .isInstanceOf(InterruptedException.class);
     assertThat(Thread.interrupted()).as("the flag is consumed by the exception").isFalse();
     assertThat(lock.isLocked()).isFalse();
+  }
+
+  /** Returns how often {@code command} ran between two {@link WardenFactory#commandCalls()}. */
+  private static long callsBetween(
+      Map<String, Long> before, Map<String, Long> after, String command) {
+    return after.getOrDefault(command, 0L) - before.getOrDefault(command, 0L);
   }
 }

@@ -3,5 +3,5 @@ package dev.warden.it;
 import dev.warden.testkit.WardenDeployment;
 
 /** {@link LeaseTimingIT} on a Sentinel-managed master. */
-@WardenDeployment(WardenDeployment.Kind.SENTINEL)
+@WardenDeployment(value = WardenDeployment.Kind.SENTINEL, shared = true)
 class SentinelLeaseTimingIT extends LeaseTimingIT {}

@@ -5,5 +5,5 @@ import dev.warden.testkit.WardenDeployment;
 /**
  * {@link LeasedSemaphoreContractIT} on a Sentinel-managed master (a {@code redis-sentinel://} URI).
  */
-@WardenDeployment(WardenDeployment.Kind.SENTINEL)
+@WardenDeployment(value = WardenDeployment.Kind.SENTINEL, shared = true)
 class SentinelLeasedSemaphoreContractIT extends LeasedSemaphoreContractIT {}

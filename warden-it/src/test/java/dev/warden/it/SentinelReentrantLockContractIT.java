@@ -5,5 +5,5 @@ import dev.warden.testkit.WardenDeployment;
 /**
  * {@link ReentrantLockContractIT} on a Sentinel-managed master (a {@code redis-sentinel://} URI).
  */
-@WardenDeployment(WardenDeployment.Kind.SENTINEL)
+@WardenDeployment(value = WardenDeployment.Kind.SENTINEL, shared = true)
 class SentinelReentrantLockContractIT extends ReentrantLockContractIT {}

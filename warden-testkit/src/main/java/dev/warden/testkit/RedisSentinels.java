@@ -82,16 +82,16 @@ public final class RedisSentinels implements AutoCloseable {
   /** The master name used by {@link #start()}. */
   public static final String DEFAULT_MASTER_NAME = "wm";
 
-  private static final String HOST = "127.0.0.1";
+  private static final String HOST = RedisProcess.HOST;
   private static final String EXECUTABLE = "sentinel";
   private static final int REPLICAS = 2;
   private static final int SENTINELS = 3;
   private static final int START_ATTEMPTS = 5;
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
   private static final Duration FAILOVER_TIMEOUT = Duration.ofSeconds(30);
-  private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
+  private static final RedisProcess.Readiness SENTINEL_READINESS =
+      new RedisProcess.Readiness(READY_TIMEOUT, Duration.ofSeconds(2), 50);
   private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(10);
-  private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
   private static final long POLL_MILLIS = 50;
   private static final Duration LOSS_PAUSE = Duration.ofSeconds(30);
   private static final String LOSS_MASTERAUTH = "warden-testkit-lost-writes";
@@ -760,21 +760,18 @@ public final class RedisSentinels implements AutoCloseable {
     final int port;
     final int tlsPort; // -1 unless with TLS
     final FaultProxy proxy; // null unless behind proxies
-    private final Path log;
-    private final Process process;
+    private final RedisProcess process;
     private final StatefulRedisSentinelConnection<String, String> connection;
 
     private Sentinel(
         int port,
         int tlsPort,
         FaultProxy proxy,
-        Path log,
-        Process process,
+        RedisProcess process,
         StatefulRedisSentinelConnection<String, String> connection) {
       this.port = port;
       this.tlsPort = tlsPort;
       this.proxy = proxy;
-      this.log = log;
       this.process = process;
       this.connection = connection;
     }
@@ -804,8 +801,8 @@ public final class RedisSentinels implements AutoCloseable {
           more.addAll(List.of("sentinel announce-ip " + HOST, "sentinel announce-port " + tlsPort));
         }
         writeConf(conf, directory, port, masterName, masterPort, more);
-        Process process = launch(directory, conf, log);
-        if (!awaitReady(process, port, log)) {
+        RedisProcess process = launch(directory, conf, log, port);
+        if (process == null) {
           if (proxy != null) {
             proxy.close();
           }
@@ -820,13 +817,13 @@ public final class RedisSentinels implements AutoCloseable {
                         .withTimeout(COMMAND_TIMEOUT)
                         .build());
           } catch (RuntimeException e) {
-            kill(process);
+            process.kill();
             if (proxy != null) {
               proxy.close();
             }
             throw e;
           }
-          return new Sentinel(port, tlsPort, proxy, log, process, connection);
+          return new Sentinel(port, tlsPort, proxy, process, connection);
         }
         if (attempt == START_ATTEMPTS) {
           throw new IllegalStateException(
@@ -853,12 +850,12 @@ public final class RedisSentinels implements AutoCloseable {
     }
 
     String tail() {
-      return LogTail.of(log);
+      return process.tail();
     }
 
     void stop() {
       connection.close();
-      kill(process);
+      process.kill();
       if (proxy != null) {
         proxy.close();
       }
@@ -887,77 +884,17 @@ public final class RedisSentinels implements AutoCloseable {
       }
     }
 
-    private static Process launch(Path directory, Path conf, Path log) {
+    private static RedisProcess launch(Path directory, Path conf, Path log, int port) {
       // the server binary in sentinel mode: the same product and version as the data nodes
       ServerBinary binary = ServerBinary.current();
-      return Processes.launch(binary.sentinelCommand(conf), directory, log, binary.installHint());
-    }
-
-    /**
-     * Waits until the sentinel answers {@code PING} as our process; returns {@code false} if it
-     * could not bind its port or another process owns it.
-     */
-    private static boolean awaitReady(Process started, int port, Path log) {
-      long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-      while (true) {
-        if (!started.isAlive()) {
-          Reaper.untrack(started);
-          String tail = LogTail.of(log);
-          if (tail.contains("Address already in use")) {
-            return false;
-          }
-          throw new IllegalStateException(
-              EXECUTABLE
-                  + " on port "
-                  + port
-                  + " exited with "
-                  + started.exitValue()
-                  + "; "
-                  + tail);
-        }
-        try {
-          if ("PONG".equals(RedisCli.call(HOST, port, PROBE_TIMEOUT, "PING"))) {
-            String info = RedisCli.call(HOST, port, PROBE_TIMEOUT, "INFO", "server");
-            if (info.contains("process_id:" + started.pid() + "\n")
-                || info.contains("process_id:" + started.pid() + "\r")) {
-              return true;
-            }
-            kill(started); // another process answered on the port we picked
-            return false;
-          }
-        } catch (IOException e) {
-          // Not listening yet.
-        }
-        if (System.nanoTime() - deadline > 0) {
-          kill(started);
-          throw new IllegalStateException(
-              EXECUTABLE
-                  + " on port "
-                  + port
-                  + " did not answer PING within "
-                  + READY_TIMEOUT
-                  + "; "
-                  + LogTail.of(log));
-        }
-        try {
-          // waitFor rather than sleep, so that a crash ends the wait at once.
-          started.waitFor(POLL_MILLIS, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          kill(started);
-          throw new IllegalStateException("interrupted while starting " + EXECUTABLE, e);
-        }
-      }
-    }
-
-    private static void kill(Process process) {
-      process.destroyForcibly();
-      try {
-        process.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      Reaper.untrack(process);
+      return RedisProcess.start(
+          EXECUTABLE,
+          binary.sentinelCommand(conf),
+          directory,
+          log,
+          port,
+          binary.installHint(),
+          SENTINEL_READINESS);
     }
   }
 }

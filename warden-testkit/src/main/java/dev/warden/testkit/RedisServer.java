@@ -11,11 +11,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.charset.Charset;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -59,13 +57,11 @@ import java.util.concurrent.TimeUnit;
  * @since 0.2
  */
 public final class RedisServer implements AutoCloseable {
-  private static final String HOST = "127.0.0.1";
+  private static final String HOST = RedisProcess.HOST;
   private static final int START_ATTEMPTS = 5;
-  private static final Duration READY_TIMEOUT = Duration.ofSeconds(10);
-  private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(1);
-  private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
+  private static final RedisProcess.Readiness READINESS =
+      new RedisProcess.Readiness(Duration.ofSeconds(10), Duration.ofSeconds(1), 10);
   private static final Duration ADMIN_COMMAND_TIMEOUT = Duration.ofSeconds(10);
-  private static final long POLL_MILLIS = 10;
 
   private final Path directory;
   private final Path log;
@@ -79,7 +75,7 @@ public final class RedisServer implements AutoCloseable {
   private List<String> keptArgs = List.of();
 
   // Written under the monitor; volatile so isRunning(), pid-reading and the shutdown hook see it.
-  private volatile Process process;
+  private volatile RedisProcess process;
   private volatile boolean closed;
 
   // Guarded by this.
@@ -96,7 +92,8 @@ public final class RedisServer implements AutoCloseable {
   private RedisClient adminClient;
   private StatefulRedisConnection<String, String> adminConnection;
 
-  private RedisServer(Path directory, Path log, int port, List<String> extraArgs, Process process) {
+  private RedisServer(
+      Path directory, Path log, int port, List<String> extraArgs, RedisProcess process) {
     this.directory = directory;
     this.log = log;
     this.port = port;
@@ -190,8 +187,8 @@ public final class RedisServer implements AutoCloseable {
       // The free port is only free until someone else binds it: retry on a lost race.
       for (int attempt = 1; ; attempt++) {
         int port = freePort();
-        Process process = launch(directory, log, port, extras);
-        if (awaitReady(process, port, log)) {
+        RedisProcess process = launch(directory, log, port, extras);
+        if (process != null) {
           return new RedisServer(directory, log, port, extras, process);
         }
         if (attempt == START_ATTEMPTS) {
@@ -291,7 +288,7 @@ public final class RedisServer implements AutoCloseable {
    * #kill()} or {@link #close()}.
    */
   public boolean isRunning() {
-    Process current = process;
+    RedisProcess current = process;
     return !closed && current != null && current.isAlive();
   }
 
@@ -310,8 +307,8 @@ public final class RedisServer implements AutoCloseable {
     stopProcess();
     List<String> args = new ArrayList<>(extraArgs);
     args.addAll(keptArgs);
-    Process restarted = launch(directory, log, port, args);
-    if (!awaitReady(restarted, port, log)) {
+    RedisProcess restarted = launch(directory, log, port, args);
+    if (restarted == null) {
       throw new IllegalStateException(
           "redis-server cannot restart: another process took port " + port + "; " + tail());
     }
@@ -363,11 +360,9 @@ public final class RedisServer implements AutoCloseable {
     }
     cancelScheduledResume();
     paused = false;
-    Process current = process;
+    RedisProcess current = process;
     if (current != null) {
-      current.destroyForcibly();
-      awaitExit(current, EXIT_TIMEOUT);
-      Reaper.untrack(current);
+      current.kill();
     }
   }
 
@@ -385,7 +380,7 @@ public final class RedisServer implements AutoCloseable {
       throw new IllegalArgumentException("duration must not be null or negative: " + duration);
     }
     requireRunning();
-    signal("STOP");
+    process.signal("STOP");
     paused = true;
     cancelScheduledResume();
     long id = ++pauseId;
@@ -400,9 +395,9 @@ public final class RedisServer implements AutoCloseable {
     }
     cancelScheduledResume();
     paused = false;
-    Process current = process;
+    RedisProcess current = process;
     if (current != null && current.isAlive()) {
-      signal("CONT");
+      current.signal("CONT");
     }
   }
 
@@ -491,7 +486,7 @@ public final class RedisServer implements AutoCloseable {
   /** Returns a description naming the address and the process id, for test failure messages. */
   @Override
   public String toString() {
-    Process current = process;
+    RedisProcess current = process;
     return "RedisServer["
         + HOST
         + ":"
@@ -518,22 +513,10 @@ public final class RedisServer implements AutoCloseable {
   }
 
   private void stopProcess() {
-    Process current = process;
-    if (current == null) {
-      return;
+    RedisProcess current = process;
+    if (current != null) {
+      current.stop();
     }
-    if (current.isAlive()) {
-      try {
-        RedisCli.call(HOST, port, PROBE_TIMEOUT, "SHUTDOWN", "NOSAVE");
-      } catch (IOException e) {
-        // Unreachable or refused: SIGKILL below ends it all the same.
-      }
-      if (!awaitExit(current, EXIT_TIMEOUT)) {
-        current.destroyForcibly();
-        awaitExit(current, EXIT_TIMEOUT);
-      }
-    }
-    Reaper.untrack(current);
   }
 
   private void connectAdmin() {
@@ -580,40 +563,6 @@ public final class RedisServer implements AutoCloseable {
     }
   }
 
-  private void signal(String signal) {
-    long pid = process.pid();
-    Process kill;
-    try {
-      kill =
-          new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
-              .redirectErrorStream(true)
-              .start();
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot run `kill -" + signal + " " + pid + "`", e);
-    }
-    int exitCode;
-    try {
-      if (!kill.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-        kill.destroyForcibly();
-        throw new IllegalStateException("`kill -" + signal + " " + pid + "` did not finish");
-      }
-      exitCode = kill.exitValue();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while sending SIG" + signal + " to " + pid, e);
-    }
-    if (exitCode != 0) {
-      String output;
-      try {
-        output = new String(kill.getInputStream().readAllBytes(), Charset.defaultCharset()).trim();
-      } catch (IOException e) {
-        output = e.toString();
-      }
-      throw new IllegalStateException(
-          "`kill -" + signal + " " + pid + "` exited with " + exitCode + ": " + output);
-    }
-  }
-
   private void requireOpen() {
     if (closed) {
       throw new IllegalStateException(this + " is closed");
@@ -651,7 +600,11 @@ public final class RedisServer implements AutoCloseable {
     }
   }
 
-  private static Process launch(Path directory, Path log, int port, List<String> extraArgs) {
+  /**
+   * Starts a server on {@code port} and returns it once it answers; {@code null} if it could not
+   * bind the port or another server owns it.
+   */
+  private static RedisProcess launch(Path directory, Path log, int port, List<String> extraArgs) {
     List<String> command = new ArrayList<>();
     command.add(executable());
     command.addAll(
@@ -664,74 +617,14 @@ public final class RedisServer implements AutoCloseable {
             "--daemonize", "no",
             "--dir", directory.toString()));
     command.addAll(extraArgs);
-    return Processes.launch(command, directory, log, ServerBinary.current().installHint());
-  }
-
-  /**
-   * Waits until the server answers {@code PING}; returns {@code false} if it could not bind its
-   * port, or if another server owns the port (its process id is not ours).
-   */
-  private static boolean awaitReady(Process started, int port, Path log) {
-    Instant deadline = Instant.now().plus(READY_TIMEOUT);
-    while (true) {
-      if (!started.isAlive()) {
-        Reaper.untrack(started);
-        String tail = LogTail.of(log);
-        if (tail.contains("Address already in use")) {
-          return false;
-        }
-        throw new IllegalStateException(
-            executable()
-                + " on port "
-                + port
-                + " exited with "
-                + started.exitValue()
-                + "; "
-                + tail);
-      }
-      try {
-        if ("PONG".equals(RedisCli.call(HOST, port, PROBE_TIMEOUT, "PING"))) {
-          String info = RedisCli.call(HOST, port, PROBE_TIMEOUT, "INFO", "server");
-          if (info.contains("process_id:" + started.pid() + "\n")
-              || info.contains("process_id:" + started.pid() + "\r")) {
-            return true;
-          }
-          // Our server lost the race for the port to another Redis, which answered instead.
-          started.destroyForcibly();
-          awaitExit(started, EXIT_TIMEOUT);
-          Reaper.untrack(started);
-          return false;
-        }
-      } catch (IOException e) {
-        // Not listening yet.
-      }
-      if (Instant.now().isAfter(deadline)) {
-        started.destroyForcibly();
-        awaitExit(started, EXIT_TIMEOUT);
-        Reaper.untrack(started);
-        throw new IllegalStateException(
-            executable()
-                + " on port "
-                + port
-                + " did not answer PING within "
-                + READY_TIMEOUT
-                + "; "
-                + LogTail.of(log));
-      }
-      // The readiness poll interval; waitFor rather than sleep so a crash ends the wait at once.
-      awaitExit(started, Duration.ofMillis(POLL_MILLIS));
-    }
-  }
-
-  private static boolean awaitExit(Process target, Duration timeout) {
-    try {
-      return target.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      target.destroyForcibly();
-      throw new IllegalStateException(
-          "interrupted while waiting for process " + target.pid() + " to exit; killed it", e);
-    }
+    return RedisProcess.start(
+        executable(),
+        command,
+        directory,
+        log,
+        port,
+        ServerBinary.current().installHint(),
+        READINESS);
   }
 
   private static void deleteQuietly(Path directory, RuntimeException failure) {

@@ -4,6 +4,8 @@ import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -75,11 +77,30 @@ public final class WardenAcl {
    * @throws io.lettuce.core.RedisException if the server refuses the rule
    */
   public static void createUser(RedisServer server, String user, String password, String rule) {
+    List<String> words = new ArrayList<>(List.of("reset", "on", ">" + password));
+    WORDS.splitAsStream(rule.trim()).forEach(words::add);
+    setUser(server, user, words);
+  }
+
+  /**
+   * Changes a user on the server by ACL rule words ({@code ACL SETUSER} without {@code reset}), so
+   * that what the words do not mention stays: e.g. a password rotation, {@code changeUser(server,
+   * "app", ">new-secret", "<old-secret")}. Each word is passed as it is, spaces included.
+   *
+   * @param server the server
+   * @param user the user's name
+   * @param words ACL rule words, one per argument
+   * @throws io.lettuce.core.RedisException if the server refuses a word
+   * @since 0.2
+   */
+  public static void changeUser(RedisServer server, String user, String... words) {
+    setUser(server, user, List.of(words));
+  }
+
+  private static void setUser(RedisServer server, String user, List<String> words) {
     Objects.requireNonNull(server, "server must not be null");
-    CommandArgs<String, String> args =
-        new CommandArgs<>(StringCodec.UTF8).add("SETUSER").add(user).add("reset").add("on");
-    args.add(">" + password);
-    WORDS.splitAsStream(rule.trim()).forEach(args::add);
+    CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add("SETUSER").add(user);
+    words.forEach(args::add);
     server.redis().dispatch(CommandType.ACL, new StatusOutput<>(StringCodec.UTF8), args);
   }
 

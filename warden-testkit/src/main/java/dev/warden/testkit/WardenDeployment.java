@@ -53,4 +53,18 @@ public @interface WardenDeployment {
    * @return the kind
    */
   Kind value();
+
+  /**
+   * Returns whether the class shares its deployment with every other class of the test run (the
+   * JVM's JUnit run) that asks for a shared deployment of the same kind: it starts for the first
+   * such class and stops when the run ends, which spares a cluster's or a Sentinel set's start-up
+   * (2 to 3 s each) per class. Each test still gets it clean ({@link WardenExtension}: keys
+   * flushed, command statistics reset). Only for classes that leave nothing else behind: no fault
+   * that outlasts a test (a failover, a killed sentinel), no configuration, no ACL user; a class
+   * that does any of that keeps a deployment of its own (the default).
+   *
+   * @return {@code true} to share; {@code false} (the default) for a deployment of the class's own
+   * @since 0.2
+   */
+  boolean shared() default false;
 }

@@ -27,12 +27,13 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * <p><b>Deployment.</b> One {@link RedisServer}, unless the class carries {@link WardenDeployment}:
  * then a {@link RedisCluster} (3 masters, 3 replicas) or a {@link RedisSentinels} set, injected by
  * its own type. It serves the whole test class, its {@code @Nested} classes included: it starts
- * when first injected and stops after the class. Before each test the extension ends a {@linkplain
- * RedisServer#pause pause} and restarts a {@linkplain RedisServer#kill killed} single server (on a
- * cluster it waits until the cluster is healthy), deletes all keys ({@code FLUSHALL} on every
- * master) and resets the command statistics ({@code CONFIG RESETSTAT}), so a test sees neither the
- * data nor the faults nor the {@link RedisServer#commandCalls() command counts} of the one before.
- * Loaded scripts are kept.
+ * when first injected and stops after the class; a {@linkplain WardenDeployment#shared() shared}
+ * one serves every class of the run that asks for a shared one of its kind, and stops when the run
+ * ends. Before each test the extension ends a {@linkplain RedisServer#pause pause} and restarts a
+ * {@linkplain RedisServer#kill killed} single server (on a cluster it waits until the cluster is
+ * healthy), deletes all keys ({@code FLUSHALL} on every master) and resets the command statistics
+ * ({@code CONFIG RESETSTAT}), so a test sees neither the data nor the faults nor the {@link
+ * RedisServer#commandCalls() command counts} of the one before. Loaded scripts are kept.
  *
  * <p>Each {@link Warden} parameter is a new instance, connected to the deployment ({@code
  * Warden.builder().uri(...)} or {@code .cluster(...)}) with the test's {@link WardenOptions} (on
@@ -109,7 +110,7 @@ public final class WardenExtension
    */
   @Override
   public void beforeEach(ExtensionContext context) {
-    Target target = StoredResource.get(classStore(context), SERVER);
+    RedisDeployment target = StoredResource.get(deploymentStore(context), deploymentKey(context));
     if (target != null) {
       target.reset();
     }
@@ -126,20 +127,19 @@ public final class WardenExtension
     }
   }
 
-  private static Target target(ExtensionContext context) {
-    WardenDeployment.Kind kind =
-        deployment(context).map(WardenDeployment::value).orElse(WardenDeployment.Kind.SINGLE);
+  private static RedisDeployment target(ExtensionContext context) {
+    WardenDeployment.Kind kind = kind(context);
     return StoredResource.getOrCreate(
-        classStore(context),
-        SERVER,
+        deploymentStore(context),
+        deploymentKey(context),
         () -> {
-          Target target = Target.start(kind);
+          RedisDeployment target = RedisDeployment.start(kind);
           return StoredResource.of(target, target::close);
         });
   }
 
   private static WardenFactory factory(ExtensionContext context) {
-    Target target = target(context);
+    RedisDeployment target = target(context);
     WardenOptions options = options(context).orElse(null);
     return StoredResource.getOrCreate(
         context.getStore(NAMESPACE),
@@ -148,6 +148,28 @@ public final class WardenExtension
           WardenFactory factory = new WardenFactory(target, options);
           return StoredResource.of(factory, factory::closeAll);
         });
+  }
+
+  private static WardenDeployment.Kind kind(ExtensionContext context) {
+    return deployment(context).map(WardenDeployment::value).orElse(WardenDeployment.Kind.SINGLE);
+  }
+
+  private static boolean shared(ExtensionContext context) {
+    return deployment(context).map(WardenDeployment::shared).orElse(false);
+  }
+
+  /**
+   * Returns where the deployment lives: the store of the whole run for a {@linkplain
+   * WardenDeployment#shared() shared} one (JUnit closes it when the run ends), else the outermost
+   * test class's.
+   */
+  private static ExtensionContext.Store deploymentStore(ExtensionContext context) {
+    return shared(context) ? context.getRoot().getStore(NAMESPACE) : classStore(context);
+  }
+
+  /** Returns the key of the deployment in its store: one shared deployment per kind. */
+  private static String deploymentKey(ExtensionContext context) {
+    return shared(context) ? SERVER + "-shared-" + kind(context) : SERVER;
   }
 
   /** Returns the {@link WardenDeployment} of the test's class or an enclosing one. */

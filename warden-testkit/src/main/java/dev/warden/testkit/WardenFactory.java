@@ -3,8 +3,11 @@ package dev.warden.testkit;
 import dev.warden.Warden;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
@@ -27,12 +30,12 @@ import java.util.function.Consumer;
  * @since 0.2
  */
 public final class WardenFactory {
-  private final Target target;
+  private final RedisDeployment target;
   private final WardenOptions options;
   private final List<Warden> created = new ArrayList<>(); // guarded by this
   private boolean closed; // guarded by this
 
-  WardenFactory(Target target, WardenOptions options) {
+  WardenFactory(RedisDeployment target, WardenOptions options) {
     this.target = target;
     this.options = options;
   }
@@ -82,6 +85,23 @@ public final class WardenFactory {
    */
   public void flushAll() {
     target.flushAll();
+  }
+
+  /**
+   * Returns the calls per command that reached the deployment's masters since the test began,
+   * summed over the masters, as {@link RedisServer#commandCalls()} counts them on one server:
+   * lower-case command name to calls, absent if never run. A test compares it before and after a
+   * step to show what the step cost Redis (say, that a zero wait subscribed to nothing), on any
+   * deployment.
+   *
+   * @throws IllegalStateException if a master is closed
+   */
+  public Map<String, Long> commandCalls() {
+    Map<String, Long> calls = new TreeMap<>();
+    for (RedisServer master : target.masters()) {
+      master.commandCalls().forEach((command, count) -> calls.merge(command, count, Long::sum));
+    }
+    return Collections.unmodifiableMap(calls);
   }
 
   /**
