@@ -328,7 +328,11 @@ final class Demo {
     List<String> problems = new ArrayList<>();
     long acquisitions = 0;
     Histogram waits = Waits.histogram();
+    long leasesLost = 0;
+    long retriedCalls = 0;
     for (WorkerProcess worker : workers) {
+      leasesLost += worker.leasesLost();
+      retriedCalls += worker.retriedCalls();
       Optional<WorkerProcess.Result> result = worker.result();
       if (result.isPresent() && worker.exitValue() == 0) {
         acquisitions += result.get().acquisitions();
@@ -347,7 +351,8 @@ final class Demo {
           "cannot read the counter and tokens from " + target.describe() + ": " + e.getMessage());
       return fail(String.join("; ", problems));
     }
-    DemoOutcome outcome = new DemoOutcome(problems, acquisitions, counter, tokens, waits);
+    DemoOutcome outcome =
+        new DemoOutcome(problems, acquisitions, counter, tokens, waits, leasesLost, retriedCalls);
     out.println();
     if (settings.failover()) {
       out.println("Failover: " + failedOver.getNow("not done: the run ended first"));

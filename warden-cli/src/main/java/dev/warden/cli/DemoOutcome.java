@@ -14,11 +14,20 @@ import org.HdrHistogram.Histogram;
  * @param counter the counter as Redis has it after the run
  * @param tokens the fencing tokens in the order they were recorded
  * @param waits lock waits of all workers, in microseconds
+ * @param leasesLost holds whose lease their {@code unlock()} reported lost (a failover that lost
+ *     them): informative; a lost update is judged by the counter
+ * @param retriedCalls calls that failed and were tried again (a failover under way): informative
  */
 // ArrayRecordComponent: tokens is read once for the verdict; no DemoOutcome is compared or hashed
 @SuppressWarnings("ArrayRecordComponent")
 record DemoOutcome(
-    List<String> workerProblems, long acquisitions, long counter, long[] tokens, Histogram waits) {
+    List<String> workerProblems,
+    long acquisitions,
+    long counter,
+    long[] tokens,
+    Histogram waits,
+    long leasesLost,
+    long retriedCalls) {
   static final String PASS = "VERDICT: PASS";
 
   DemoOutcome {
@@ -102,6 +111,12 @@ record DemoOutcome(
                 + Text.micros(waits.getValueAtPercentile(99))
                 + " / "
                 + Text.micros(waits.getMaxValue())));
+    if (leasesLost > 0) {
+      rows.add(List.of("leases lost, told by unlock()", Text.grouped(leasesLost)));
+    }
+    if (retriedCalls > 0) {
+      rows.add(List.of("calls failed and retried", Text.grouped(retriedCalls)));
+    }
     rows.add(List.of("lock after the run", lockAfterRun));
     for (String problem : workerProblems) {
       rows.add(List.of("worker problem", problem));

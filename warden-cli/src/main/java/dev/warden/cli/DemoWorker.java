@@ -3,6 +3,7 @@ package dev.warden.cli;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import dev.warden.DistributedLock;
+import dev.warden.LeaseExpiredException;
 import dev.warden.Warden;
 import dev.warden.WardenException;
 import io.lettuce.core.RedisException;
@@ -19,6 +20,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
@@ -37,6 +39,7 @@ import org.HdrHistogram.Histogram;
  *   worker -> demo   READY                               connected and warmed up, waiting for GO
  *   demo -> worker   GO                                  start the clock
  *   worker -> demo   PROGRESS &lt;acquisitions&gt;             every 250 ms
+ *   worker -> demo   LOST &lt;leases lost&gt; &lt;calls retried&gt;   before DONE or FAILED
  *   worker -> demo   DONE &lt;acquisitions&gt; &lt;wait p50 us&gt; &lt;p99 us&gt; &lt;max us&gt; &lt;histogram&gt;
  *   worker -> demo   FAILED &lt;message&gt;                    instead of DONE; exit status 1
  * </pre>
@@ -55,11 +58,21 @@ final class DemoWorker {
   /** How long a worker's threads take and release the lock before the worker says it is ready. */
   static final Duration WARM_UP = Duration.ofSeconds(2);
 
+  /** How long calls may go on failing in a row (a failover under way) before a worker gives up. */
+  static final Duration FAILING_LIMIT = Duration.ofSeconds(15);
+
+  /** The pause before a failed call is tried again. */
+  static final Duration RETRY_PAUSE = Duration.ofMillis(50);
+
   private final DistributedLock lock;
   private final LongAdder acquisitionsWarmingUp = new LongAdder();
   private final DemoKeys keys;
   private final LongAdder acquisitions = new LongAdder();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
+  private final LongAdder leasesLost = new LongAdder();
+  private final LongAdder retriedCalls = new LongAdder();
+  // when the calls of any thread began failing in a row; 0 after a call that succeeded
+  private final AtomicLong failingSince = new AtomicLong();
 
   private DemoWorker(DistributedLock lock, DemoKeys keys) {
     this.lock = lock;
@@ -174,6 +187,7 @@ final class DemoWorker {
       }
     }
     out.println("PROGRESS " + acquisitions.sum());
+    out.println("LOST " + leasesLost.sum() + " " + retriedCalls.sum());
     Throwable problem = failure.get();
     if (problem != null) {
       out.println("FAILED " + oneLine(problem));
@@ -183,29 +197,89 @@ final class DemoWorker {
     return 0;
   }
 
+  /**
+   * Takes the lock, reads its token, increments the counter and records the token, releases, until
+   * the deadline. A call that fails (a failover or a restart under way) is tried again after {@link
+   * #RETRY_PAUSE}, as a service would, for up to {@link #FAILING_LIMIT} of failures in a row; an
+   * {@code unlock()} that failed is called again (it finds out whether its release ran). A hold
+   * whose lease was lost (its {@code unlock()} throws {@link LeaseExpiredException}) is counted and
+   * reported. The store's calls are not retried: an increment whose reply was lost would count
+   * twice.
+   */
   private void loop(long deadline, Histogram waits) {
     try {
       while (failure.get() == null && System.nanoTime() - deadline < 0) {
         long start = System.nanoTime();
-        long waited;
-        lock.lock();
         try {
-          waited = System.nanoTime() - start;
-          keys.incrementUnsafely();
-          keys.recordToken(lock.fencingToken());
-        } finally {
-          lock.unlock();
+          lock.lock();
+        } catch (WardenException e) {
+          failed(e);
+          continue;
         }
-        waits.recordValue(TimeUnit.NANOSECONDS.toMicros(waited));
-        acquisitions.increment();
+        long waited = System.nanoTime() - start;
+        try {
+          long token;
+          try {
+            token = lock.fencingToken();
+          } catch (WardenException e) {
+            failed(e); // nothing done under the lock yet: release it and go round again
+            continue;
+          }
+          failingSince.set(0);
+          keys.incrementUnsafely();
+          keys.recordToken(token);
+          waits.recordValue(TimeUnit.NANOSECONDS.toMicros(waited));
+          acquisitions.increment();
+        } finally {
+          release();
+        }
       }
-    } catch (WardenException | RedisException expected) { // Redis went away: say so, briefly
+    } catch (WardenException | RedisException expected) { // failing for too long: say so, briefly
       failure.compareAndSet(null, expected);
       System.err.println(
           "warden worker: " + Thread.currentThread().getName() + " stopped: " + oneLine(expected));
     } catch (RuntimeException | Error bug) {
       failure.compareAndSet(null, bug);
       bug.printStackTrace();
+    }
+  }
+
+  /** Releases the hold, calling {@code unlock()} again while it fails (see {@link #loop}). */
+  private void release() {
+    while (true) {
+      try {
+        lock.unlock();
+        return;
+      } catch (LeaseExpiredException lost) {
+        leasesLost.increment();
+        System.err.println(
+            "warden worker: "
+                + Thread.currentThread().getName()
+                + ": lease lost, reported by unlock(): "
+                + lost.getMessage());
+        return;
+      } catch (WardenException e) {
+        failed(e);
+      }
+    }
+  }
+
+  /**
+   * Counts a failed call and pauses before the next try; rethrows it once calls have been failing
+   * for {@link #FAILING_LIMIT}.
+   */
+  private void failed(WardenException e) {
+    retriedCalls.increment();
+    long now = System.nanoTime();
+    failingSince.compareAndSet(0, now);
+    if (now - failingSince.get() > FAILING_LIMIT.toNanos()) {
+      throw e;
+    }
+    try {
+      Thread.sleep(RETRY_PAUSE.toMillis());
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+      throw e;
     }
   }
 

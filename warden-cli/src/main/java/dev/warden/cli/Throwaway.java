@@ -162,8 +162,9 @@ abstract class Throwaway implements AutoCloseable {
     String failover(String key) {
       RedisServer old = sentinels.master();
       long begin = System.nanoTime();
-      RedisServer promoted = sentinels.failover();
-      return "SENTINEL FAILOVER: master port "
+      RedisServer promoted = sentinels.failoverWithoutLoss();
+      return "SENTINEL FAILOVER once the replicas had every write (writes paused meanwhile): master"
+          + " port "
           + old.port()
           + " -> "
           + promoted.port()

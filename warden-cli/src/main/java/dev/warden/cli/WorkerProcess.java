@@ -32,11 +32,23 @@ final class WorkerProcess {
   /** What a worker reported in its DONE line. */
   record Result(long acquisitions, Histogram waits) {}
 
+  /** Holds whose lease the worker's {@code unlock()} reported lost (its LOST line; demo only). */
+  long leasesLost() {
+    return leasesLost;
+  }
+
+  /** Calls the worker tried again after they failed (its LOST line; demo only). */
+  long retriedCalls() {
+    return retriedCalls;
+  }
+
   private final int number;
   private final Process process;
   private final PrintStream err;
   private final CountDownLatch readyOrGone = new CountDownLatch(1);
   private final AtomicLong progress = new AtomicLong();
+  private volatile long leasesLost;
+  private volatile long retriedCalls;
   private final Thread reader;
   private volatile boolean ready;
   private volatile Result result;
@@ -177,6 +189,11 @@ final class WorkerProcess {
       }
       case "PROGRESS" -> progress.set(Long.parseLong(fields[1].strip()));
       case "DONE" -> result = parseDone(fields[1]);
+      case "LOST" -> {
+        String[] counts = fields[1].strip().split(" ", -1);
+        leasesLost = Long.parseLong(counts[0]);
+        retriedCalls = Long.parseLong(counts[1]);
+      }
       case "FAILED" -> failure = fields.length > 1 ? fields[1] : "(no message)";
       default -> err.println("[worker " + number + "] " + line);
     }

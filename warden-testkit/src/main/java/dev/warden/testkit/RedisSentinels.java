@@ -368,6 +368,44 @@ public final class RedisSentinels implements AutoCloseable {
   }
 
   /**
+   * A planned failover that loses no acknowledged write, as an operator would run one: the master
+   * stops taking writes ({@code CLIENT PAUSE WRITE}), {@code WAIT} sees every replica acknowledge
+   * all it has, {@code SENTINEL FAILOVER} promotes one of them, the old master is made a replica of
+   * the new one at once ({@code REPLICAOF}: a sentinel would do it only at its next look, about 10
+   * s later, and until then the old master would take the writes of clients that have not moved
+   * yet), and its writes resume ({@code CLIENT UNPAUSE}; those queued meanwhile are then refused as
+   * a replica's). Returns the new master once every sentinel names it.
+   *
+   * @return the promoted data node
+   * @throws IllegalStateException if the set is closed, writes are being lost ({@link
+   *     #loseNextWrites()}), a replica does not catch up, or the failover does not complete within
+   *     30 s
+   */
+  public synchronized RedisServer failoverWithoutLoss() {
+    requireOpen();
+    if (!pausedReplicas.isEmpty()) {
+      throw new IllegalStateException("loseNextWrites() is in effect: use failover()");
+    }
+    RedisServer old = master();
+    long deadline = System.nanoTime() + FAILOVER_TIMEOUT.toNanos();
+    client(old, "PAUSE", Long.toString(FAILOVER_TIMEOUT.toMillis()), "WRITE");
+    try {
+      long acknowledged = old.redis().waitForReplication(REPLICAS, FAILOVER_TIMEOUT.toMillis());
+      if (acknowledged < REPLICAS) {
+        throw new IllegalStateException(
+            acknowledged + " of " + REPLICAS + " replicas caught up with " + old + " in time");
+      }
+      requestFailover(deadline);
+      RedisServer promoted =
+          awaitNewMaster(old, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+      old.redis().replicaof(HOST, announcedPort(promoted));
+      return promoted;
+    } finally {
+      client(old, "UNPAUSE");
+    }
+  }
+
+  /**
    * Makes the writes the master acknowledges from now until the next {@link #failover()} reach no
    * replica, so that the failover loses them, deterministically: a lock taken meanwhile is gone on
    * the new master while the old one still has it. Every replica stops applying the replication
