@@ -22,14 +22,15 @@ import java.util.Set;
  * token is at least the highest accepted write, else stale. No token may go to two sections.
  *
  * <p><b>Lost leases.</b> A section lost its lease if one of its accesses was rejected or stale, if
- * a conflicting section (not two readers) acquired the lock between its acquisition and its last
- * access (so both believed they held it, whatever the tokens), or if its holder was told ({@code
- * leaseLost()} completed, or the release said the lease was lost). Each lost lease must have been
- * told to its holder (a failed release is no report) and explained by a fault that could take it
- * ({@link Fault#explains}): an injected one, or else a pause of its worker long enough to cost a
- * lease ({@link ChaosPauses}), counted apart; anything else is a violation, named by what happened:
- * two holders without a fault, a reader inside a writer's section without a fault, or a lease lost
- * without a fault.
+ * it overlaps a conflicting section (not two readers) with a higher token (one acquired the lock
+ * between the other's acquisition and last access, so both believed they held it, whatever their
+ * writes; Redis granted the lower token first, so that one's lease ended), or if its holder was
+ * told ({@code leaseLost()} completed, or the release said the lease was lost). Each lost lease
+ * must have been told to its holder (a failed release is no report) and explained by a fault that
+ * could take it ({@link Fault#explains}): an injected one, or else a pause of its worker long
+ * enough to cost a lease ({@link ChaosPauses}), counted apart; anything else is a violation, named
+ * by what happened: two holders without a fault, a reader inside a writer's section without a
+ * fault, or a lease lost without a fault.
  *
  * <p>Not thread-safe; one instance replays one run.
  */
@@ -292,7 +293,14 @@ final class ChaosSections {
         open.removeIf(s -> s.lastAccess <= next.acquired);
         for (Section held : open) {
           if (!(held.reads && next.reads)) {
-            held.lose(next, next.acquired);
+            // Redis granted the two in token order (tokens rise with every grant), so the one with
+            // the lower token lost its lease, whichever holder logged its token first: a worker
+            // paused between the grant and its log line logs it late
+            if (held.token < next.token) {
+              held.lose(next, next.acquired);
+            } else {
+              next.lose(held, next.acquired);
+            }
           }
         }
         open.add(next);

@@ -90,6 +90,53 @@ class ChaosCheckerTest {
                     .isEqualTo("lost lease not reported to its holder: chaos-fair w1.0.0"));
   }
 
+  /**
+   * The 30-minute run of 2026-11-27 (single, 665 s): worker 1's grant came back just before its
+   * process was stopped for 4 s, so it logged its token after worker 2, granted the freed lock
+   * later, logged its own. The lower token is the lease that ended, explained by the stop; the
+   * section with the higher token lost nothing.
+   */
+  @Test
+  void aHolderWhoseGrantIsLoggedLateByItsStoppedWorkerIsTheOneThatLostTheLease() {
+    log(1, 0, "A chaos-lock " + 0 + " 2000 got w1.2.7");
+    fault(5, 4_005, "stop-worker", "false", "1");
+    log(2, 4_000, "T chaos-lock w2.0.9 200");
+    log(2, 4_001, "W chaos-lock w2.0.9 200 1");
+    log(1, 4_010, "T chaos-lock w1.2.7 100"); // granted before the stop, logged after it
+    log(1, 4_011, "W chaos-lock w1.2.7 100 1"); // refused: 200 was written
+    log(1, 4_012, "L chaos-lock w1.2.7");
+    log(2, 4_020, "W chaos-lock w2.0.9 200 2");
+    log(2, 4_021, "R chaos-lock w2.0.9 ok 2");
+    log(1, 4_030, "W chaos-lock w1.2.7 100 2");
+    log(1, 4_031, "R chaos-lock w1.2.7 lost 2");
+
+    ChaosChecker.Report report = checker.check();
+
+    assertThat(report.violations()).isEmpty();
+    assertThat(report.leasesLost()).isEqualTo(1);
+    assertThat(report.leasesLostReported()).isEqualTo(1);
+    assertThat(report.sections().explained()).isEqualTo(1);
+  }
+
+  @Test
+  void aLowerTokenLoggedLateWithoutAFaultIsTwoHoldersNamingItsSection() {
+    log(2, 4_000, "T chaos-lock w2.0.9 200");
+    log(2, 4_001, "W chaos-lock w2.0.9 200 1");
+    log(1, 4_010, "T chaos-lock w1.2.7 100");
+    log(1, 4_011, "W chaos-lock w1.2.7 100 1");
+    log(1, 4_012, "L chaos-lock w1.2.7");
+    log(2, 4_020, "W chaos-lock w2.0.9 200 2");
+    log(2, 4_021, "R chaos-lock w2.0.9 ok 2");
+    log(1, 4_031, "R chaos-lock w1.2.7 lost 1");
+
+    assertThat(checker.check().violations())
+        .singleElement()
+        .asString()
+        .startsWith(
+            "two holders without a fault: chaos-lock held by writer w1.2.7 (token 100) from 0.010 s"
+                + " and by writer w2.0.9 (token 200) from 0.000 s");
+  }
+
   @Test
   void aReaderInsideAWritersSectionIsAViolation() {
     log(1, 0, "T chaos-rw w1.0.0 5");
