@@ -12,8 +12,10 @@ import dev.warden.testkit.DocExamples;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
+import io.lettuce.core.api.sync.RedisCommands;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -145,6 +147,46 @@ class SyncIdleExpiryIT {
         .until(() -> redis.redis().exists("warden:{exports}:leased-semaphore") == 0);
     assertThat(exports.availablePermits()).isZero();
     assertThat(exports.trySetPermits(1)).as("set again, as a new semaphore").isTrue();
+  }
+
+  @Test
+  void aGrantGivenBackAfterItsSemaphoreExpiredLeavesASemaphoreThatExpires(RedisServer redis) {
+    // a waiter's attempt took 2 permits, its reply was lost, and its client stayed away past the
+    // expiry (shorter than the attempt's marker's life): the semaphore expired; the acquisition's
+    // leave then gives the grant back
+    RedisCommands<String, String> r = redis.redis();
+    String permits = "warden:{gone}:semaphore";
+    String marker = "warden:{gone}:semaphore:op:w1";
+    assertThat(semaphoreUpdate(r, "set", 2, "", "warden:{gone}:semaphore:op:s1"))
+        .containsExactly(1L, 2L, 2L);
+    assertThat(semaphoreUpdate(r, "wait", 2, "2:w1", marker)).containsExactly(1L, 2L, 0L);
+    r.pexpire(permits, 1);
+    await().atMost(Duration.ofSeconds(5)).until(() -> r.exists(permits) == 0);
+
+    assertThat(semaphoreUpdate(r, "leave", 0, "2:w1", marker)).containsExactly(1L, 2L, 2L);
+    assertThat(r.pttl(permits))
+        .as("the given-back permits live the idle expiry, as any other change's")
+        .isBetween(1L, IDLE.toMillis());
+  }
+
+  private static List<Object> semaphoreUpdate(
+      RedisCommands<String, String> redis, String op, long permits, String entry, String marker) {
+    return LuaScripts.run(
+        redis,
+        "semaphore-update",
+        new String[] {
+          "warden:{gone}:semaphore",
+          "warden:{gone}:semaphore:queue",
+          "warden:{gone}:semaphore:deadlines",
+          marker
+        },
+        op,
+        Long.toString(permits),
+        entry,
+        "2000",
+        "10000",
+        "warden:{gone}:semaphore:released",
+        Long.toString(IDLE.toMillis()));
   }
 
   @Test
