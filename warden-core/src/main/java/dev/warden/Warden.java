@@ -524,8 +524,10 @@ public final class Warden implements AutoCloseable {
      * @param keyPrefix 1 to 64 letters, digits and {@code . _ - /}, in segments joined by single
      *     colons ({@code billing}, {@code team-a:billing})
      * @return this builder
-     * @throws IllegalArgumentException if it is null, empty, too long, or holds another character
-     *     (a brace would move the hash tag; a blank or glob character would not fit an ACL pattern)
+     * @throws IllegalArgumentException if it is null, empty, too long, holds another character (a
+     *     brace would move the hash tag; a blank or glob character would not fit an ACL pattern),
+     *     or has a segment {@code warden} (the ACL pattern of a shorter prefix, or of none, would
+     *     cover its keys)
      * @since 0.2
      */
     public Builder keyPrefix(String keyPrefix) {
