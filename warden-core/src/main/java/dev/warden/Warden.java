@@ -497,7 +497,12 @@ public final class Warden implements AutoCloseable {
      * semaphore does not know who took its permits: choose an expiry longer than any permit is held
      * without another operation on the semaphore, or permits given back after the expiry are
      * counted into a fresh semaphore. A leased semaphore lives at least until its last lease ends
-     * plus {@code idleExpiry}, so no leased permit is lost with it.
+     * plus {@code idleExpiry}, so no leased permit is lost with it. Waiters keep an object alive
+     * only while their looks reach Redis, and only if their {@code Warden} has the expiry too: if
+     * nobody reaches it for longer than {@code idleExpiry} (a frozen or partitioned server, paused
+     * clients, a restart from a file older than that), it expires though waited on, and a latch
+     * then lets its awaiters through without being counted down. Choose an expiry far longer than
+     * any such outage.
      *
      * @param idleExpiry how long a semaphore or latch lives after its last operation; at least 1 s
      *     and four recheck intervals (checked by {@link #build()})

@@ -123,6 +123,34 @@ class SyncIdleExpiryIT {
   }
 
   @Test
+  void anAwaitedLatchThatNobodyReachesForLongerThanTheExpiryOpensUncounted(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    // the awaiter's looks keep the latch alive only while they reach Redis: a server frozen (or a
+    // partition, or a restart from an older file) past the expiry ends it, and it then reads as
+    // open, as the expiry is documented to do, though nobody counted it down
+    Warden idle =
+        wardens.create(
+            builder -> builder.synchronizerIdleExpiry(IDLE).commandTimeout(Duration.ofSeconds(10)));
+    DistributedCountDownLatch gate = idle.countDownLatch("gate");
+    assertThat(gate.trySetCount(2)).isTrue();
+    CompletableFuture<Boolean> awaiter =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return gate.await(30, TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+              }
+            });
+    await().until(() -> redis.redis().hexists("warden:{gate}:latch", "#w"));
+    redis.pause(IDLE.plusSeconds(1));
+
+    assertThat(awaiter.get(20, TimeUnit.SECONDS)).as("let through at count 2").isTrue();
+    assertThat(gate.getCount()).isZero();
+  }
+
+  @Test
   void aLeasedSemaphoreLivesUntilItsLastLeaseEndsPlusTheExpiry(
       RedisServer redis, WardenFactory wardens) throws Exception {
     Duration idle = Duration.ofSeconds(3); // longer: this test's steps must each fit in it
