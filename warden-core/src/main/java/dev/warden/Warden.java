@@ -505,9 +505,9 @@ public final class Warden implements AutoCloseable {
      * any such outage.
      *
      * @param idleExpiry how long a semaphore or latch lives after its last operation; at least 1 s
-     *     and four recheck intervals (checked by {@link #build()})
+     *     and four recheck intervals (checked by {@link #build()}), at most 10000 years
      * @return this builder
-     * @throws IllegalArgumentException if it is null or below 1 s
+     * @throws IllegalArgumentException if it is null, below 1 s or above 10000 years
      * @since 0.2
      */
     public Builder synchronizerIdleExpiry(Duration idleExpiry) {

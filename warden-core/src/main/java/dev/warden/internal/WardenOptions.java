@@ -104,7 +104,9 @@ public final class WardenOptions {
 
   /** Lets idle semaphores and latches expire; checked against the recheck interval at the start. */
   public void synchronizerIdleExpiry(Duration idleExpiry) {
-    this.syncIdleExpiry = Args.atLeast("idleExpiry", idleExpiry, MIN_SYNC_IDLE_EXPIRY);
+    Args.atLeast("idleExpiry", idleExpiry, MIN_SYNC_IDLE_EXPIRY);
+    Args.leaseMillis("idleExpiry", idleExpiry); // at most 10000 years: PEXPIRE takes it exactly
+    this.syncIdleExpiry = idleExpiry;
   }
 
   /** Puts every key and channel under {@code <keyPrefix>:warden:} ({@link Namespace}). */
