@@ -498,14 +498,17 @@ public final class Warden implements AutoCloseable {
      * without another operation on the semaphore, or permits given back after the expiry are
      * counted into a fresh semaphore. A leased semaphore lives at least until its last lease ends
      * plus {@code idleExpiry}, so no leased permit is lost with it. Waiters keep an object alive
-     * only while their looks reach Redis, and only if their {@code Warden} has the expiry too: if
-     * nobody reaches it for longer than {@code idleExpiry} (a frozen or partitioned server, paused
-     * clients, a restart from a file older than that), it expires though waited on, and a latch
-     * then lets its awaiters through without being counted down. Choose an expiry far longer than
-     * any such outage.
+     * only while their looks reach Redis, and only if their {@code Warden} has the expiry too. One
+     * whose looks fail for a command timeout fails, before a frozen or unreachable server could let
+     * the object expire under it; but an object that nobody reaches for longer than {@code
+     * idleExpiry} otherwise (paused clients, a restart from a file older than that) expires though
+     * waited on, and a latch then lets its awaiters through without being counted down. Choose an
+     * expiry far longer than any such outage.
      *
-     * @param idleExpiry how long a semaphore or latch lives after its last operation; at least 1 s
-     *     and four recheck intervals (checked by {@link #build()}), at most 10000 years
+     * @param idleExpiry how long a semaphore or latch lives after its last operation; at least 1 s,
+     *     four recheck intervals and twice the command timeout (10 s by default; checked by {@link
+     *     #build()}: a call retried after a lost reply must find what it changed still there), at
+     *     most 10000 years
      * @return this builder
      * @throws IllegalArgumentException if it is null, below 1 s or above 10000 years
      * @since 0.2
@@ -559,8 +562,9 @@ public final class Warden implements AutoCloseable {
      *
      * @return a connected {@code Warden}; close it when done
      * @throws IllegalStateException if neither a URI nor cluster seeds were set, or both were
-     * @throws IllegalArgumentException if a URI is malformed, or the replication timeout is not
-     *     below the command timeout
+     * @throws IllegalArgumentException if a URI is malformed, the replication timeout is not below
+     *     the command timeout, or the synchronizer idle expiry is below four recheck intervals or
+     *     twice the command timeout
      * @throws WardenException if Redis cannot be reached (for a cluster: none of the seeds), the
      *     TLS handshake fails, Redis refuses the user, or the deployment refuses something Warden
      *     needs there (see {@link #check()}; the message says which)

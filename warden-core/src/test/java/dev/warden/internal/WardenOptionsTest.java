@@ -41,6 +41,23 @@ class WardenOptionsTest {
   }
 
   @Test
+  void anIdleExpiryBelowTwiceTheCommandTimeoutIsRefusedBeforeConnecting() {
+    // a call retried after a lost reply runs up to two command timeouts after its first run; its
+    // replay answers 'done' (its marker is there) even if what it set has expired since:
+    // trySetCount true for a latch already gone, and so open
+    WardenOptions options = new WardenOptions();
+    options.uri(NOBODY);
+    options.commandTimeout(Duration.ofSeconds(5));
+    options.synchronizerIdleExpiry(Duration.ofSeconds(9));
+
+    assertThatThrownBy(() -> WardenRuntime.start(options))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "idleExpiry must be at least twice the command timeout (PT10S), so that a call"
+                + " retried after a lost reply finds what it changed still there: PT9S");
+  }
+
+  @Test
   void oneAddressKindMustBeSetAndOnlyOne() {
     WardenOptions neither = new WardenOptions();
     assertThatThrownBy(() -> WardenRuntime.start(neither))
