@@ -497,12 +497,20 @@ public final class Warden implements AutoCloseable {
      * semaphore does not know who took its permits: choose an expiry longer than any permit is held
      * without another operation on the semaphore, or permits given back after the expiry are
      * counted into a fresh semaphore. A leased semaphore lives at least until its last lease ends
-     * plus {@code idleExpiry}, so no leased permit is lost with it.
+     * plus {@code idleExpiry}, so no leased permit is lost with it. Waiters keep an object alive
+     * only while their looks reach Redis, and only if their {@code Warden} has the expiry too. One
+     * whose looks fail for a command timeout fails, before a frozen or unreachable server could let
+     * the object expire under it; but an object that nobody reaches for longer than {@code
+     * idleExpiry} otherwise (paused clients, a restart from a file older than that) expires though
+     * waited on, and a latch then lets its awaiters through without being counted down. Choose an
+     * expiry far longer than any such outage.
      *
-     * @param idleExpiry how long a semaphore or latch lives after its last operation; at least 1 s
-     *     and four recheck intervals (checked by {@link #build()})
+     * @param idleExpiry how long a semaphore or latch lives after its last operation; at least 1 s,
+     *     four recheck intervals and twice the command timeout (10 s by default; checked by {@link
+     *     #build()}: a call retried after a lost reply must find what it changed still there), at
+     *     most 10000 years
      * @return this builder
-     * @throws IllegalArgumentException if it is null or below 1 s
+     * @throws IllegalArgumentException if it is null, below 1 s or above 10000 years
      * @since 0.2
      */
     public Builder synchronizerIdleExpiry(Duration idleExpiry) {
@@ -524,8 +532,10 @@ public final class Warden implements AutoCloseable {
      * @param keyPrefix 1 to 64 letters, digits and {@code . _ - /}, in segments joined by single
      *     colons ({@code billing}, {@code team-a:billing})
      * @return this builder
-     * @throws IllegalArgumentException if it is null, empty, too long, or holds another character
-     *     (a brace would move the hash tag; a blank or glob character would not fit an ACL pattern)
+     * @throws IllegalArgumentException if it is null, empty, too long, holds another character (a
+     *     brace would move the hash tag; a blank or glob character would not fit an ACL pattern),
+     *     or has a segment {@code warden} (the ACL pattern of a shorter prefix, or of none, would
+     *     cover its keys)
      * @since 0.2
      */
     public Builder keyPrefix(String keyPrefix) {
@@ -552,8 +562,9 @@ public final class Warden implements AutoCloseable {
      *
      * @return a connected {@code Warden}; close it when done
      * @throws IllegalStateException if neither a URI nor cluster seeds were set, or both were
-     * @throws IllegalArgumentException if a URI is malformed, or the replication timeout is not
-     *     below the command timeout
+     * @throws IllegalArgumentException if a URI is malformed, the replication timeout is not below
+     *     the command timeout, or the synchronizer idle expiry is below four recheck intervals or
+     *     twice the command timeout
      * @throws WardenException if Redis cannot be reached (for a cluster: none of the seeds), the
      *     TLS handshake fails, Redis refuses the user, or the deployment refuses something Warden
      *     needs there (see {@link #check()}; the message says which)

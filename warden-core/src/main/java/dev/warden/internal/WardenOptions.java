@@ -104,7 +104,9 @@ public final class WardenOptions {
 
   /** Lets idle semaphores and latches expire; checked against the recheck interval at the start. */
   public void synchronizerIdleExpiry(Duration idleExpiry) {
-    this.syncIdleExpiry = Args.atLeast("idleExpiry", idleExpiry, MIN_SYNC_IDLE_EXPIRY);
+    Args.atLeast("idleExpiry", idleExpiry, MIN_SYNC_IDLE_EXPIRY);
+    Args.leaseMillis("idleExpiry", idleExpiry); // at most 10000 years: PEXPIRE takes it exactly
+    this.syncIdleExpiry = idleExpiry;
   }
 
   /** Puts every key and channel under {@code <keyPrefix>:warden:} ({@link Namespace}). */
@@ -139,7 +141,8 @@ public final class WardenOptions {
    * The settings of these options.
    *
    * @throws IllegalArgumentException if the replication timeout is not below the command timeout,
-   *     or the maximum hold time is below the watchdog timeout
+   *     the maximum hold time is below the watchdog timeout, or the idle expiry below four recheck
+   *     intervals or twice the command timeout
    */
   Settings settings() {
     if (maxHoldTime != null && maxHoldTime.compareTo(watchdogTimeout) < 0) {
@@ -155,6 +158,15 @@ public final class WardenOptions {
           "idleExpiry must be at least four recheck intervals ("
               + recheckInterval.multipliedBy(4)
               + "), so that a waiter's looks keep its semaphore or latch alive: "
+              + syncIdleExpiry);
+    }
+    // a retry of a call whose reply was lost runs up to two command timeouts after the call's
+    // first run, and a replay answers as that run did: the object must still be there
+    if (syncIdleExpiry != null && syncIdleExpiry.compareTo(commandTimeout.multipliedBy(2)) < 0) {
+      throw new IllegalArgumentException(
+          "idleExpiry must be at least twice the command timeout ("
+              + commandTimeout.multipliedBy(2)
+              + "), so that a call retried after a lost reply finds what it changed still there: "
               + syncIdleExpiry);
     }
     return new Settings(

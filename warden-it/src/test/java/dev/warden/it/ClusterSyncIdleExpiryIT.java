@@ -32,7 +32,12 @@ class ClusterSyncIdleExpiryIT {
   void idleSynchronizersOnEveryShardExpireFromTheirSlotsMaster(
       RedisCluster cluster, WardenFactory wardens) throws Exception {
     Warden warden =
-        wardens.create(builder -> builder.keyPrefix("jobs").synchronizerIdleExpiry(IDLE));
+        wardens.create(
+            builder ->
+                builder
+                    .keyPrefix("jobs")
+                    .synchronizerIdleExpiry(IDLE)
+                    .commandTimeout(Duration.ofSeconds(1))); // at most half the expiry
     List<String> names = ClusterNames.onEveryShard(cluster, "idle");
     for (String name : names) {
       RedisServer master = cluster.ownerOf(ClusterNames.slotOf(name));

@@ -8,13 +8,17 @@ import dev.warden.DistributedCountDownLatch;
 import dev.warden.DistributedSemaphore;
 import dev.warden.LeasedSemaphore;
 import dev.warden.Warden;
+import dev.warden.WardenException;
 import dev.warden.testkit.DocExamples;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
+import io.lettuce.core.api.sync.RedisCommands;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -26,6 +30,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(WardenExtension.class)
 class SyncIdleExpiryIT {
   private static final Duration IDLE = Duration.ofSeconds(2); // short, with room for a slow machine
+  private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(1); // the expiry allows 1 s
   private static final Path SOURCE = Path.of("src/test/java/dev/warden/it/SyncIdleExpiryIT.java");
 
   @Test
@@ -41,7 +46,12 @@ class SyncIdleExpiryIT {
     warden.close();
     DocExamples.assertShown(Path.of("../docs/operations.md"), "sync-idle-expiry", SOURCE);
 
-    try (Warden idle = Warden.builder().uri(redisUri).synchronizerIdleExpiry(IDLE).build()) {
+    try (Warden idle =
+        Warden.builder()
+            .uri(redisUri)
+            .synchronizerIdleExpiry(IDLE)
+            .commandTimeout(COMMAND_TIMEOUT)
+            .build()) {
       DistributedSemaphore slots = idle.semaphore("slots");
       assertThat(slots.trySetPermits(3)).isTrue();
       assertThat(redis.redis().pttl("warden:{slots}:semaphore")).isBetween(1L, 2000L);
@@ -65,7 +75,9 @@ class SyncIdleExpiryIT {
   @Test
   void aWaitingAcquirerKeepsItsSemaphoreAlive(RedisServer redis, WardenFactory wardens)
       throws Exception {
-    Warden idle = wardens.create(builder -> builder.synchronizerIdleExpiry(IDLE));
+    Warden idle =
+        wardens.create(
+            builder -> builder.synchronizerIdleExpiry(IDLE).commandTimeout(COMMAND_TIMEOUT));
     DistributedSemaphore slots = idle.semaphore("busy");
     assertThat(slots.trySetPermits(0)).isTrue();
     CompletableFuture<Boolean> waiter =
@@ -90,7 +102,9 @@ class SyncIdleExpiryIT {
   @Test
   void anAwaitedLatchStaysAndAnIdleOneExpiresOpen(RedisServer redis, WardenFactory wardens)
       throws Exception {
-    Warden idle = wardens.create(builder -> builder.synchronizerIdleExpiry(IDLE));
+    Warden idle =
+        wardens.create(
+            builder -> builder.synchronizerIdleExpiry(IDLE).commandTimeout(COMMAND_TIMEOUT));
     DistributedCountDownLatch done = idle.countDownLatch("done");
     assertThat(done.trySetCount(2)).isTrue();
     assertThat(redis.redis().pttl("warden:{done}:latch")).isBetween(1L, 2000L);
@@ -121,10 +135,48 @@ class SyncIdleExpiryIT {
   }
 
   @Test
+  void anAwaiterOfALatchFrozenPastTheExpiryFailsInsteadOfPassingIt(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    // the awaiter's looks cannot keep the latch alive while the server is frozen: they fail for a
+    // command timeout first (at most half the expiry), so the awaiter fails before it could find
+    // the latch expired, and so open, though nobody counted it down
+    Warden idle =
+        wardens.create(
+            builder -> builder.synchronizerIdleExpiry(IDLE).commandTimeout(COMMAND_TIMEOUT));
+    DistributedCountDownLatch gate = idle.countDownLatch("gate");
+    assertThat(gate.trySetCount(2)).isTrue();
+    CompletableFuture<Boolean> awaiter =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return gate.await(30, TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+              }
+            });
+    await().until(() -> redis.redis().hexists("warden:{gate}:latch", "#w"));
+    redis.pause(IDLE.plusSeconds(1));
+
+    assertThat(awaiter)
+        .failsWithin(Duration.ofSeconds(20))
+        .withThrowableOfType(ExecutionException.class)
+        .withCauseInstanceOf(WardenException.class)
+        .withMessageContaining("count-down latch 'gate': await failed");
+    // once the server resumes (by itself, after the expiry), the latch has expired: open
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .ignoreExceptions()
+        .until(() -> gate.getCount() == 0 && redis.redis().exists("warden:{gate}:latch") == 0);
+  }
+
+  @Test
   void aLeasedSemaphoreLivesUntilItsLastLeaseEndsPlusTheExpiry(
       RedisServer redis, WardenFactory wardens) throws Exception {
     Duration idle = Duration.ofSeconds(3); // longer: this test's steps must each fit in it
-    Warden warden = wardens.create(builder -> builder.synchronizerIdleExpiry(idle));
+    Warden warden =
+        wardens.create(
+            builder -> builder.synchronizerIdleExpiry(idle).commandTimeout(COMMAND_TIMEOUT));
     LeasedSemaphore exports = warden.leasedSemaphore("exports");
     assertThat(exports.trySetPermits(2)).isTrue();
     assertThat(redis.redis().pttl("warden:{exports}:leased-semaphore")).isBetween(1L, 3000L);
@@ -145,6 +197,46 @@ class SyncIdleExpiryIT {
         .until(() -> redis.redis().exists("warden:{exports}:leased-semaphore") == 0);
     assertThat(exports.availablePermits()).isZero();
     assertThat(exports.trySetPermits(1)).as("set again, as a new semaphore").isTrue();
+  }
+
+  @Test
+  void aGrantGivenBackAfterItsSemaphoreExpiredLeavesASemaphoreThatExpires(RedisServer redis) {
+    // a waiter's attempt took 2 permits, its reply was lost, and its client stayed away past the
+    // expiry (shorter than the attempt's marker's life): the semaphore expired; the acquisition's
+    // leave then gives the grant back
+    RedisCommands<String, String> r = redis.redis();
+    String permits = "warden:{gone}:semaphore";
+    String marker = "warden:{gone}:semaphore:op:w1";
+    assertThat(semaphoreUpdate(r, "set", 2, "", "warden:{gone}:semaphore:op:s1"))
+        .containsExactly(1L, 2L, 2L);
+    assertThat(semaphoreUpdate(r, "wait", 2, "2:w1", marker)).containsExactly(1L, 2L, 0L);
+    r.pexpire(permits, 1);
+    await().atMost(Duration.ofSeconds(5)).until(() -> r.exists(permits) == 0);
+
+    assertThat(semaphoreUpdate(r, "leave", 0, "2:w1", marker)).containsExactly(1L, 2L, 2L);
+    assertThat(r.pttl(permits))
+        .as("the given-back permits live the idle expiry, as any other change's")
+        .isBetween(1L, IDLE.toMillis());
+  }
+
+  private static List<Object> semaphoreUpdate(
+      RedisCommands<String, String> redis, String op, long permits, String entry, String marker) {
+    return LuaScripts.run(
+        redis,
+        "semaphore-update",
+        new String[] {
+          "warden:{gone}:semaphore",
+          "warden:{gone}:semaphore:queue",
+          "warden:{gone}:semaphore:deadlines",
+          marker
+        },
+        op,
+        Long.toString(permits),
+        entry,
+        "2000",
+        "10000",
+        "warden:{gone}:semaphore:released",
+        Long.toString(IDLE.toMillis()));
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.warden.internal.redis;
 
+import java.util.List;
 import java.util.regex.Pattern;
 
 /**
@@ -30,8 +31,8 @@ public record Namespace(String prefix, String head) {
    * The namespace of a key prefix.
    *
    * @throws IllegalArgumentException naming {@code keyPrefix} and its value if it is null, empty,
-   *     longer than {@value #MAX_PREFIX_LENGTH} characters, or holds anything but letters, digits
-   *     and {@code . _ - /}, in segments joined by single colons
+   *     longer than {@value #MAX_PREFIX_LENGTH} characters, holds anything but letters, digits and
+   *     {@code . _ - /}, in segments joined by single colons, or has a segment {@code warden}
    */
   public static Namespace of(String keyPrefix) {
     if (keyPrefix == null
@@ -43,6 +44,16 @@ public record Namespace(String prefix, String head) {
               + " letters, digits and . _ - /, in segments joined by single colons (no braces,"
               + " blanks or glob characters; no leading or trailing colon): "
               + (keyPrefix == null ? "null" : "\"" + shown(keyPrefix) + "\""));
+    }
+    // P:warden:* covers the keys of a prefix P:warden or P:warden:Q (P:warden:warden:{NAME}...),
+    // and warden:* those of warden or warden:Q: with no segment 'warden', no namespace's pattern
+    // (its ACL rule) covers another's keys or channels
+    if (List.of(keyPrefix.split(":")).contains("warden")) {
+      throw new IllegalArgumentException(
+          "keyPrefix must not have a segment 'warden' (its keys would fall under the ACL pattern"
+              + " of a shorter prefix, or of none): \""
+              + keyPrefix
+              + "\"");
     }
     return new Namespace(keyPrefix, keyPrefix + ":" + DEFAULT.head);
   }

@@ -89,6 +89,7 @@ if op == 'leave' then
   if missed > 0 then
     redis.call('DEL', marker)
     redis.call('INCRBY', permits, missed)
+    keep() -- INCRBY makes the key if the semaphore expired while the grant was in doubt
   end
   local available = free()
   wake(available)

@@ -39,6 +39,45 @@ class NamespaceTest {
   }
 
   @Test
+  void aPrefixWithASegmentWardenIsRefusedSoThatNoNamespacesPatternCoversAnothers() {
+    // ~billing:warden:* would cover billing:warden:warden:{orders}:lock, the keys of the prefix
+    // billing:warden; ~warden:* (no prefix) those of the prefix warden
+    for (String prefix :
+        List.of("warden", "billing:warden", "billing:warden:eu", "warden:billing")) {
+      assertThatThrownBy(() -> Namespace.of(prefix))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage(
+              "keyPrefix must not have a segment 'warden' (its keys would fall under the ACL"
+                  + " pattern of a shorter prefix, or of none): \""
+                  + prefix
+                  + "\"");
+    }
+    assertThat(Namespace.of("wardens:billing-warden:warden2").head())
+        .isEqualTo("wardens:billing-warden:warden2:warden:");
+  }
+
+  @Test
+  void noNamespacesPatternCoversAnothersKeys() {
+    List<Namespace> namespaces =
+        List.of(
+            Namespace.DEFAULT,
+            Namespace.of("billing"),
+            Namespace.of("billing:eu"),
+            Namespace.of("billing:wardens"),
+            Namespace.of("wardens"),
+            Namespace.of("b"));
+    for (Namespace mine : namespaces) {
+      for (Namespace other : namespaces) {
+        String key = other.key("orders", "lock");
+        String head = mine.pattern().substring(0, mine.pattern().length() - 1);
+        assertThat(key.startsWith(head))
+            .as("%s covers %s", mine.pattern(), key)
+            .isEqualTo(mine.equals(other));
+      }
+    }
+  }
+
+  @Test
   void theRuleOfANamespaceConfinesKeysAndChannelsToIt() {
     String rule = Permissions.singleServerRule(Namespace.of("billing"));
     assertThat(rule)

@@ -5,6 +5,7 @@ import static dev.warden.it.model.ReentrantProtocol.number;
 import dev.warden.internal.base.Settings;
 import dev.warden.it.model.Step.Op;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,6 +19,13 @@ import java.util.Set;
  * change (the same for its retries), a waiter id per acquisition (its attempts and its leave send
  * the same), a random permit id per leased acquisition. The model keeps what each thread holds and
  * checks after every step that no permit was created or lost and no lease leaked.
+ *
+ * <p>The scripts run with an idle expiry ({@code synchronizerIdleExpiry}), longer than any sequence
+ * lasts, so nothing expires by itself: the step {@link Op#IDLE} is the expiry (everybody stays away
+ * longer than it, while the operations' markers, which live longer, stay) or a quarter of it
+ * passes, and after every step the model checks that each key has an expiry, that the last call
+ * that keeps a key alive set it to the full idle expiry, and that a leased semaphore outlives every
+ * live lease.
  */
 final class Permits {
   private static final String S = "warden:{S}:semaphore";
@@ -25,8 +33,19 @@ final class Permits {
   private static final String LATCH = "warden:{D}:latch";
   private static final String MARKER_MILLIS = "15000";
 
-  /** The scripts' idle expiry argument: none (the builder's default). */
-  private static final String NO_IDLE_EXPIRY = "0";
+  /** The scripts' idle expiry: longer than a sequence lasts; only {@link Op#IDLE} expires. */
+  private static final long IDLE_MILLIS = 600_000;
+
+  private static final String IDLE = Long.toString(IDLE_MILLIS);
+
+  /**
+   * updateLeaseTime's lease: longer than a lease acquired plus the idle expiry, so a renewal that
+   * did not keep its semaphore alive would leave the lease outliving it.
+   */
+  private static final String RENEWED_LEASE = "900000";
+
+  /** What the clock may drift between the model's reading and the script's, ms. */
+  private static final long SLACK_MILLIS = 500;
 
   /** A waiting acquisition: its waiter (or permit) id, the permits it asks for, its doubt. */
   private record Waiting(String id, int permits, boolean inDoubt) {}
@@ -42,6 +61,10 @@ final class Permits {
   private final Set<String> disturbed = new HashSet<>();
   private final Set<String> revived = new HashSet<>();
   private Map<String, Wire.Saved> snapshot;
+  // when a script that keeps the key alive for the full idle expiry last ran (System.nanoTime()
+  // before the call), by key; as of the snapshot, for a rewind
+  private final Map<String, Long> kept = new HashMap<>();
+  private Map<String, Long> keptAtSnapshot = Map.of();
 
   Permits(Wire wire) {
     this.wire = wire;
@@ -64,9 +87,9 @@ final class Permits {
                                 ? Op.RENEW
                                 : roll < 82
                                     ? Op.EXPIRE
-                                    : roll < 86
+                                    : roll < 87
                                         ? Op.COUNT_DOWN
-                                        : roll < 93 ? Op.SNAPSHOT : Op.REWIND;
+                                        : roll < 92 ? Op.IDLE : roll < 96 ? Op.SNAPSHOT : Op.REWIND;
     return new Step(op, random.nextInt(2), client, thread, variant);
   }
 
@@ -120,8 +143,7 @@ final class Permits {
         }
         String id = mine.get(s.variant() % mine.size());
         List<Object> reply =
-            wire.run(
-                "leased-semaphore-renew", List.of(P + ":leases", P), id, "60000", NO_IDLE_EXPIRY);
+            wire.run("leased-semaphore-renew", List.of(P + ":leases", P), id, RENEWED_LEASE, IDLE);
         if (number(reply, 0) != 1) {
           mine.remove(id); // updateLeaseTime is false: the lease ran out
         }
@@ -138,14 +160,18 @@ final class Permits {
         return "the lease of permit " + id + " runs out";
       }
       case COUNT_DOWN -> {
+        if (s.variant() % 3 == 1) {
+          return look();
+        }
         String marker = marker(LATCH, newId());
+        kept.put(LATCH, System.nanoTime());
         List<Object> reply =
             wire.run(
                 "latch-count-down",
                 List.of(LATCH, marker),
                 LATCH + ":released",
                 MARKER_MILLIS,
-                NO_IDLE_EXPIRY);
+                IDLE);
         if (s.variant() % 3 == 0) {
           reply =
               wire.run(
@@ -153,15 +179,19 @@ final class Permits {
                   List.of(LATCH, marker),
                   LATCH + ":released",
                   MARKER_MILLIS,
-                  NO_IDLE_EXPIRY);
+                  IDLE);
         }
         if (number(reply, 0) == 1 && latchCount > 0) {
           latchCount--;
         }
         return "countDown()" + (s.variant() % 3 == 0 ? " [LOST_RETRY]" : "");
       }
+      case IDLE -> {
+        return s.variant() % 2 == 0 ? age() : idle();
+      }
       case SNAPSHOT -> {
         snapshot = wire.snapshot();
+        keptAtSnapshot = Map.copyOf(kept);
         return "SAVE (snapshot)";
       }
       case REWIND -> {
@@ -188,15 +218,17 @@ final class Permits {
       return "semaphore.trySetPermits(" + amount + ")";
     }
     if (s.variant() % 2 == 0) {
+      long at = System.nanoTime();
       List<Object> reply =
           wire.run(
               "latch-set",
               List.of(LATCH, marker(LATCH, id)),
               Integer.toString(amount),
               MARKER_MILLIS,
-              NO_IDLE_EXPIRY);
+              IDLE);
       if (number(reply, 0) == 1) {
         latchCount = amount;
+        kept.put(LATCH, at);
       }
       return "latch.trySetCount(" + amount + ")";
     }
@@ -208,7 +240,7 @@ final class Permits {
             Integer.toString(amount),
             MARKER_MILLIS,
             P + ":released",
-            NO_IDLE_EXPIRY);
+            IDLE);
     if (number(reply, 0) == 1) {
       leasedTotal += amount;
     }
@@ -216,6 +248,7 @@ final class Permits {
   }
 
   private List<Object> semaphore(String op, long amount, String entry, String marker) {
+    kept.put(S, System.nanoTime()); // every call keeps the semaphore alive
     return wire.run(
         "semaphore-update",
         List.of(S, S + ":queue", S + ":deadlines", marker),
@@ -225,7 +258,7 @@ final class Permits {
         Long.toString(Settings.SEMAPHORE_ENTRY_LEASE_MILLIS),
         MARKER_MILLIS,
         S + ":released",
-        NO_IDLE_EXPIRY);
+        IDLE);
   }
 
   private String acquire(String owner, Step s, String waiterId) {
@@ -319,6 +352,8 @@ final class Permits {
   }
 
   private List<Object> leasedCall(String id, boolean waits) {
+    kept.put(P, System.nanoTime()); // every acquisition's call keeps the semaphore alive
+    kept.put(P + ":leases", System.nanoTime());
     return wire.run(
         "leased-semaphore-acquire",
         List.of(P, P + ":leases"),
@@ -328,7 +363,7 @@ final class Permits {
         "0",
         Long.toString(Settings.UNSET_MARK_MILLIS),
         P + ":released",
-        NO_IDLE_EXPIRY);
+        IDLE);
   }
 
   /** An acquisition's give-back of a permit, sent once: under a marker of its own. */
@@ -344,7 +379,7 @@ final class Permits {
         id,
         P + ":released",
         MARKER_MILLIS,
-        NO_IDLE_EXPIRY);
+        IDLE);
   }
 
   private String leasedRelease(String owner, Step s) {
@@ -371,6 +406,113 @@ final class Permits {
     return owner + " leasedSemaphore.release(" + id + ")" + fault(s.releaseFault());
   }
 
+  /** An awaiter's look at the latch: it finds it open exactly when its count is zero. */
+  private String look() {
+    kept.put(LATCH, System.nanoTime());
+    List<Object> reply = wire.run("latch-await", List.of(LATCH), "", IDLE);
+    if ((number(reply, 0) == 1) != (latchCount == 0)) {
+      throw new Violation(
+          "latch",
+          "an awaiter finds the latch "
+              + (latchCount == 0 ? "closed" : "open")
+              + " at count "
+              + latchCount);
+    }
+    return "latch.await() looks";
+  }
+
+  /**
+   * A quarter of the idle expiry passes for the semaphore and the latch (not for the leased
+   * semaphore, whose leases would have to age with it), so that a call that should keep one alive
+   * and does not leaves it short of the full expiry.
+   */
+  private String age() {
+    long quarter = IDLE_MILLIS / 4;
+    for (String key : List.of(S, LATCH)) {
+      long pttl = wire.redis.pttl(key);
+      if (pttl > quarter + SLACK_MILLIS) {
+        wire.pexpire(key, pttl - quarter);
+        kept.computeIfPresent(key, (k, at) -> at - quarter * 1_000_000);
+      }
+    }
+    return "a quarter of the idle expiry passes";
+  }
+
+  /**
+   * Nobody uses the objects for longer than the idle expiry, while the operations' markers (which
+   * live longer) stay: the semaphore and the latch expire (a semaphore's permits taken or in doubt
+   * stay with their holders, its free ones are gone: as if never set); the leased semaphore expires
+   * only if no lease is live (it lives until its last lease ends plus the expiry).
+   */
+  private String idle() {
+    StringBuilder gone = new StringBuilder();
+    if (wire.redis.exists(S) == 1) {
+      wire.expireNow(S);
+      gone.append(" semaphore");
+    }
+    total = heldPermits() + doubt();
+    if (wire.redis.exists(LATCH) == 1) {
+      wire.expireNow(LATCH);
+      gone.append(" latch");
+    }
+    latchCount = 0;
+    if (liveLeases().isEmpty() && wire.redis.exists(P, P + ":leases") > 0) {
+      wire.expireNow(P);
+      wire.expireNow(P + ":leases");
+      leasedTotal = 0;
+      gone.append(" leased-semaphore");
+    }
+    return "idle past the expiry:" + (gone.length() == 0 ? " nothing expires" : gone + " expire");
+  }
+
+  /** The idle expiry's invariants (see the class comment). */
+  private void checkExpiry() {
+    long now = wire.serverMillis();
+    long lastLeaseEnds = now;
+    for (io.lettuce.core.ScoredValue<String> lease :
+        wire.redis.zrangebyscoreWithScores(
+            P + ":leases", io.lettuce.core.Range.create(now + 1, Double.MAX_VALUE))) {
+      lastLeaseEnds = Math.max(lastLeaseEnds, (long) lease.getScore());
+    }
+    for (String key : List.of(S, LATCH, P, P + ":leases")) {
+      long pttl = wire.redis.pttl(key);
+      if (pttl == -2) {
+        continue;
+      }
+      if (pttl == -1) {
+        throw new Violation("idle", "key " + key + " has no expiry under an idle expiry");
+      }
+      Long at = kept.get(key);
+      long since = at == null ? Long.MAX_VALUE : (System.nanoTime() - at) / 1_000_000;
+      if (at != null && pttl < IDLE_MILLIS - since - SLACK_MILLIS) {
+        throw new Violation(
+            "idle",
+            "key "
+                + key
+                + " expires in "
+                + pttl
+                + " ms, "
+                + since
+                + " ms after a call that keeps it alive for "
+                + IDLE_MILLIS);
+      }
+      if ((key.equals(S) || key.equals(LATCH)) && pttl > IDLE_MILLIS) {
+        throw new Violation("idle", "key " + key + " expires in " + pttl + " ms, past the expiry");
+      }
+      if (key.startsWith(P) && pttl < lastLeaseEnds - now) {
+        throw new Violation(
+            "idle",
+            "key "
+                + key
+                + " expires in "
+                + pttl
+                + " ms, before a live lease ends ("
+                + (lastLeaseEnds - now)
+                + " ms)");
+      }
+    }
+  }
+
   private static String fault(Clients.Fault fault) {
     return fault == Clients.Fault.NONE ? "" : " [" + fault + "]";
   }
@@ -378,6 +520,8 @@ final class Permits {
   /** After a restart from the snapshot: the counts start again from what Redis now has. */
   private void rewind() {
     wire.restore(snapshot);
+    kept.clear();
+    kept.putAll(keptAtSnapshot); // the keys came back with the expiries they had then
     total = free() + heldPermits() + doubt();
     leasedTotal = leasedFree() + wire.redis.zcard(P + ":leases");
     leases.values().forEach(disturbed::addAll);
@@ -427,6 +571,7 @@ final class Permits {
   }
 
   void check() {
+    checkExpiry();
     long doubt = doubt();
     Set<String> pending = new HashSet<>();
     parked.values().forEach(w -> pending.add(w.id()));

@@ -26,7 +26,8 @@ record Step(Op op, int target, int client, int thread, int variant) {
     SIGNAL,
     WAKE,
     SET,
-    COUNT_DOWN
+    COUNT_DOWN,
+    IDLE
   }
 
   String owner() {

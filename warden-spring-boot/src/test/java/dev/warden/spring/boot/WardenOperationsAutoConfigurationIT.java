@@ -68,7 +68,8 @@ class WardenOperationsAutoConfigurationIT {
         .withPropertyValues(
             "warden.uri=" + redis.uri(),
             "warden.key-prefix=billing",
-            "warden.synchronizer-idle-expiry=5s")
+            "warden.synchronizer-idle-expiry=5s",
+            "warden.command-timeout=2s") // the expiry must be at least twice it
         .run(
             context -> {
               LockHandle held =
