@@ -472,10 +472,11 @@ public final class Warden implements AutoCloseable {
      * lease, and handles whose lease was set by {@code extend}, are not renewed, so the limit does
      * not apply to them. Default: none (renewed for as long as held).
      *
-     * @param maxHoldTime how long a hold is renewed at most; at least the watchdog timeout
+     * @param maxHoldTime how long a hold is renewed at most; at least the watchdog timeout, at most
+     *     100 years
      * @return this builder
-     * @throws IllegalArgumentException if it is null or below 30 ms; {@link #build()} throws it if
-     *     it is below the watchdog timeout
+     * @throws IllegalArgumentException if it is null, below 30 ms or above 100 years; {@link
+     *     #build()} throws it if it is below the watchdog timeout
      * @since 0.2
      */
     public Builder maxHoldTime(Duration maxHoldTime) {

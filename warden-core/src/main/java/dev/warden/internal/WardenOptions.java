@@ -27,6 +27,12 @@ public final class WardenOptions {
 
   private static final Duration MIN_SYNC_IDLE_EXPIRY = Duration.ofSeconds(1);
 
+  /**
+   * The longest maximum hold time: the lease keeper adds it to a hold's start on the monotonic
+   * clock, in nanoseconds, which a longer one overflows (from about 292 years).
+   */
+  private static final Duration MAX_HOLD_TIME = Duration.ofDays(36_500);
+
   /** The shortest command timeout and recheck interval. */
   private static final Duration MIN_INTERVAL = Duration.ofMillis(1);
 
@@ -99,7 +105,12 @@ public final class WardenOptions {
 
   /** Bounds how long the lease keeper renews a hold; checked against the watchdog at the start. */
   public void maxHoldTime(Duration maxHoldTime) {
-    this.maxHoldTime = Args.atLeast("maxHoldTime", maxHoldTime, MIN_WATCHDOG_TIMEOUT);
+    Args.atLeast("maxHoldTime", maxHoldTime, MIN_WATCHDOG_TIMEOUT);
+    if (maxHoldTime.compareTo(MAX_HOLD_TIME) > 0) {
+      throw new IllegalArgumentException(
+          "maxHoldTime must be at most 100 years (" + MAX_HOLD_TIME + "): " + maxHoldTime);
+    }
+    this.maxHoldTime = maxHoldTime;
   }
 
   /** Lets idle semaphores and latches expire; checked against the recheck interval at the start. */

@@ -41,6 +41,19 @@ class WardenOptionsTest {
   }
 
   @Test
+  void aMaxHoldTimeBeyondAHundredYearsIsRefusedNamingIt() {
+    // beyond, its nanoseconds overflow: ArithmeticException at build() from about 292 years, and
+    // below that a hold's start plus the limit could wrap, ending every hold at once
+    for (Duration tooLong :
+        new Duration[] {Duration.ofDays(36_501), ChronoUnit.FOREVER.getDuration()}) {
+      assertThatThrownBy(() -> new WardenOptions().maxHoldTime(tooLong))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("maxHoldTime must be at most 100 years (PT876000H): " + tooLong);
+    }
+    new WardenOptions().maxHoldTime(Duration.ofDays(36_500));
+  }
+
+  @Test
   void anIdleExpiryBelowTwiceTheCommandTimeoutIsRefusedBeforeConnecting() {
     // a call retried after a lost reply runs up to two command timeouts after its first run; its
     // replay answers 'done' (its marker is there) even if what it set has expired since:
