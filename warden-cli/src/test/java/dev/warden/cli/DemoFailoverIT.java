@@ -5,7 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * {@code warden demo --sentinel --failover} and {@code --cluster --failover}, as
@@ -22,24 +23,17 @@ class DemoFailoverIT {
     return Main.run(args, both, both);
   }
 
-  @Test
-  void onSentinelTheCountIsExactAcrossAFailoverThatLosesNoWrite() {
-    assertThat(run("demo", "--sentinel", "--failover", "--workers", "2", "--seconds", "6"))
+  @ParameterizedTest
+  @CsvSource({
+    "--sentinel, 'Failover: SENTINEL FAILOVER once the replicas had every write'",
+    "--cluster, 'Failover: CLUSTER FAILOVER of the shard serving'"
+  })
+  void theCountIsExactAcrossAFailoverThatLosesNoWrite(String deployment, String failover) {
+    assertThat(run("demo", deployment, "--failover", "--workers", "2", "--seconds", "6"))
         .as(output.toString(UTF_8))
         .isZero();
     assertThat(output.toString(UTF_8))
-        .contains("Failover: SENTINEL FAILOVER once the replicas had every write")
-        .contains("VERDICT: PASS")
-        .doesNotContain("leases lost");
-  }
-
-  @Test
-  void onAClusterTheCountIsExactAcrossAGracefulFailover() {
-    assertThat(run("demo", "--cluster", "--failover", "--workers", "2", "--seconds", "6"))
-        .as(output.toString(UTF_8))
-        .isZero();
-    assertThat(output.toString(UTF_8))
-        .contains("Failover: CLUSTER FAILOVER of the shard serving")
+        .contains(failover)
         .contains("VERDICT: PASS")
         .doesNotContain("leases lost");
   }
