@@ -21,12 +21,23 @@ import java.util.concurrent.TimeUnit;
  * plain semaphore's next epoch ({@link ChaosEpochs}); the next pause starts then. Before each fault
  * it waits until the deployment is back in the shape faults start from ({@link
  * ChaosDeployment#awaitReady}), so on Sentinel, which converts a failed-over master into a replica
- * some 10 s on, faults come further apart.
+ * some 10 s on, faults come further apart. A fault that fails part-way (a failover the sentinels do
+ * not complete in time) is logged as {@link #FAILED}, a fault that may have lost data, and the run
+ * goes on; {@link #MAX_FAILED_IN_A_ROW} in a row end the injection with a failure.
  *
  * <p>Thread-safe: {@link #stop}, {@link #failures} and {@link #quietEpoch} may be called from any
  * thread.
  */
 final class ChaosFaults {
+  /**
+   * The kind logged for a fault that failed part-way (its own kind is not known then); it counts as
+   * one that may have lost data, so the checker lets it explain a lost lease during and after it.
+   */
+  static final String FAILED = "failed-fault";
+
+  /** Faults failing in a row after which the injector gives up (a violation: the run is void). */
+  static final int MAX_FAILED_IN_A_ROW = 3;
+
   private final ChaosDeployment deployment;
   private final List<Long> workerPids;
   private final Random random;
@@ -37,6 +48,7 @@ final class ChaosFaults {
   private final List<String> failures = Collections.synchronizedList(new ArrayList<>());
   private final Thread thread;
   private boolean quiet = true; // no fault that may have lost data since the epoch began
+  private int failedInARow; // faults that failed since the last one that did not; injector only
 
   private ChaosFaults(
       ChaosDeployment deployment,
@@ -135,7 +147,22 @@ final class ChaosFaults {
               worker + 1,
               "SIGSTOP " + ChaosDeployment.PAST_THE_LEASE.toMillis() + " ms");
         } else {
-          ChaosDeployment.Outcome outcome = deployment.injectOne(random);
+          ChaosDeployment.Outcome outcome;
+          try {
+            outcome = deployment.injectOne(random);
+            failedInARow = 0;
+          } catch (RuntimeException failed) {
+            if (++failedInARow >= MAX_FAILED_IN_A_ROW) {
+              throw failed;
+            }
+            // it may have done part of its work (a failover the sentinels did not complete), so it
+            // is logged as a fault that may have lost data: it explains what happened meanwhile
+            err.println(
+                "warden chaos: a fault failed; going on once the deployment is back: " + failed);
+            outcome =
+                new ChaosDeployment.Outcome(
+                    FAILED, ChaosDeployment.Data.REWOUND, 0, "failed: " + failed.getMessage());
+          }
           data = outcome.data();
           kind = outcome.kind();
           log.writeAt(
