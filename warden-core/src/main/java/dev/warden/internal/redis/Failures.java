@@ -94,10 +94,7 @@ public final class Failures {
    * server that really closes the connection gives the same answer again on the next attempt.
    */
   public static boolean isHandshakeCauseLost(Throwable failure) {
-    Throwable root = unwrap(failure);
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
+    Throwable root = root(unwrap(failure));
     String message = String.valueOf(root.getMessage());
     return (root instanceof RedisConnectionException
             && message.equals("Connection closed prematurely"))
@@ -111,10 +108,7 @@ public final class Failures {
    */
   public static String connectReason(Throwable failure) {
     Throwable t = unwrap(failure);
-    Throwable root = t;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
+    Throwable root = root(t);
     String message = Redaction.redact(String.valueOf(t.getMessage()));
     String rootMessage = Redaction.redact(String.valueOf(root.getMessage()));
     if (Permissions.isRefusal(rootMessage)) {
@@ -126,5 +120,14 @@ public final class Failures {
     }
     String tls = TlsFailures.explain(t);
     return tls != null ? tls + " (" + message + ")" : message;
+  }
+
+  /** The last cause in {@code failure}'s chain (itself if it has none). */
+  private static Throwable root(Throwable failure) {
+    Throwable root = failure;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root;
   }
 }
