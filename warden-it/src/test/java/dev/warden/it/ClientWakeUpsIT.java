@@ -120,6 +120,30 @@ class ClientWakeUpsIT {
   }
 
   @Test
+  void clientsOfEitherModeWakeEachOther(WardenFactory wardens) throws Exception {
+    Warden fromClient = wardens.create();
+    Warden fromScripts = wardens.create(builder -> builder.wakeUps(WakeUps.FROM_SCRIPTS));
+    handOver(fromClient, fromScripts, "client-to-scripts");
+    handOver(fromScripts, fromClient, "scripts-to-client");
+  }
+
+  /** One holds, the other waits (its recheck a minute away) and gets the lock once released. */
+  private static void handOver(Warden holding, Warden waiting, String name) throws Exception {
+    DistributedLock holder = holding.lock(name);
+    DistributedLock waiter = waiting.lock(name);
+    holder.lock();
+    CompletableFuture<Void> waited =
+        CompletableFuture.runAsync(
+            () -> {
+              waiter.lock();
+              waiter.unlock();
+            });
+    Awaitility.await().until(() -> waiting.stats().subscriptions() == 1);
+    holder.unlock();
+    waited.get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
   void theRecordingTwinRepliesWithItsWakeUpsThenTheScriptsReplyWhateverItsShape(RedisServer redis) {
     assertThat(twin(redis, "return {1, 'a', 2}"))
         .isEqualTo(List.of(List.of("ch", "m"), List.of(1L, "a", 2L)));
