@@ -70,16 +70,36 @@ public final class DeploymentReport {
 
   private final String deployment;
   private final List<Check> checks;
+  private final WakeUps wakeUps;
+
+  /**
+   * Creates a report whose wake-ups are published by the scripts.
+   *
+   * @param deployment the deployment checked, without credentials
+   * @param checks the checks, in the order they are reported
+   */
+  public DeploymentReport(String deployment, List<Check> checks) {
+    this(deployment, checks, WakeUps.FROM_SCRIPTS);
+  }
 
   /**
    * Creates a report.
    *
    * @param deployment the deployment checked, without credentials
    * @param checks the checks, in the order they are reported
+   * @param wakeUps who publishes wake-ups there: {@link WakeUps#FROM_SCRIPTS} or {@link
+   *     WakeUps#FROM_CLIENT}
+   * @throws IllegalArgumentException if {@code wakeUps} is {@link WakeUps#AUTO} (a report says what
+   *     was chosen)
+   * @since 0.2
    */
-  public DeploymentReport(String deployment, List<Check> checks) {
+  public DeploymentReport(String deployment, List<Check> checks, WakeUps wakeUps) {
     this.deployment = Objects.requireNonNull(deployment, "deployment");
     this.checks = List.copyOf(checks);
+    this.wakeUps = Objects.requireNonNull(wakeUps, "wakeUps");
+    if (wakeUps == WakeUps.AUTO) {
+      throw new IllegalArgumentException("wakeUps must be FROM_SCRIPTS or FROM_CLIENT: AUTO");
+    }
   }
 
   /**
@@ -89,6 +109,20 @@ public final class DeploymentReport {
    */
   public String deployment() {
     return deployment;
+  }
+
+  /**
+   * Returns who publishes wake-ups on this deployment, as {@link Warden.Builder#build()} would run
+   * there: {@link WakeUps#FROM_SCRIPTS}, or {@link WakeUps#FROM_CLIENT} when it was asked for, or
+   * when {@link WakeUps#AUTO} found {@code PUBLISH} refused inside scripts and allowed to the
+   * client. When neither is allowed the report refuses it (see {@link #refused()}) and this is the
+   * mode that was asked for ({@code FROM_SCRIPTS} for {@code AUTO}).
+   *
+   * @return {@link WakeUps#FROM_SCRIPTS} or {@link WakeUps#FROM_CLIENT}, never {@code AUTO}
+   * @since 0.2
+   */
+  public WakeUps wakeUps() {
+    return wakeUps;
   }
 
   /**
@@ -119,7 +153,7 @@ public final class DeploymentReport {
   }
 
   /**
-   * Returns the report: the deployment, then one line per check.
+   * Returns the report: the deployment, then one line per check, then who publishes wake-ups.
    *
    * @return the report's text
    */
@@ -129,6 +163,12 @@ public final class DeploymentReport {
     for (Check check : checks) {
       text.append("  ").append(check).append('\n');
     }
+    text.append("  wake-ups: ")
+        .append(
+            wakeUps == WakeUps.FROM_CLIENT
+                ? "published by the client after each script (WakeUps.FROM_CLIENT)"
+                : "published by the scripts (WakeUps.FROM_SCRIPTS)")
+        .append('\n');
     return text.toString();
   }
 }

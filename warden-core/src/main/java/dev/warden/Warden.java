@@ -559,6 +559,21 @@ public final class Warden implements AutoCloseable {
     }
 
     /**
+     * Sets who publishes the wake-ups that tell waiting clients to try again (see {@link WakeUps}).
+     * Default {@link WakeUps#AUTO}: the scripts, or the client where the deployment refuses {@code
+     * PUBLISH} inside scripts ({@link #check()} reports which).
+     *
+     * @param wakeUps who publishes them
+     * @return this builder
+     * @throws IllegalArgumentException if it is null
+     * @since 0.2
+     */
+    public Builder wakeUps(WakeUps wakeUps) {
+      options.wakeUps(wakeUps);
+      return this;
+    }
+
+    /**
      * Connects and returns the {@link Warden}.
      *
      * @return a connected {@code Warden}; close it when done
@@ -579,14 +594,15 @@ public final class Warden implements AutoCloseable {
      * there, disconnects and returns the report ({@code warden doctor} prints it). {@code build()}
      * runs the same checks after connecting, in one round trip, and throws {@link WardenException}
      * naming each refused one: scripts ({@code EVALSHA}/{@code EVAL}); {@code TIME} and the wake-up
-     * publish ({@code PUBLISH}, {@code SPUBLISH} on a cluster) from a script; on a cluster {@code
-     * CLUSTER MYID} and {@code CLUSTER INFO} from a script; every command of Warden's scripts under
-     * the user's ACL; the wake-up subscription ({@code SUBSCRIBE}/{@code SSUBSCRIBE}); {@code WAIT}
-     * under a replication policy other than {@link Replication#none()}; and one writable master
-     * ({@code INFO replication}: a KeyDB active replica or a read-only replica is refused); and the
-     * on-Redis data format (a newer Warden's data that this version would misread is refused:
-     * docs/operations.md, "Upgrades"). {@code build()} records this version's format in the
-     * deployment's format marker; this check only reads it.
+     * publish ({@code PUBLISH}, {@code SPUBLISH} on a cluster) from a script (or, under {@link
+     * WakeUps#FROM_CLIENT} or where {@link WakeUps#AUTO} falls back to it, from the client); on a
+     * cluster {@code CLUSTER MYID} and {@code CLUSTER INFO} from a script; every command of
+     * Warden's scripts under the user's ACL; the wake-up subscription ({@code SUBSCRIBE}/{@code
+     * SSUBSCRIBE}); {@code WAIT} under a replication policy other than {@link Replication#none()};
+     * and one writable master ({@code INFO replication}: a KeyDB active replica or a read-only
+     * replica is refused); and the on-Redis data format (a newer Warden's data that this version
+     * would misread is refused: docs/operations.md, "Upgrades"). {@code build()} records this
+     * version's format in the deployment's format marker; this check only reads it.
      *
      * @return the report; {@link DeploymentReport#ok()} tells whether {@code build()} would succeed
      * @throws IllegalStateException if neither a URI nor cluster seeds were set, or both were

@@ -10,8 +10,9 @@ import java.util.Set;
  * {@code warden doctor --uri URI [--cluster] [--key-prefix P]}: prints what a deployment allows of
  * what Warden needs there (under the key prefix, if given: the probe's key and channel are in it),
  * the same checks {@code Warden.Builder.build()} makes ({@code Warden.Builder.check()}): each
- * capability ok, refused (with the server's words and what to do) or not checked. Never prints a
- * password.
+ * capability ok, refused (with the server's words and what to do) or not checked, then who would
+ * publish wake-ups ({@code WakeUps.AUTO}'s choice: the client where scripts may not). Never prints
+ * a password.
  */
 final class Doctor {
   private Doctor() {}

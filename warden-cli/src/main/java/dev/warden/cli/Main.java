@@ -39,7 +39,8 @@ public final class Main {
                    cluster) from a script, the scripts' commands under your ACL user,
                    SUBSCRIBE (SSUBSCRIBE), CLUSTER MYID/INFO on a cluster, one writable
                    master. Prints each as ok, refused (the server's words, what to do)
-                   or not checked; exit status 1 if one is refused.
+                   or not checked, then who would publish wake-ups (the client, where
+                   scripts may not); exit status 1 if one is refused.
                      --uri URI      Redis to check (default %s)
                      --cluster      the URI lists seeds of a Redis Cluster
                      --key-prefix P checks under P:warden: (keyPrefix; the ACL user's

@@ -53,6 +53,7 @@ class DoctorIT {
         .contains("  SUBSCRIBE (wake-ups): ok")
         .contains("  one writable master (INFO replication): ok")
         .contains("  on-Redis data format: ok")
+        .contains("  wake-ups: published by the scripts (WakeUps.FROM_SCRIPTS)\n")
         .contains("verdict: Warden can work here")
         .doesNotContain(PASSWORD);
   }

@@ -2,6 +2,7 @@ package dev.warden.internal;
 
 import dev.warden.Replication;
 import dev.warden.TlsOptions;
+import dev.warden.WakeUps;
 import dev.warden.Warden;
 import dev.warden.WardenListener;
 import dev.warden.internal.base.Args;
@@ -49,6 +50,7 @@ public final class WardenOptions {
   private Duration syncIdleExpiry; // null: semaphores and latches never expire
   private RedisCredentialsProvider credentials; // null: the URIs' own
   private ClientResources clientResources; // null: Warden's own
+  private WakeUps wakeUps = WakeUps.AUTO;
 
   /** Sets the address of one server or of Sentinel's master (a Lettuce URI). */
   public void uri(String redisUri) {
@@ -118,6 +120,15 @@ public final class WardenOptions {
     Args.atLeast("idleExpiry", idleExpiry, MIN_SYNC_IDLE_EXPIRY);
     Args.leaseMillis("idleExpiry", idleExpiry); // at most 10000 years: PEXPIRE takes it exactly
     this.syncIdleExpiry = idleExpiry;
+  }
+
+  /** Chooses who publishes wake-ups; AUTO lets the capability check choose. */
+  public void wakeUps(WakeUps wakeUps) {
+    this.wakeUps = Args.required("wakeUps", wakeUps);
+  }
+
+  WakeUps wakeUps() {
+    return wakeUps;
   }
 
   /** Puts every key and channel under {@code <keyPrefix>:warden:} ({@link Namespace}). */

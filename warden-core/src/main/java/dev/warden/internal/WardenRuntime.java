@@ -8,6 +8,7 @@ import dev.warden.DistributedSemaphore;
 import dev.warden.Leadership;
 import dev.warden.LeasedSemaphore;
 import dev.warden.LockInfo;
+import dev.warden.WakeUps;
 import dev.warden.WardenActivity;
 import dev.warden.WardenException;
 import dev.warden.WardenListener;
@@ -76,13 +77,14 @@ public final class WardenRuntime {
       Owners owners,
       Deployment deployment,
       SystemTimer timer,
-      Namespace namespace) {
+      Namespace namespace,
+      WakeUps wakeUps) {
     Settings settings = setup.settings();
     Clock clock = setup.clock();
     this.deployment = deployment;
     this.timer = timer;
     this.commandTimeoutNanos = settings.commandTimeoutNanos();
-    Scripts scripts = new Scripts(deployment);
+    Scripts scripts = new Scripts(deployment, wakeUps == WakeUps.FROM_CLIENT);
     Calls calls = new Calls(settings, clock, timer, () -> closed);
     this.subscriptions =
         new Subscriptions(deployment.pubSub(), owners.clientId(), timer, clock, settings);
@@ -166,6 +168,7 @@ public final class WardenRuntime {
           Capabilities.probe(
               deployment,
               settings.replication() != null,
+              options.wakeUps(),
               /* record= */ !checkOnly,
               settings.commandTimeoutNanos(),
               options.namespace());
@@ -183,7 +186,15 @@ public final class WardenRuntime {
                     .map(DeploymentReport.Check::toString)
                     .collect(Collectors.joining("; ")));
       }
-      runtime = new WardenRuntime(setup, owners, deployment, timer, options.namespace());
+      if (report.wakeUps() == WakeUps.FROM_CLIENT && options.wakeUps() == WakeUps.AUTO) {
+        log.info(
+            "{} refuses PUBLISH in scripts: this client publishes each wake-up after its script"
+                + " (WakeUps.FROM_CLIENT)",
+            report.deployment());
+      }
+      runtime =
+          new WardenRuntime(
+              setup, owners, deployment, timer, options.namespace(), report.wakeUps());
     } catch (RuntimeException e) {
       deployment.close();
       timer.shutdown();

@@ -67,4 +67,17 @@ public @interface WardenDeployment {
    * @since 0.2
    */
   boolean shared() default false;
+
+  /**
+   * Returns who publishes the wake-ups of the class's {@link dev.warden.Warden} instances ({@link
+   * dev.warden.Warden.Builder#wakeUps}): {@link dev.warden.WakeUps#AUTO} (the default) lets the
+   * capability check choose; {@link dev.warden.WakeUps#FROM_CLIENT} runs the class's tests with the
+   * client publishing every wake-up after its script, as on a server that refuses {@code PUBLISH}
+   * in scripts. A {@link WardenFactory#create(java.util.function.Consumer) customizer} may set
+   * another.
+   *
+   * @return who publishes wake-ups
+   * @since 0.2
+   */
+  dev.warden.WakeUps wakeUps() default dev.warden.WakeUps.AUTO;
 }

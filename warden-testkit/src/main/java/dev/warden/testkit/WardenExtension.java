@@ -1,5 +1,6 @@
 package dev.warden.testkit;
 
+import dev.warden.WakeUps;
 import dev.warden.Warden;
 import java.util.Optional;
 import org.junit.jupiter.api.extension.AfterEachCallback;
@@ -145,7 +146,11 @@ public final class WardenExtension
         context.getStore(NAMESPACE),
         FACTORY,
         () -> {
-          WardenFactory factory = new WardenFactory(target, options);
+          WardenFactory factory =
+              new WardenFactory(
+                  target,
+                  options,
+                  deployment(context).map(WardenDeployment::wakeUps).orElse(WakeUps.AUTO));
           return StoredResource.of(factory, factory::closeAll);
         });
   }

@@ -1,5 +1,6 @@
 package dev.warden.testkit;
 
+import dev.warden.WakeUps;
 import dev.warden.Warden;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,17 +33,20 @@ import java.util.function.Consumer;
 public final class WardenFactory {
   private final RedisDeployment target;
   private final WardenOptions options;
+  private final WakeUps wakeUps;
   private final List<Warden> created = new ArrayList<>(); // guarded by this
   private boolean closed; // guarded by this
 
-  WardenFactory(RedisDeployment target, WardenOptions options) {
+  WardenFactory(RedisDeployment target, WardenOptions options, WakeUps wakeUps) {
     this.target = target;
     this.options = options;
+    this.wakeUps = wakeUps;
   }
 
   /**
    * Creates a {@link Warden} connected to the test's deployment, with the options of the test's
-   * {@link WardenOptions}, if any; it is closed after the test.
+   * {@link WardenOptions}, if any, and its {@link WardenDeployment#wakeUps()}; it is closed after
+   * the test.
    *
    * @throws IllegalStateException if the test this factory belongs to has ended
    * @throws dev.warden.WardenException if Redis cannot be reached
@@ -64,6 +68,7 @@ public final class WardenFactory {
     requireOpen();
     Warden.Builder builder = Warden.builder();
     target.configure(builder);
+    builder.wakeUps(wakeUps);
     if (options != null) {
       apply(options, builder);
     }

@@ -3,6 +3,7 @@ package dev.warden.internal.redis;
 import dev.warden.DeploymentReport;
 import dev.warden.DeploymentReport.Check;
 import dev.warden.DeploymentReport.Status;
+import dev.warden.WakeUps;
 import dev.warden.WardenException;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.IntegerOutput;
@@ -24,10 +25,11 @@ import java.util.concurrent.TimeoutException;
  * prints: whether the deployment lets the connected user do what Warden will do there, each refusal
  * named with the server's words and what to do. One round trip, in parallel: the probe script
  * {@code server-probe.lua} (scripts, {@code TIME}, the wake-up publish, {@code CLUSTER MYID/INFO}
- * on a cluster, and every command of Warden's scripts under the user's ACL), the wake-up
- * subscription ({@code SUBSCRIBE}, or {@code SSUBSCRIBE} on a cluster) on the pub/sub connection,
- * {@code INFO replication} (a multi-master store is refused), and {@code WAIT 0 0} when a
- * replication policy needs it.
+ * on a cluster, and every command of Warden's scripts under the user's ACL), the wake-up publish
+ * from the client (for {@link WakeUps#FROM_CLIENT}, which {@link WakeUps#AUTO} falls back to where
+ * scripts may not publish: {@link #wakeUps}), the wake-up subscription ({@code SUBSCRIBE}, or
+ * {@code SSUBSCRIBE} on a cluster) on the pub/sub connection, {@code INFO replication} (a
+ * multi-master store is refused), and {@code WAIT 0 0} when a replication policy needs it.
  *
  * <p>Stateless; {@link #probe} blocks the caller for at most about twice the command timeout.
  */
@@ -44,6 +46,7 @@ public final class Capabilities {
    * Checks the deployment and returns the report; refusals are in the report, not thrown.
    *
    * @param needsWait whether a replication policy will send {@code WAIT}
+   * @param wakeUps who is to publish wake-ups, as the options ask
    * @param record whether to record this client's on-Redis format in the deployment's marker
    *     ({@code build()} does, {@code warden doctor} does not): {@link DataFormat}
    * @param namespace where the Warden's keys and channels live: the probe's key and channel are
@@ -53,6 +56,7 @@ public final class Capabilities {
   public static DeploymentReport probe(
       Deployment deployment,
       boolean needsWait,
+      WakeUps wakeUps,
       boolean record,
       long commandTimeoutNanos,
       Namespace namespace) {
@@ -65,6 +69,14 @@ public final class Capabilities {
             .run(PROBE, new String[] {probeKey}, probeChannel, cluster ? "1" : "0");
     CompletableFuture<List<Object>> format = DataFormat.mark(deployment, record, namespace);
     CompletableFuture<Void> subscription = deployment.pubSub().subscribe(probeChannel);
+    // the wake-up as FROM_CLIENT publishes it: an empty message on the probe channel, from the
+    // client
+    CompletableFuture<Long> clientPublish =
+        deployment.dispatch(
+            probeKey.getBytes(StandardCharsets.UTF_8),
+            cluster ? CommandType.SPUBLISH : CommandType.PUBLISH,
+            new IntegerOutput<>(StringCodec.UTF8),
+            new CommandArgs<>(StringCodec.UTF8).add(probeChannel).add(""));
     // sent with a routing key: on a cluster, to the slot's master over its node connection (the
     // cluster connection's own, for keyless commands, is not re-authenticated by Lettuce when a
     // streaming credentials provider sends new credentials)
@@ -85,6 +97,8 @@ public final class Capabilities {
     long bound = 2 * commandTimeoutNanos;
     List<Check> checks = new ArrayList<>();
     Outcome<List<Object>> scripted = Outcome.of(script, bound, deployment);
+    String fromClient = Outcome.of(clientPublish, bound, deployment).failure;
+    WakeUps chosen = wakeUps == WakeUps.FROM_CLIENT ? WakeUps.FROM_CLIENT : WakeUps.FROM_SCRIPTS;
     Map<String, String> failed = scripted.failure == null ? pairs(scripted.value) : Map.of();
     if (scripted.failure != null) {
       checks.add(
@@ -93,6 +107,9 @@ public final class Capabilities {
       String why = "scripts refused";
       checks.add(notChecked("TIME from a script", why));
       checks.add(notChecked(publish(cluster) + " from a script", why));
+      if (wakeUps == WakeUps.FROM_CLIENT) {
+        checks.add(wakeUps(wakeUps, cluster, null, fromClient, rule).check());
+      }
       if (cluster) {
         checks.add(notChecked("CLUSTER MYID and CLUSTER INFO from a script", why));
       }
@@ -100,12 +117,16 @@ public final class Capabilities {
     } else {
       checks.add(ok("scripts (EVALSHA, EVAL)"));
       checks.add(fromScript("TIME from a script", failed, List.of("time"), rule));
-      checks.add(
-          fromScript(
-              publish(cluster) + " from a script",
-              failed,
-              List.of(publish(cluster).toLowerCase(java.util.Locale.ROOT)),
-              rule));
+      String inScript = failed.get(publish(cluster).toLowerCase(java.util.Locale.ROOT));
+      WakeUpsVerdict verdict =
+          wakeUps(
+              wakeUps,
+              cluster,
+              inScript != null && denied(inScript) ? inScript : null,
+              fromClient,
+              rule);
+      checks.add(verdict.check());
+      chosen = verdict.chosen();
       if (cluster) {
         checks.add(
             fromScript(
@@ -149,7 +170,63 @@ public final class Capabilities {
     }
     checks.add(master(Outcome.of(info, bound, deployment), cluster));
     checks.add(format(Outcome.of(format, bound, deployment)));
-    return new DeploymentReport(deployment.describe(), checks);
+    return new DeploymentReport(deployment.describe(), checks, chosen);
+  }
+
+  /** Who publishes wake-ups, and the report's line about it. */
+  record WakeUpsVerdict(WakeUps chosen, Check check) {}
+
+  /**
+   * Decides who publishes wake-ups: {@code asked} as the options say, given what the server said to
+   * {@code PUBLISH} ({@code SPUBLISH} on a cluster) from a script ({@code inScript}: its refusal,
+   * or null when allowed) and from the client ({@code fromClient}, the same). {@link WakeUps#AUTO}
+   * takes the scripts where they may publish, else the client where it may; a mode whose publish is
+   * refused is reported refused, so {@code build()} fails naming it.
+   */
+  static WakeUpsVerdict wakeUps(
+      WakeUps asked, boolean cluster, String inScript, String fromClient, String rule) {
+    String command = publish(cluster);
+    String grant = " (it has +" + command.toLowerCase(java.util.Locale.ROOT) + ")";
+    String inScriptName = command + " from a script";
+    String fromClientName = command + " from the client (wake-ups)";
+    if (asked == WakeUps.FROM_CLIENT) {
+      return new WakeUpsVerdict(
+          WakeUps.FROM_CLIENT,
+          fromClient == null
+              ? ok(fromClientName)
+              : refused(
+                  fromClientName,
+                  fromClient,
+                  Permissions.isRefusal(fromClient)
+                      ? rule + grant
+                      : "waiters are woken by " + command + ": this deployment does not serve it"));
+    }
+    if (inScript == null) {
+      return new WakeUpsVerdict(WakeUps.FROM_SCRIPTS, ok(inScriptName));
+    }
+    if (asked == WakeUps.AUTO && fromClient == null) {
+      return new WakeUpsVerdict(
+          WakeUps.FROM_CLIENT,
+          ok(fromClientName + ", as " + inScriptName + " is refused: " + inScript.strip()));
+    }
+    String fix;
+    if (Permissions.isRefusal(inScript)) {
+      fix = rule + grant;
+    } else if (fromClient == null) { // FROM_SCRIPTS asked for
+      fix =
+          "this deployment refuses "
+              + command
+              + " in scripts and allows it to clients: use WakeUps.AUTO or WakeUps.FROM_CLIENT"
+              + " (the client publishes each wake-up after its script)";
+    } else {
+      fix =
+          "this deployment refuses "
+              + command
+              + " in scripts, and to the client ("
+              + fromClient.strip()
+              + "): waiters could not be woken";
+    }
+    return new WakeUpsVerdict(WakeUps.FROM_SCRIPTS, refused(inScriptName, inScript, fix));
   }
 
   private static String publish(boolean cluster) {
@@ -212,11 +289,6 @@ public final class Capabilities {
             Permissions.isRefusal(error)
                 ? rule + " (it has +" + command + ")"
                 : "Warden's scripts call " + command + ": this deployment refuses it in scripts";
-        if (command.endsWith("publish") && !Permissions.isRefusal(error)) {
-          fix +=
-              " (every release publishes its wake-up from its script; a mode without it is"
-                  + " not there yet)";
-        }
         return new Check(name, Status.REFUSED, error.strip(), fix);
       }
     }

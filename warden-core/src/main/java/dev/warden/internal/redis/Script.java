@@ -67,6 +67,45 @@ public record Script(String name, String body, String sha) {
         null);
   }
 
+  /** The prelude's line that records wake-ups instead (recording twin), and its last line. */
+  private static final String RECORD_LINE = "local PUBLISH = false\n";
+
+  private static final String PRELUDE_END =
+      "-- end of the prelude; the script's own file follows\n";
+
+  /** The recording twin's last prelude line: the script's own text becomes a function's body. */
+  private static final String RECORDING_END =
+      "local function run_script() -- end of the prelude; the script's own file follows\n";
+
+  private static final String RECORDING_REPLY = read(Script.class, "recording-reply.lua");
+
+  /**
+   * The same script recording its wake-ups instead of publishing them, for a server that refuses
+   * PUBLISH in scripts ({@code WakeUps.FROM_CLIENT}): the prelude's publish command swapped for
+   * {@code false} (prelude.lua's {@code publish()} then records), its last line opening a function
+   * whose body is the script's own text, on the same lines, and {@code recording-reply.lua} after
+   * it, which replies {@code {recorded wake-ups, the script's reply}} ({@link Scripts} publishes
+   * them). Its own SHA-1; one twin for one server and a cluster alike (the client picks PUBLISH or
+   * SPUBLISH).
+   *
+   * @throws IllegalStateException if the script does not begin with the prelude
+   */
+  public Script recording() {
+    if (!body.startsWith(PRELUDE)
+        || !PRELUDE.contains(PUBLISH_LINE)
+        || !PRELUDE.endsWith(PRELUDE_END)) {
+      throw new IllegalStateException("script " + name + " does not begin with the prelude");
+    }
+    String prelude =
+        PRELUDE
+                .substring(0, PRELUDE.length() - PRELUDE_END.length())
+                .replace(PUBLISH_LINE, RECORD_LINE)
+            + RECORDING_END;
+    String source = source();
+    return new Script(
+        name, prelude + source + (source.endsWith("\n") ? "" : "\n") + RECORDING_REPLY, null);
+  }
+
   /** The prelude every script's body begins with. */
   public static String prelude() {
     return PRELUDE;

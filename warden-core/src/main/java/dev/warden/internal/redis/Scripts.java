@@ -1,19 +1,25 @@
 package dev.warden.internal.redis;
 
 import dev.warden.internal.base.Settings;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.output.IntegerListOutput;
+import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.output.NestedMultiOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs Warden's Lua scripts with EVALSHA, routed by their first key. When Redis answers NOSCRIPT
@@ -23,16 +29,44 @@ import java.util.function.Supplier;
  *
  * <p>Every script replies with a table (integers and strings), never a bare value; most open it
  * with a status, and each script's header gives its shape.
+ *
+ * <p>Wake-ups: scripts publish their own (PUBLISH, SPUBLISH on a cluster: {@link
+ * Script#sharded()}), or, where the server refuses that ({@code WakeUps.FROM_CLIENT}), their
+ * {@linkplain Script#recording() recording twins} run instead and this class publishes what a
+ * script recorded: on the reply's thread (the event loop), before the caller's future completes, so
+ * the PUBLISH is written to the script's connection ahead of anything the caller sends once it has
+ * the reply, and Redis runs it first. The caller does not wait for the PUBLISH: a wake-up is a hint
+ * to try again, whose only order that matters is that one (the releasing client's next acquisition
+ * behind its release's wake-up); a wake-up lost with its reply, or with a client that dies before
+ * publishing, is covered by the waiters' recheck, as a lost message always was.
  */
 public final class Scripts {
+  private static final Logger log = LoggerFactory.getLogger(Scripts.class);
+
   private final Deployment redis;
   private final boolean sharded;
-  private final Map<Script, Script> shardedTwins = new ConcurrentHashMap<>();
+  private final boolean clientPublishes;
+  private final Map<Script, Script> twins = new ConcurrentHashMap<>();
   private volatile FenceTerms fenceTerms = new FenceTerms("", "");
 
+  /** Scripts that publish their own wake-ups. */
   public Scripts(Deployment redis) {
+    this(redis, false);
+  }
+
+  /**
+   * Scripts that publish their own wake-ups, or, with {@code clientPublishes}, record them for this
+   * class to publish after each reply.
+   */
+  public Scripts(Deployment redis, boolean clientPublishes) {
     this.redis = redis;
     this.sharded = redis.shardedPubSub();
+    this.clientPublishes = clientPublishes;
+  }
+
+  /** Whether this client publishes the scripts' wake-ups ({@code WakeUps.FROM_CLIENT}). */
+  public boolean clientPublishes() {
+    return clientPublishes;
   }
 
   /**
@@ -58,7 +92,8 @@ public final class Scripts {
         routingKey,
         keys.length,
         keysAndArgs,
-        () -> new NestedMultiOutput<>(StringCodec.UTF8));
+        () -> new NestedMultiOutput<>(StringCodec.UTF8),
+        Scripts::asList);
   }
 
   /**
@@ -70,7 +105,12 @@ public final class Scripts {
   public CompletableFuture<List<Long>> runEncoded(
       Script script, byte[] routingKey, int keyCount, CommandArgs<String, String> keysAndArgs) {
     return withFallback(
-        script, routingKey, keyCount, keysAndArgs, () -> new IntegerListOutput<>(StringCodec.UTF8));
+        script,
+        routingKey,
+        keyCount,
+        keysAndArgs,
+        () -> new IntegerListOutput<>(StringCodec.UTF8),
+        Scripts::asIntegers);
   }
 
   /**
@@ -96,13 +136,43 @@ public final class Scripts {
     return redis;
   }
 
+  /**
+   * Runs a script: its own, or in {@code FROM_CLIENT} mode its recording twin, whose reply {@code
+   * {recorded wake-ups, reply}} is read as nested lists, the wake-ups published and the reply
+   * handed on as {@code unwrap} reads it (what {@code output} would have read from the script
+   * itself).
+   */
   private <T> CompletableFuture<T> withFallback(
       Script given,
       byte[] routingKey,
       int keyCount,
       CommandArgs<String, String> keysAndArgs,
+      Supplier<CommandOutput<String, String, T>> output,
+      Function<Object, T> unwrap) {
+    if (clientPublishes) {
+      return evaluate(
+              twins.computeIfAbsent(given, Script::recording),
+              routingKey,
+              keyCount,
+              keysAndArgs,
+              () -> new NestedMultiOutput<>(StringCodec.UTF8))
+          .thenApply(reply -> unwrap.apply(publishRecorded(given, routingKey, reply)));
+    }
+    return evaluate(
+        sharded ? twins.computeIfAbsent(given, Script::sharded) : given,
+        routingKey,
+        keyCount,
+        keysAndArgs,
+        output);
+  }
+
+  /** EVALSHA, and EVAL when Redis answers NOSCRIPT. */
+  private <T> CompletableFuture<T> evaluate(
+      Script script,
+      byte[] routingKey,
+      int keyCount,
+      CommandArgs<String, String> keysAndArgs,
       Supplier<CommandOutput<String, String, T>> output) {
-    Script script = sharded ? shardedTwins.computeIfAbsent(given, Script::sharded) : given;
     return dispatch(
             CommandType.EVALSHA, script.sha(), routingKey, keyCount, keysAndArgs, output.get())
         .exceptionallyCompose(
@@ -128,6 +198,88 @@ public final class Scripts {
     CommandArgs<String, String> args =
         new CommandArgs<>(StringCodec.UTF8).add(script).add(keyCount).addAll(keysAndArgs);
     return redis.dispatch(routingKey, type, output, args);
+  }
+
+  /**
+   * Publishes the wake-ups a recording twin recorded (the first element of its reply: channel,
+   * message, ...), each on the script's own node and connection (its channel shares the first key's
+   * hash tag), and returns the script's own reply (the second element; null when it replied nil).
+   * Called on the thread that completes the reply, before the caller sees it. A failed PUBLISH is
+   * logged, not the caller's failure: the script did what it was asked, and the waiters' recheck
+   * finds what the wake-up would have told them.
+   */
+  private Object publishRecorded(Script script, byte[] routingKey, List<Object> reply) {
+    if (reply.isEmpty() || !(reply.get(0) instanceof List<?> recorded)) {
+      throw new IllegalStateException(
+          "script " + script.name() + ": a recording twin's reply lacks its wake-ups: " + reply);
+    }
+    for (int i = 0; i + 1 < recorded.size(); i += 2) {
+      publish(
+          script, routingKey, String.valueOf(recorded.get(i)), String.valueOf(recorded.get(i + 1)));
+    }
+    return reply.size() > 1 ? reply.get(1) : null;
+  }
+
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; nobody waits for it
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void publish(Script script, byte[] routingKey, String channel, String message) {
+    CommandArgs<String, String> args =
+        new CommandArgs<>(StringCodec.UTF8).add(channel).add(message);
+    try {
+      redis
+          .dispatch(
+              routingKey,
+              sharded ? CommandType.SPUBLISH : CommandType.PUBLISH,
+              new IntegerOutput<>(StringCodec.UTF8),
+              args)
+          .whenComplete(
+              (receivers, failure) -> {
+                if (failure != null) {
+                  logLostWakeUp(script, channel, Failures.unwrap(failure));
+                }
+              });
+    } catch (RuntimeException e) { // the deployment closed meanwhile: the script's reply stands
+      logLostWakeUp(script, channel, e);
+    }
+  }
+
+  private void logLostWakeUp(Script script, String channel, Throwable failure) {
+    if (failure instanceof RedisCommandExecutionException) { // refused: a setup problem
+      log.warn(
+          "{}: the wake-up of {} on {} was refused; its waiters find out at their next recheck: {}",
+          redis.describe(),
+          script.name(),
+          channel,
+          Redaction.redact(String.valueOf(failure.getMessage())));
+    } else {
+      log.debug(
+          "{}: the wake-up of {} on {} was lost; its waiters find out at their next recheck",
+          redis.describe(),
+          script.name(),
+          channel,
+          failure);
+    }
+  }
+
+  /** A script's list reply, as {@link #run} hands it on. */
+  @SuppressWarnings("unchecked") // NestedMultiOutput reads an array as a List<Object>
+  private static List<Object> asList(Object reply) {
+    return (List<Object>) reply;
+  }
+
+  /** A script's list of integers, as {@link #runEncoded} hands it on. */
+  private static List<Long> asIntegers(Object reply) {
+    if (reply == null) {
+      return null;
+    }
+    List<Long> integers = new ArrayList<>();
+    for (Object value : (List<?>) reply) {
+      integers.add(
+          value == null || value instanceof Long
+              ? (Long) value
+              : Long.valueOf(String.valueOf(value)));
+    }
+    return integers;
   }
 
   /** Reads an integer from a script's list reply. */

@@ -9,12 +9,21 @@
 local INT32_MAX, INT32_MIN = 2147483647, -2147483648
 
 -- How wake-ups are published: PUBLISH, or SPUBLISH on Redis Cluster, where subscribers listen on
--- the channel's shard (Script.sharded() swaps this one line, so the sharded twin has its own SHA).
+-- the channel's shard (Script.sharded() swaps this one line, so the sharded twin has its own SHA);
+-- false in the recording twin (Script.recording(), for servers that refuse PUBLISH in scripts),
+-- which records them in `recorded` for its client to publish after the reply (recording-reply.lua).
 local PUBLISH = 'PUBLISH'
+local recorded = {} -- channel, message, channel, message, ...
 
--- Publishes a wake-up message on a release channel (which shares its object's hash tag).
+-- Publishes (or records) a wake-up message on a release channel (which shares its object's hash
+-- tag).
 local function publish(channel, message)
-  redis.call(PUBLISH, channel, message)
+  if PUBLISH then
+    redis.call(PUBLISH, channel, message)
+  else
+    recorded[#recorded + 1] = channel
+    recorded[#recorded + 1] = message
+  end
 end
 
 -- The server clock: TIME is read at most once per run (the script runs as one instant, so every

@@ -19,6 +19,7 @@ class ScriptsTest {
       return files
           .filter(file -> file.toString().endsWith(".lua"))
           .filter(file -> !file.getFileName().toString().equals("prelude.lua"))
+          .filter(file -> !file.getFileName().toString().equals("recording-reply.lua"))
           .sorted()
           .map(file -> RESOURCES.relativize(file).toString())
           .map(path -> Script.resource(path.substring(0, path.length() - 4)))
@@ -56,6 +57,47 @@ class ScriptsTest {
     assertThat(scripts.stream().map(Script::sha).distinct()).hasSize(scripts.size());
     for (Script script : scripts) {
       assertThat(script.sha()).as(script.name()).isEqualTo(Script.sha1(script.body()));
+    }
+  }
+
+  @Test
+  void everyWakeUpGoesThroughThePreludesPublishSoTheRecordingTwinRecordsIt() throws IOException {
+    // the probe tests PUBLISH from a script itself; every other script must publish through
+    // publish(), the one function the recording twin changes
+    for (Script script : all()) {
+      if (!script.name().equals("server-probe")) {
+        assertThat(script.source())
+            .as(script.name())
+            .doesNotContainPattern("(?i)['\"]s?publish['\"]")
+            .doesNotContain("redis.call(PUBLISH");
+      }
+    }
+  }
+
+  @Test
+  void theRecordingTwinKeepsTheScriptOnItsLinesAndHasItsOwnSha() throws IOException {
+    int preludeLines = Script.prelude().split("\n", -1).length - 1;
+    for (Script script : all()) {
+      Script twin = script.recording();
+      List<String> lines = twin.body().lines().toList();
+      List<String> own = script.source().lines().toList();
+      // an error at line n of the script is reported at the same line in both bodies
+      assertThat(lines.subList(preludeLines, preludeLines + own.size()))
+          .as(script.name())
+          .isEqualTo(own);
+      assertThat(lines.get(preludeLines - 1))
+          .startsWith("local function run_script() -- end of the prelude");
+      assertThat(twin.body())
+          .as(script.name())
+          .contains("\nlocal PUBLISH = false\n")
+          .doesNotContain("local PUBLISH = 'PUBLISH'")
+          .doesNotContain("local PUBLISH = 'SPUBLISH'")
+          .endsWith("return {recorded, reply}\n");
+      assertThat(twin.sha())
+          .as(script.name())
+          .isEqualTo(Script.sha1(twin.body()))
+          .isNotEqualTo(script.sha())
+          .isNotEqualTo(script.sharded().sha());
     }
   }
 

@@ -1,0 +1,268 @@
+package dev.warden.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.warden.DistributedLock;
+import dev.warden.WakeUps;
+import dev.warden.Warden;
+import dev.warden.internal.base.Clock;
+import dev.warden.internal.base.Settings;
+import dev.warden.internal.base.SystemTimer;
+import dev.warden.internal.redis.ClientSetup;
+import dev.warden.internal.redis.Script;
+import dev.warden.internal.redis.Scripts;
+import dev.warden.internal.redis.SingleServer;
+import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.WardenDeployment;
+import dev.warden.testkit.WardenExtension;
+import dev.warden.testkit.WardenFactory;
+import dev.warden.testkit.WardenOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Wake-ups published by the client ({@link WakeUps#FROM_CLIENT}), as on a server that refuses
+ * PUBLISH inside scripts: each script's recording twin records its wake-ups and {@code
+ * redis.Scripts} publishes them after the reply, on the script's connection, before the caller sees
+ * the reply. Counted on the server: SLOWLOG (with a threshold of 0) logs every command as Redis
+ * finished it, so a script's own calls come before the script (Redis names them by its Lua client,
+ * which has no name; Valkey by the script's caller). A recheck interval of a minute leaves only a
+ * delivered wake-up to let a waiter in within the tests' bounds. The contract suites run in the
+ * mode in {@link ClientWakeUpsContractIT}.
+ */
+@ExtendWith(WardenExtension.class)
+@WardenDeployment(value = WardenDeployment.Kind.SINGLE, wakeUps = WakeUps.FROM_CLIENT)
+@WardenOptions(recheckIntervalMillis = 60_000)
+class ClientWakeUpsIT {
+  @Test
+  void theCheckReportsTheModeAskedFor(RedisServer redis) {
+    assertThat(Warden.builder().uri(redis.uri()).wakeUps(WakeUps.FROM_CLIENT).check().toString())
+        .contains("  PUBLISH from the client (wake-ups): ok\n")
+        .doesNotContain("PUBLISH from a script")
+        .endsWith("  wake-ups: published by the client after each script (WakeUps.FROM_CLIENT)\n");
+    assertThat(Warden.builder().uri(redis.uri()).check().wakeUps()).isEqualTo(WakeUps.FROM_SCRIPTS);
+  }
+
+  @Test
+  void aReleasePublishesOnceFromTheClientAfterItsScriptAndBeforeTheClientsNextCommand(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    Warden waiting = wardens.create();
+    Warden holding = wardens.create();
+    DistributedLock holder = holding.lock("woken");
+    DistributedLock next = holding.lock("next");
+    DistributedLock waiter = waiting.lock("woken");
+    next.lock(); // loads the scripts (NOSCRIPT, then EVAL) before the count
+    next.unlock();
+    holder.lock();
+    CompletableFuture<Void> waited =
+        CompletableFuture.runAsync(
+            () -> {
+              waiter.lock();
+              waiter.unlock();
+            });
+    Awaitility.await().until(() -> waiting.stats().subscriptions() == 1);
+    redis.redis().configSet("slowlog-log-slower-than", "0");
+    redis.redis().configSet("slowlog-max-len", "1000");
+    redis.redis().slowlogReset();
+    redis.redis().configResetstat();
+
+    holder.unlock();
+    next.lock(); // sent once unlock() returned: it must reach Redis behind the wake-up
+    waited.get(10, TimeUnit.SECONDS); // woken by the wake-up: the recheck is a minute away
+    next.unlock();
+
+    redis.redis().configSet("slowlog-log-slower-than", "10000");
+    List<Entry> log = slowlog(redis);
+    List<Entry> publishes = log.stream().filter(e -> e.command().equals("publish")).toList();
+    assertThat(publishes).as(log.toString()).hasSize(1);
+    String client = publishes.get(0).client(); // a Warden's connection (on Redis: not a script)
+    List<Entry> holders =
+        log.stream()
+            .filter(e -> e.client().equals(client))
+            .filter(e -> List.of("evalsha", "eval", "publish").contains(e.command()))
+            .toList();
+    // the release's script, then its wake-up (a script's own PUBLISH would come before it), then
+    // the client's next command
+    assertThat(holders.subList(0, 3))
+        .extracting(Entry::command)
+        .as(log.toString())
+        .containsExactly("evalsha", "publish", "evalsha");
+    // the waiter's acquisition: the one other client that ran a script
+    List<String> others =
+        log.stream()
+            .filter(e -> e.command().equals("evalsha") && !e.client().equals(client))
+            .map(Entry::client)
+            .distinct()
+            .toList();
+    assertThat(others).hasSize(1);
+    // the release nominated the waiter's client (a cross-client turn), named in the wake-up
+    assertThat(publishes.get(0).args().get(2))
+        .isEqualTo("released " + id(client) + " " + id(others.get(0)));
+    // the waiter's client published nothing; the server ran one PUBLISH in all (none in a script)
+    assertThat(redis.commandCalls().get("publish")).isEqualTo(1L);
+  }
+
+  @Test
+  void clientsOfEitherModeWakeEachOther(WardenFactory wardens) throws Exception {
+    Warden fromClient = wardens.create();
+    Warden fromScripts = wardens.create(builder -> builder.wakeUps(WakeUps.FROM_SCRIPTS));
+    handOver(fromClient, fromScripts, "client-to-scripts");
+    handOver(fromScripts, fromClient, "scripts-to-client");
+  }
+
+  /** One holds, the other waits (its recheck a minute away) and gets the lock once released. */
+  private static void handOver(Warden holding, Warden waiting, String name) throws Exception {
+    DistributedLock holder = holding.lock(name);
+    DistributedLock waiter = waiting.lock(name);
+    holder.lock();
+    CompletableFuture<Void> waited =
+        CompletableFuture.runAsync(
+            () -> {
+              waiter.lock();
+              waiter.unlock();
+            });
+    Awaitility.await().until(() -> waiting.stats().subscriptions() == 1);
+    holder.unlock();
+    waited.get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void theRecordingTwinRepliesWithItsWakeUpsThenTheScriptsReplyWhateverItsShape(RedisServer redis) {
+    assertThat(twin(redis, "return {1, 'a', 2}"))
+        .isEqualTo(List.of(List.of("ch", "m"), List.of(1L, "a", 2L)));
+    assertThat(twin(redis, "return nil")).isEqualTo(List.of(List.of("ch", "m")));
+    assertThat(twin(redis, "return 7")).isEqualTo(List.of(List.of("ch", "m"), 7L));
+    assertThat(twin(redis, "return redis.status_reply('OK')"))
+        .isEqualTo(List.of(List.of("ch", "m"), "OK"));
+    assertThatThrownBy(() -> twin(redis, "return redis.error_reply('ERR refused here')"))
+        .isInstanceOf(RedisCommandExecutionException.class)
+        .hasMessage("ERR refused here");
+  }
+
+  @Test
+  void aScriptThatRaisesAnErrorFailsAsItsPlainSelfDoesAtTheSameLine(RedisServer redis) {
+    Script plain = script("local x = 1\nerror('broken at line 2 of the script')");
+    String plainError = failure(redis, plain);
+    String twinError = failure(redis, plain.recording());
+    assertThat(twinError.replace(plain.recording().sha(), "SHA"))
+        .isEqualTo(plainError.replace(plain.sha(), "SHA"))
+        .contains("broken at line 2 of the script");
+  }
+
+  @Test
+  void scriptsHandOnTheScriptsOwnReplyAndPublishOnlyWhatSucceededScriptsRecorded(RedisServer redis)
+      throws Exception {
+    RedisClient client = RedisClient.create(redis.uri());
+    SystemTimer timer = new SystemTimer();
+    SingleServer deployment =
+        SingleServer.connect(
+            redis.uri(),
+            new ClientSetup(
+                new Settings(Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofMinutes(1)),
+                Clock.SYSTEM,
+                timer,
+                "warden-scripts-it",
+                null));
+    try (StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub()) {
+      List<String> heard = Collections.synchronizedList(new ArrayList<>());
+      pubSub.addListener(
+          new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String channel, String message) {
+              heard.add(channel + " " + message);
+            }
+          });
+      pubSub.sync().subscribe("{t}:ch");
+      Scripts plain = new Scripts(deployment, false);
+      Scripts fromClient = new Scripts(deployment, true);
+      String[] keys = {"{t}:k", "{t}:ch"};
+      for (String reply : List.of("{1, 'a', 2}", "{}", "{0}")) {
+        Script script = script("publish(KEYS[2], 'w')\nreturn " + reply);
+        assertThat(fromClient.run(script, keys).get(5, TimeUnit.SECONDS))
+            .isEqualTo(plain.run(script, keys).get(5, TimeUnit.SECONDS));
+      }
+      Script integers = script("publish(KEYS[2], 'w')\nreturn {3, 4}");
+      CommandArgs<String, String> encoded =
+          new CommandArgs<>(StringCodec.UTF8).add(bytes(keys[0])).add(bytes(keys[1]));
+      assertThat(
+              fromClient.runEncoded(integers, bytes(keys[0]), 2, encoded).get(5, TimeUnit.SECONDS))
+          .containsExactly(3L, 4L);
+      Script failing = script("publish(KEYS[2], 'lost')\nreturn redis.error_reply('ERR no')");
+      assertThatThrownBy(() -> fromClient.run(failing, keys).get(5, TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class)
+          .hasMessageContaining("ERR no");
+      // the last script: its wake-up was published (behind the failed one) if that one's were
+      fromClient.run(script("publish(KEYS[2], 'last')\nreturn {1}"), keys).get(5, TimeUnit.SECONDS);
+      Awaitility.await().until(() -> heard.contains("{t}:ch last"));
+      // three list scripts twice each, the integers once, nothing of the failed one
+      assertThat(heard).hasSize(8).doesNotContain("{t}:ch lost");
+    } finally {
+      deployment.close();
+      timer.shutdown();
+      client.shutdown();
+    }
+  }
+
+  /** A Warden's client id, from its connections' name. */
+  private static String id(String connectionName) {
+    assertThat(connectionName).startsWith("warden-");
+    return connectionName.substring("warden-".length());
+  }
+
+  private static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** A script: the prelude, then {@code source}. */
+  private static Script script(String source) {
+    return new Script("test", Script.prelude() + source + "\n", null);
+  }
+
+  private static Object twin(RedisServer redis, String reply) {
+    Script script = script("publish('ch', 'm')\n" + reply).recording();
+    return redis.redis().eval(script.body(), ScriptOutputType.MULTI, new String[0]);
+  }
+
+  private static String failure(RedisServer redis, Script script) {
+    try {
+      redis.redis().eval(script.body(), ScriptOutputType.MULTI, new String[0]);
+    } catch (RedisCommandExecutionException e) {
+      return e.getMessage();
+    }
+    throw new AssertionError("script " + script.name() + " did not fail");
+  }
+
+  /** One SLOWLOG entry: the command in lower case, its arguments and the client's name. */
+  private record Entry(String command, List<String> args, String client) {}
+
+  /** The slow log, oldest first. */
+  private static List<Entry> slowlog(RedisServer redis) {
+    List<Entry> entries = new ArrayList<>();
+    for (Object raw : redis.redis().slowlogGet(1000)) {
+      List<?> entry = (List<?>) raw;
+      List<String> args = ((List<?>) entry.get(3)).stream().map(String::valueOf).toList();
+      entries.add(
+          new Entry(
+              args.get(0).toLowerCase(java.util.Locale.ROOT), args, String.valueOf(entry.get(5))));
+    }
+    Collections.reverse(entries);
+    return entries;
+  }
+}
