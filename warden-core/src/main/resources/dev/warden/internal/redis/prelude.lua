@@ -12,9 +12,31 @@ local INT32_MAX, INT32_MIN = 2147483647, -2147483648
 -- the channel's shard (Script.sharded() swaps this one line, so the sharded twin has its own SHA).
 local PUBLISH = 'PUBLISH'
 
--- Publishes a wake-up message on a release channel (which shares its object's hash tag).
+-- Publishes a wake-up message on a release channel (which shares its object's hash tag). Returns
+-- how many clients received it.
 local function publish(channel, message)
-  redis.call(PUBLISH, channel, message)
+  return redis.call(PUBLISH, channel, message)
+end
+
+-- The channel that reaches one client alone: the object's release channel, ':' and the client
+-- id, which is what `owner` starts with (an owner id '<client id>:<...>', or an owner prefix
+-- '<client id>:'). It keeps the object's hash tag, so on Redis Cluster it lives in the object's
+-- slot (the script's SPUBLISH stays on its shard). Every client that waits on the object
+-- subscribes to it beside the shared channel (Subscriptions.java), so a message published here is
+-- delivered once, to that client, instead of to every waiting client.
+local function addressed(channel, owner)
+  return channel .. ':' .. string.match(owner, '^[^:]*')
+end
+
+-- Publishes a wake-up message for the client that `owner` names alone, on its own channel of the
+-- object (addressed); when nobody received it there, on the shared `channel` too: the client may
+-- be of a previous version, which listens on the shared channel only (a rolling deploy), or not
+-- subscribed any more. A `publish` that cannot tell how many received it (nil) counts as nobody.
+local function publish_to(channel, owner, message)
+  local heard = publish(addressed(channel, owner), message)
+  if not (type(heard) == 'number' and heard > 0) then
+    publish(channel, message)
+  end
 end
 
 -- The server clock: TIME is read at most once per run (the script runs as one instant, so every
