@@ -10,7 +10,14 @@ import dev.warden.testkit.StartGate;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
 import dev.warden.testkit.WardenOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -111,6 +118,62 @@ class CrossClientTurnsIT {
     checked.complete(null);
     firstWaiter.get(10, TimeUnit.SECONDS);
     assertThat(thirdWaiter.get(10, TimeUnit.SECONDS)).as("its turn came next").isGreaterThan(token);
+  }
+
+  @Test
+  @WardenOptions(recheckIntervalMillis = 60_000)
+  void aNominationIsPublishedOnTheNomineesOwnChannelAndReachesThatClientAlone(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    DistributedLock held = wardens.create().lock("nominated");
+    held.lock();
+    List<CompletableFuture<Long>> waiters = new ArrayList<>();
+    for (int c = 0; c < 3; c++) {
+      DistributedLock waiter = wardens.create().lock("nominated");
+      waiters.add(Blocking.inThread(() -> Waiters.tokenAfterWaiting(waiter)));
+      awaitListed(redis, c + 1);
+    }
+    String shared = "warden:{nominated}:lock:released";
+    String nominee = redis.redis().hget("warden:{nominated}:lock", "#q").split(":", -1)[0];
+    String addressed = shared + ":" + nominee;
+    // every waiting client listens on the shared channel and on its own one
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(10))
+        .until(() -> redis.redis().pubsubNumsub(shared).get(shared) == 3L);
+    assertThat(redis.redis().pubsubNumsub(addressed).get(addressed)).isOne();
+    BlockingQueue<String> published = new LinkedBlockingQueue<>();
+    RedisClient client = RedisClient.create(redis.uri());
+    try (StatefulRedisPubSubConnection<String, String> listener = client.connectPubSub()) {
+      listener.addListener(
+          new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String pattern, String channel, String message) {
+              published.add(channel + " -> " + message);
+            }
+          });
+      listener.sync().psubscribe(shared + "*");
+      String holder = redis.redis().hget("warden:{nominated}:lock", "#c").split(":", -1)[0];
+      held.unlock();
+      // one message, on the nominee's channel, which one client subscribes: one delivery per
+      // hand-off, not one per waiting client
+      assertThat(published.poll(10, TimeUnit.SECONDS))
+          .isEqualTo(addressed + " -> released " + holder + " " + nominee);
+      for (CompletableFuture<Long> waiter : waiters) {
+        waiter.get(30, TimeUnit.SECONDS);
+      }
+      // the next two releases nominate the clients still listed, each on its own channel (the
+      // last release, with nobody listed, may publish on the shared channel)
+      List<String> nominations = new ArrayList<>();
+      for (String message : published) {
+        String[] words = message.split(" ", -1);
+        if (words.length == 5) {
+          nominations.add(message);
+          assertThat(words[0]).isEqualTo(shared + ":" + words[4]);
+        }
+      }
+      assertThat(nominations).hasSize(2);
+    } finally {
+      client.shutdown();
+    }
   }
 
   @Test

@@ -120,13 +120,20 @@ class FairLockIT {
       listener.addListener(
           new RedisPubSubAdapter<>() {
             @Override
-            public void message(String channel, String message) {
-              messages.add(message);
+            public void message(String pattern, String channel, String message) {
+              messages.add(channel + " -> " + message);
             }
           });
-      listener.sync().subscribe("warden:{head-only}:fair:released");
+      String shared = "warden:{head-only}:fair:released";
+      listener.sync().psubscribe(shared + "*");
+      // the head's client alone hears it: on its own channel, which only that client subscribes
+      String addressed = shared + ":" + head.substring(0, head.indexOf(':'));
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> redis.redis().pubsubNumsub(shared).get(shared) == 4L);
+      assertThat(redis.redis().pubsubNumsub(addressed).get(addressed)).isOne();
       holder.unlock();
-      assertThat(messages.poll(10, TimeUnit.SECONDS)).isEqualTo("w:" + head);
+      assertThat(messages.poll(10, TimeUnit.SECONDS)).isEqualTo(addressed + " -> w:" + head);
       for (CompletableFuture<Void> waiter : waiters) {
         waiter.get(30, TimeUnit.SECONDS);
       }

@@ -6,12 +6,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.warden.internal.redis.Script;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
+import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RestoreArgs;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -669,6 +675,47 @@ class LockScriptsIT {
     acquire("b", 0, 10_000, false); // refused: marks
     assertThat(release("a", 1)).containsExactly(1L, 0L);
     assertThat(redis.info("commandstats")).contains("cmdstat_publish:calls=1");
+  }
+
+  @Test
+  void aNominationGoesToTheNomineesOwnChannelAndToTheSharedOneOnlyWhenNobodyHeardItThere(
+      RedisServer server) throws Exception {
+    BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+    RedisClient client = RedisClient.create(server.uri());
+    try (StatefulRedisPubSubConnection<String, String> listener = client.connectPubSub()) {
+      listener.addListener(
+          new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String channel, String message) {
+              heard.add(channel + " -> " + message);
+            }
+          });
+      listener.sync().subscribe(CHANNEL); // a client of a previous version: the shared one only
+      acquire("c1:1", "acq-1", 0, 10_000, false, true);
+      refused("c2:1", true);
+      redis.configResetstat();
+      assertThat(release("c1:1", 1)).containsExactly(1L, 0L);
+      assertThat(heard.poll(5, TimeUnit.SECONDS))
+          .as("nobody on c2's own channel: the shared one carries it too")
+          .isEqualTo(CHANNEL + " -> released client-1 c2");
+      assertThat(redis.info("commandstats")).contains("cmdstat_publish:calls=2");
+
+      listener.sync().subscribe(CHANNEL + ":c3"); // a client that listens on its own channel
+      redis.del(LOCK); // c2's turn, which nobody takes here
+      acquire("c1:1", "acq-2", 0, 10_000, false, true);
+      refused("c3:1", true);
+      assertThat(redis.hget(LOCK, "#q")).isEqualTo("c3:");
+      redis.configResetstat();
+      assertThat(release("c1:1", 1)).containsExactly(1L, 0L);
+      assertThat(heard.poll(5, TimeUnit.SECONDS))
+          .isEqualTo(CHANNEL + ":c3 -> released client-1 c3");
+      assertThat(redis.info("commandstats"))
+          .as("heard there: one PUBLISH, one delivery")
+          .contains("cmdstat_publish:calls=1");
+      assertThat(heard).isEmpty();
+    } finally {
+      client.shutdown();
+    }
   }
 
   @Test

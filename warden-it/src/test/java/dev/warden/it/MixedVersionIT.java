@@ -45,6 +45,7 @@ class MixedVersionIT {
             JvmProcess.start(MixedVersionWorkerMain.class, args(redis, type, "current"))) {
       previous.awaitLine("STARTED", Duration.ofSeconds(30));
       current.awaitLine("STARTED", Duration.ofSeconds(30));
+      redis.redis().rpush(name + ":go", "previous", "current");
       assertThat(previous.awaitLine("DONE", Duration.ofMinutes(2)))
           .as("previous version: %s", previous.lines())
           .isEqualTo("DONE " + THREADS * ROUNDS);

@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * lock in turns and, while holding it, add one to a counter by a read and a write (so that two
  * holders at once lose an addition) and append their fencing token to a list. It uses only API that
  * every release has. Arguments: redis URI, lock type ({@code lock} or {@code fair}), lock name,
- * threads, rounds per thread, this worker's name. Prints {@code DONE <rounds>} and exits 0, or
+ * threads, rounds per thread, this worker's name. Prints {@code STARTED}, begins when the list
+ * {@code <lock name>:go} gives it an element, and prints {@code DONE <rounds>} and exits 0, or
  * prints {@code FAILED <exception>} and exits 1.
  */
 public final class MixedVersionWorkerMain {
@@ -35,6 +36,9 @@ public final class MixedVersionWorkerMain {
       DistributedLock lock = fair ? warden.fairLock(name) : warden.lock(name);
       System.out.println("STARTED");
       System.out.flush();
+      // both workers start their rounds together: one that started seconds earlier on a loaded
+      // machine could otherwise finish before the other asks at all
+      redis.blpop(0, name + ":go");
       List<Thread> running = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         String who = worker + "-" + t;

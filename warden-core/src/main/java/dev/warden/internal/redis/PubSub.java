@@ -24,11 +24,14 @@ public interface PubSub {
   /** Sets the one listener; called once, before any subscription. */
   void listen(Listener listener);
 
-  /** Subscribes; completes when the server confirmed it. */
-  CompletableFuture<Void> subscribe(String channel);
+  /**
+   * Subscribes to channels of one object (they share its hash tag), in one command where the
+   * deployment allows; completes when the server confirmed every one.
+   */
+  CompletableFuture<Void> subscribe(String... channels);
 
-  /** Unsubscribes, without waiting for the confirmation. */
-  void unsubscribe(String channel);
+  /** Unsubscribes from channels of one object, without waiting for the confirmation. */
+  void unsubscribe(String... channels);
 
   /** Closes the connection. */
   void close();

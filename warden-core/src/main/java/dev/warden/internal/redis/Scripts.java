@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -202,27 +203,41 @@ public final class Scripts {
 
   /**
    * Publishes the wake-ups a recording twin recorded (the first element of its reply: channel,
-   * message, ...), each on the script's own node and connection (its channel shares the first key's
-   * hash tag), and returns the script's own reply (the second element; null when it replied nil).
-   * Called on the thread that completes the reply, before the caller sees it. A failed PUBLISH is
-   * logged, not the caller's failure: the script did what it was asked, and the waiters' recheck
-   * finds what the wake-up would have told them.
+   * message, fallback channel or {@code ""}, ...), each on the script's own node and connection
+   * (its channel shares the first key's hash tag), and returns the script's own reply (the second
+   * element; null when it replied nil). A wake-up addressed to one client (prelude.lua's {@code
+   * publish_to}) names the shared channel as its fallback: it is published there too when nobody
+   * received it on its own channel (a client of a previous version listens on the shared channel
+   * only), from the first PUBLISH's reply. Called on the thread that completes the reply, before
+   * the caller sees it. A failed PUBLISH is logged, not the caller's failure: the script did what
+   * it was asked, and the waiters' recheck finds what the wake-up would have told them.
    */
   private Object publishRecorded(Script script, byte[] routingKey, List<Object> reply) {
     if (reply.isEmpty() || !(reply.get(0) instanceof List<?> recorded)) {
       throw new IllegalStateException(
           "script " + script.name() + ": a recording twin's reply lacks its wake-ups: " + reply);
     }
-    for (int i = 0; i + 1 < recorded.size(); i += 2) {
+    for (int i = 0; i + 2 < recorded.size(); i += 3) {
+      String message = String.valueOf(recorded.get(i + 1));
+      String fallback = String.valueOf(recorded.get(i + 2));
       publish(
-          script, routingKey, String.valueOf(recorded.get(i)), String.valueOf(recorded.get(i + 1)));
+          script,
+          routingKey,
+          String.valueOf(recorded.get(i)),
+          message,
+          receivers -> {
+            if (receivers == 0 && !fallback.isEmpty()) {
+              publish(script, routingKey, fallback, message, heard -> {});
+            }
+          });
     }
     return reply.size() > 1 ? reply.get(1) : null;
   }
 
   // FutureReturnValueIgnored: the whenComplete callback handles the outcome; nobody waits for it
   @SuppressWarnings("FutureReturnValueIgnored")
-  private void publish(Script script, byte[] routingKey, String channel, String message) {
+  private void publish(
+      Script script, byte[] routingKey, String channel, String message, LongConsumer receivers) {
     CommandArgs<String, String> args =
         new CommandArgs<>(StringCodec.UTF8).add(channel).add(message);
     try {
@@ -233,9 +248,11 @@ public final class Scripts {
               new IntegerOutput<>(StringCodec.UTF8),
               args)
           .whenComplete(
-              (receivers, failure) -> {
+              (heard, failure) -> {
                 if (failure != null) {
                   logLostWakeUp(script, channel, Failures.unwrap(failure));
+                } else if (heard != null) {
+                  receivers.accept(heard);
                 }
               });
     } catch (RuntimeException e) { // the deployment closed meanwhile: the script's reply stands

@@ -170,16 +170,16 @@ public final class SingleServer implements Deployment {
     }
 
     @Override
-    public CompletableFuture<Void> subscribe(String channel) {
-      return connection.async().subscribe(channel).toCompletableFuture().thenApply(ok -> null);
+    public CompletableFuture<Void> subscribe(String... channels) {
+      return connection.async().subscribe(channels).toCompletableFuture().thenApply(ok -> null);
     }
 
     @Override
     // FutureReturnValueIgnored: fire and forget: a failed unsubscribe only leaves an idle
     // subscription
     @SuppressWarnings("FutureReturnValueIgnored")
-    public void unsubscribe(String channel) {
-      connection.async().unsubscribe(channel);
+    public void unsubscribe(String... channels) {
+      connection.async().unsubscribe(channels);
     }
 
     @Override

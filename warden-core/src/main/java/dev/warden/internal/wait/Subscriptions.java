@@ -14,14 +14,18 @@ import java.util.concurrent.RejectedExecutionException;
  * <p>One pub/sub connection per Warden. All local waiters on one channel share one {@link Topic}
  * and one subscription, taken when the first joins and dropped {@link
  * Settings#SUBSCRIPTION_LINGER_MILLIS} after the last leaves (unless somebody joined again
- * meanwhile). What a message wakes is its {@link WakeMessage}. A lock release says {@code released
- * <client id>}: the client that released ignores it, because it woke its own waiters when the
- * release returned ({@link #releasedLocally}); {@code released <client id> <nominated client id>}
- * wakes a waiter of the nominated client only (the lock's turn is that client's: lock-release.lua).
- * A confirmed re-subscription wakes every parked waiter (but only the first of each line, whose
- * refusal stands for the rest: {@link Topic#resubscribed}), because messages may have been lost
- * while the connection was down; the first confirmation of a subscription wakes nobody (its waiters
- * try once it is confirmed).
+ * meanwhile). The subscription covers two channels, in one command: the object's shared channel and
+ * this client's own channel of the object ({@link #addressed}: the shared one plus {@code :<client
+ * id>}), on which scripts publish what concerns this client alone (a lock's nomination of this
+ * client, a fair lock's wake-up of its waiter), so that only this client receives it. What a
+ * message wakes is its {@link WakeMessage}. A lock release says {@code released <client id>}: the
+ * client that released ignores it, because it woke its own waiters when the release returned
+ * ({@link #releasedLocally}); {@code released <client id> <nominated client id>} wakes a waiter of
+ * the nominated client only (the lock's turn is that client's: lock-release.lua). A confirmed
+ * re-subscription wakes every parked waiter (but only the first of each line, whose refusal stands
+ * for the rest: {@link Topic#resubscribed}), because messages may have been lost while the
+ * connection was down; the first confirmation of a subscription wakes nobody (its waiters try once
+ * it is confirmed).
  *
  * <p>Thread-safety: joining and leaving take this object's monitor (and send SUBSCRIBE and
  * UNSUBSCRIBE under it, so they reach Redis in order); listener callbacks run on a Lettuce
@@ -34,6 +38,7 @@ public final class Subscriptions {
   private final Map<String, Topic> topics = new ConcurrentHashMap<>();
   private final String ownRelease;
   private final String clientId;
+  private final String addressSuffix;
   private final Timer timer;
   private final Clock clock;
   private final long lingerNanos;
@@ -49,6 +54,7 @@ public final class Subscriptions {
     this.pubSub = pubSub;
     this.ownRelease = WakeMessage.released(clientId);
     this.clientId = clientId;
+    this.addressSuffix = ":" + clientId;
     this.timer = timer;
     this.clock = clock;
     this.lingerNanos = settings.subscriptionLingerNanos();
@@ -66,6 +72,9 @@ public final class Subscriptions {
               return; // a release that gave another client its turn: nothing to wake here
             }
             Topic topic = topics.get(channel);
+            if (topic == null && channel.endsWith(addressSuffix)) {
+              topic = topics.get(channel.substring(0, channel.length() - addressSuffix.length()));
+            }
             if (topic != null) {
               topic.deliver(WakeMessage.parse(message));
             }
@@ -73,6 +82,8 @@ public final class Subscriptions {
 
           @Override
           public void subscribed(String channel) {
+            // this client's own channel is confirmed with the shared one, on the same connection
+            // (and node): the shared channel's confirmation stands for both
             Topic topic = topics.get(channel);
             // The first confirmation of a subscription this client asked for wakes nobody: no
             // message can have been lost before it, and its waiters try once it is confirmed
@@ -97,6 +108,14 @@ public final class Subscriptions {
   }
 
   /**
+   * This client's own channel of an object whose shared channel is {@code channel}: what the
+   * scripts' {@code addressed(channel, owner)} (prelude.lua) names for an owner of this client.
+   */
+  public String addressed(String channel) {
+    return channel + addressSuffix;
+  }
+
+  /**
    * The message this client's lock releases publish: other clients wake one waiter on it, this
    * client ignores it.
    */
@@ -111,7 +130,7 @@ public final class Subscriptions {
     topic.members++;
     if (topic.subscribed == null || topic.subscribed.isCompletedExceptionally()) {
       topic.confirming.set(true);
-      topic.subscribed = pubSub.subscribe(channel);
+      topic.subscribed = pubSub.subscribe(channel, addressed(channel));
     }
     return topic;
   }
@@ -133,7 +152,7 @@ public final class Subscriptions {
 
   private synchronized void unsubscribeIfIdle(Topic topic) {
     if (topic.members == 0 && topics.remove(topic.channel(), topic)) {
-      pubSub.unsubscribe(topic.channel());
+      pubSub.unsubscribe(topic.channel(), addressed(topic.channel()));
     }
   }
 

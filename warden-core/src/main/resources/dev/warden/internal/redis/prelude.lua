@@ -13,16 +13,41 @@ local INT32_MAX, INT32_MIN = 2147483647, -2147483648
 -- false in the recording twin (Script.recording(), for servers that refuse PUBLISH in scripts),
 -- which records them in `recorded` for its client to publish after the reply (recording-reply.lua).
 local PUBLISH = 'PUBLISH'
-local recorded = {} -- channel, message, channel, message, ...
+local recorded = {} -- channel, message, fallback channel ('' for none), channel, message, ...
 
--- Publishes (or records) a wake-up message on a release channel (which shares its object's hash
--- tag).
-local function publish(channel, message)
+-- Publishes (or, in the recording twin, records) a wake-up message on a release channel (which
+-- shares its object's hash tag). Returns how many clients received it; nil when it was recorded
+-- (nobody can tell yet). In the recording twin, `fallback` (optional) is a channel its client
+-- publishes the same message on when nobody received it on `channel` (publish_to).
+local function publish(channel, message, fallback)
   if PUBLISH then
-    redis.call(PUBLISH, channel, message)
-  else
-    recorded[#recorded + 1] = channel
-    recorded[#recorded + 1] = message
+    return redis.call(PUBLISH, channel, message)
+  end
+  recorded[#recorded + 1] = channel
+  recorded[#recorded + 1] = message
+  recorded[#recorded + 1] = fallback or ''
+  return nil
+end
+
+-- The channel that reaches one client alone: the object's release channel, ':' and the client
+-- id, which is what `owner` starts with (an owner id '<client id>:<...>', or an owner prefix
+-- '<client id>:'). It keeps the object's hash tag, so on Redis Cluster it lives in the object's
+-- slot (the script's SPUBLISH stays on its shard). Every client that waits on the object
+-- subscribes to it beside the shared channel (Subscriptions.java), so a message published here is
+-- delivered once, to that client, instead of to every waiting client.
+local function addressed(channel, owner)
+  return channel .. ':' .. string.match(owner, '^[^:]*')
+end
+
+-- Publishes a wake-up message for the client that `owner` names alone, on its own channel of the
+-- object (addressed); when nobody received it there, on the shared `channel` too: the client may
+-- be of a previous version, which listens on the shared channel only (a rolling deploy), or not
+-- subscribed any more. The recording twin records the shared channel as the fallback, and its
+-- client publishes there only when PUBLISH on the addressed channel reached nobody.
+local function publish_to(channel, owner, message)
+  local heard = publish(addressed(channel, owner), message, channel)
+  if heard == 0 then
+    publish(channel, message)
   end
 end
 

@@ -4,8 +4,8 @@
 -- run_script()`, so the script's own text, unchanged and on the same lines (error line numbers are
 -- those of the plain script), is that function's body, which the first line below closes.
 -- KEYS, ARGV: the script's own.
--- Returns: {recorded, reply}: the wake-ups recorded (channel, message, ...; empty when none), then
---   the script's own reply (absent when it is nil). An error reply is returned as it is, and its
+-- Returns: {recorded, reply}: the wake-ups recorded (channel, message, fallback channel or '', ...;
+--   empty when none), then the script's own reply (absent when it is nil). An error reply is returned as it is, and its
 --   recorded wake-ups are not: redis.Scripts publishes only those of a script that succeeded. A
 --   script that raises an error (a failed redis.call) ends here too, with nothing published.
 end

@@ -117,6 +117,24 @@ class AcquisitionTest {
   }
 
   @Test
+  void theClientsOwnChannelIsSubscribedWithTheSharedOneAndWakesItsTopic() {
+    Result result = new Result(parked(claim, null, 0));
+    assertThat(pubSub.subscribes).containsExactly(CHANNEL);
+    assertThat(pubSub.alongside).containsExactly(CHANNEL + ":client-1");
+    assertThat(subscriptions.addressed(CHANNEL)).isEqualTo(CHANNEL + ":client-1");
+
+    pubSub.publish(CHANNEL + ":client-1", WakeMessage.released("client-2") + " client-1");
+    assertThat(claim.attempts).as("a nomination of this client on its own channel").hasSize(3);
+    claim.refuse(0);
+    pubSub.publish(CHANNEL + ":client-3", WakeMessage.released("client-2") + " client-3");
+    assertThat(claim.attempts).as("another client's channel is no topic here").hasSize(3);
+    pubSub.resubscribed(CHANNEL + ":client-1");
+    assertThat(claim.attempts).as("the shared channel's confirmation stands for both").hasSize(3);
+    assertThat(result.done).isFalse();
+    assertThat(subscriptions.parked()).isOne();
+  }
+
+  @Test
   void theRecheckTimerTriesAgainAfterTheRecheckInterval() {
     parked(claim, null, 0);
     time.advance(RECHECK.minusNanos(1));

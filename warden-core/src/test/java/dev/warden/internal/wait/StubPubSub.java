@@ -9,11 +9,14 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A pub/sub connection the test drives: subscriptions complete when the test {@link #confirm}s
- * them, messages arrive when it {@link #publish}es; every SUBSCRIBE and UNSUBSCRIBE is recorded.
+ * them, messages arrive when it {@link #publish}es; every SUBSCRIBE and UNSUBSCRIBE is recorded by
+ * its first channel (the object's shared one), and the channels it also named in {@link
+ * #alongside}.
  */
 final class StubPubSub implements PubSub {
   final List<String> subscribes = new ArrayList<>();
   final List<String> unsubscribes = new ArrayList<>();
+  final List<String> alongside = new ArrayList<>();
   private final Map<String, CompletableFuture<Void>> pending = new HashMap<>();
   private Listener listener;
 
@@ -23,16 +26,17 @@ final class StubPubSub implements PubSub {
   }
 
   @Override
-  public CompletableFuture<Void> subscribe(String channel) {
-    subscribes.add(channel);
+  public CompletableFuture<Void> subscribe(String... channels) {
+    subscribes.add(channels[0]);
+    alongside.addAll(List.of(channels).subList(1, channels.length));
     CompletableFuture<Void> confirmed = new CompletableFuture<>();
-    pending.put(channel, confirmed);
+    pending.put(channels[0], confirmed);
     return confirmed;
   }
 
   @Override
-  public void unsubscribe(String channel) {
-    unsubscribes.add(channel);
+  public void unsubscribe(String... channels) {
+    unsubscribes.add(channels[0]);
   }
 
   @Override

@@ -93,15 +93,25 @@ final class ShardedPubSub implements PubSub {
   }
 
   @Override
-  public CompletableFuture<Void> subscribe(String channel) {
-    Wanted wanted = new Wanted(channel);
-    channels.put(channel, wanted);
-    moveTo(wanted, ownerOf(cluster.getPartitions(), wanted.slot), 0);
-    return wanted.confirmed;
+  public CompletableFuture<Void> subscribe(String... subscribed) {
+    CompletableFuture<?>[] confirmed = new CompletableFuture<?>[subscribed.length];
+    for (int i = 0; i < subscribed.length; i++) {
+      Wanted wanted = new Wanted(subscribed[i]);
+      channels.put(wanted.channel, wanted);
+      moveTo(wanted, ownerOf(cluster.getPartitions(), wanted.slot), 0);
+      confirmed[i] = wanted.confirmed;
+    }
+    return CompletableFuture.allOf(confirmed);
   }
 
   @Override
-  public void unsubscribe(String channel) {
+  public void unsubscribe(String... unsubscribed) {
+    for (String channel : unsubscribed) {
+      unsubscribeOne(channel);
+    }
+  }
+
+  private void unsubscribeOne(String channel) {
     Wanted wanted = channels.remove(channel);
     if (wanted != null) {
       String node;

@@ -3,6 +3,7 @@ package dev.warden.internal.redis.sentinel;
 import dev.warden.internal.redis.PubSub;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.RedisPubSubListener;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,22 +59,22 @@ final class SentinelPubSub implements PubSub {
   }
 
   @Override
-  public CompletableFuture<Void> subscribe(String channel) {
-    channels.add(channel);
-    return subscribeOn(current.get(), channel);
+  public CompletableFuture<Void> subscribe(String... subscribed) {
+    channels.addAll(List.of(subscribed));
+    return subscribeOn(current.get(), subscribed);
   }
 
-  private CompletableFuture<Void> subscribeOn(MasterLink link, String channel) {
+  private CompletableFuture<Void> subscribeOn(MasterLink link, String... subscribed) {
     return link.pubSub
         .async()
-        .subscribe(channel)
+        .subscribe(subscribed)
         .toCompletableFuture()
         .<Void>thenApply(ok -> null)
         .exceptionallyCompose(
             failure -> {
               MasterLink now = current.get();
-              return now != link && channels.contains(channel)
-                  ? subscribeOn(now, channel)
+              return now != link && channels.contains(subscribed[0])
+                  ? subscribeOn(now, subscribed)
                   : CompletableFuture.failedFuture(failure);
             });
   }
@@ -82,9 +83,9 @@ final class SentinelPubSub implements PubSub {
   // FutureReturnValueIgnored: fire and forget: a failed unsubscribe only leaves an idle
   // subscription
   @SuppressWarnings("FutureReturnValueIgnored")
-  public void unsubscribe(String channel) {
-    channels.remove(channel);
-    current.get().pubSub.async().unsubscribe(channel);
+  public void unsubscribe(String... unsubscribed) {
+    channels.removeAll(List.of(unsubscribed));
+    current.get().pubSub.async().unsubscribe(unsubscribed);
   }
 
   /**

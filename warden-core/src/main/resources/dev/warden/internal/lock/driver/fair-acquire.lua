@@ -25,7 +25,9 @@
 --          its queue entry
 -- Returns  {1, token, holdCount} when the owner holds the lock afterwards (as lock-acquire.lua);
 --          {0, retryAfterMs, ticket} when refused (ticket -1 when not queued).
--- Wakes    'w:<waiter>' (see "Wake messages" in CONCURRENCY.md)
+-- Wakes    'w:<waiter>', on the channel of the waiter's client alone: ARGV[8] .. ':<client id>'
+--          (or on ARGV[8] too when nobody received it there: prelude.lua's publish_to; see "Wake
+--          messages" in CONCURRENCY.md)
 -- Cost: independent of the queue's length (only its head is looked at, and only when the lock is
 -- free; at most DEAD_HEADS dead heads are dropped per call).
 local DEAD_HEADS = 10 -- dead waiters dropped from the head of the queue per call, at most
@@ -63,7 +65,7 @@ if free then
   end
   if cleaned and head and head ~= owner then
     -- the lock is free and the new head may not know it yet
-    publish(ARGV[8], 'w:' .. head)
+    publish_to(ARGV[8], head, 'w:' .. head)
   end
 end
 

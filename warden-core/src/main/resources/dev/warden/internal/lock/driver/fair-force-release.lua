@@ -4,7 +4,9 @@
 -- ARGV[1]  release channel
 -- Returns  {1} when the lock was held, {0} when it was free.
 -- Raises   WRONGTYPE when the key holds something that is not a lock: it is not deleted.
--- Wakes    'w:<waiter>' (see "Wake messages" in CONCURRENCY.md)
+-- Wakes    'w:<waiter>', on the channel of the waiter's client alone: ARGV[1] .. ':<client id>'
+--          (or on ARGV[1] too when nobody received it there: prelude.lua's publish_to; see "Wake
+--          messages" in CONCURRENCY.md)
 local deleted, wrong = force_delete(KEYS[1])
 if wrong then
   return wrong
@@ -14,6 +16,6 @@ if not deleted then
 end
 local first = redis.call('ZRANGE', KEYS[2], 0, 0)
 if #first > 0 then
-  publish(ARGV[1], 'w:' .. first[1])
+  publish_to(ARGV[1], first[1], 'w:' .. first[1])
 end
 return {1}

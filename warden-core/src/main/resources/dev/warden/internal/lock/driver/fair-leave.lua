@@ -10,7 +10,9 @@
 --          later acquisition stays, whatever its ticket
 -- Returns  {1} when the acquisition was queued (and is no more), {0} when it was not. If it was
 --          first in line and the lock is free, the next waiter is told.
--- Wakes    'w:<waiter>' (see "Wake messages" in CONCURRENCY.md)
+-- Wakes    'w:<waiter>', on the channel of the waiter's client alone: ARGV[2] .. ':<client id>'
+--          (or on ARGV[2] too when nobody received it there: prelude.lua's publish_to; see "Wake
+--          messages" in CONCURRENCY.md)
 local lock, queue, beats, entries, owner = KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1]
 if redis.call('HGET', entries, owner) ~= ARGV[3] then
   return {0}
@@ -22,7 +24,7 @@ redis.call('ZREM', beats, owner)
 if removed == 1 and first[1] == owner and redis.call('EXISTS', lock) == 0 then
   local next = redis.call('ZRANGE', queue, 0, 0)
   if #next > 0 then
-    publish(ARGV[2], 'w:' .. next[1])
+    publish_to(ARGV[2], next[1], 'w:' .. next[1])
   end
 end
 return {removed}

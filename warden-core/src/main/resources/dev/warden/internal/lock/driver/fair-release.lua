@@ -25,7 +25,9 @@
 --          {1, 0, ARGV[4], token} when the lock went straight to that waiter, with a new token;
 --          {0} when it holds no hold and this release did not end it (expired, force-unlocked,
 --          lost), or, for a give-back, when the hold is not the undone acquisition's.
--- Wakes    'w:<waiter>' (see "Wake messages" in CONCURRENCY.md)
+-- Wakes    'w:<waiter>', on the channel of the waiter's client alone: ARGV[3] .. ':<client id>'
+--          (or on ARGV[3] too when nobody received it there: prelude.lua's publish_to; see "Wake
+--          messages" in CONCURRENCY.md)
 local DEAD_HEADS = 10 -- dead waiters dropped from the head of the queue per call, at most
 local lock, queue, beats, marker, owner = KEYS[1], KEYS[2], KEYS[3], KEYS[5], ARGV[1]
 local held = tonumber(redis.call('HGET', lock, owner))
@@ -49,7 +51,7 @@ if not head then
   return {1, 0, ''}
 end
 if head ~= ARGV[4] then
-  publish(ARGV[3], 'w:' .. head)
+  publish_to(ARGV[3], head, 'w:' .. head)
   return {1, 0, head}
 end
 local token = mint_token(KEYS[4], ARGV[7])

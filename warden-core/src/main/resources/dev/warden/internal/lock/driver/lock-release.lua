@@ -8,7 +8,10 @@
 --          owner keeps one less, whatever Redis counted, so a replay changes nothing more.
 --          For a give-back: the most holds the owner keeps (the undone acquisition's own count
 --          before it; 0 to end the hold)
--- ARGV[3]  release channel, published to when an acquirer waited
+-- ARGV[3]  release channel, published to when an acquirer waited; a nomination goes to the
+--          nominee's own channel of the lock instead, ARGV[3] .. ':<client id>', which only that
+--          client subscribes (and to this one too when nobody received it there: prelude.lua's
+--          publish_to)
 -- ARGV[4]  the message: 'released <client id>' (the releasing client woke its own waiters
 --          already and ignores it; other clients wake one waiter, or only the nominated one)
 -- ARGV[5]  '1' when the release ends a full row of hand-offs between this client's threads (see
@@ -32,8 +35,10 @@
 --          the lock was force-unlocked or lost with Redis data), or, for a give-back, when the
 --          hold is not (any more) the undone acquisition's: nothing changed.
 -- Wakes    'released <client id>' (see "Wake messages" in CONCURRENCY.md), or
---          'released <client id> <nominated client id>' when it nominated a client: only that
---          client wakes a waiter
+--          'released <client id> <nominated client id>' when it nominated a client, on that
+--          client's own channel: only that client hears it (one delivery), and it wakes a waiter;
+--          on the shared channel too when nobody received it there (a client of a previous
+--          version listens there only)
 local lock, marker, owner = KEYS[1], KEYS[2], ARGV[1]
 local state = redis.call('HMGET', lock, owner, '#w', '#o', '#c', '#q')
 local held = tonumber(state[1])
@@ -64,7 +69,7 @@ if queue and queue ~= '' then
     redis.call('HSET', lock, '#n', nominee, '#d', ends)
   end
   redis.call('PEXPIRE', lock, ARGV[8])
-  publish(ARGV[3], ARGV[4] .. ' ' .. string.sub(nominee, 1, cut - 1))
+  publish_to(ARGV[3], nominee, ARGV[4] .. ' ' .. string.sub(nominee, 1, cut - 1))
   return {1, 0}
 end
 if state[3] and state[4] and ARGV[5] == '1' then
