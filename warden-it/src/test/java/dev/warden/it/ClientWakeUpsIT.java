@@ -146,11 +146,11 @@ class ClientWakeUpsIT {
   @Test
   void theRecordingTwinRepliesWithItsWakeUpsThenTheScriptsReplyWhateverItsShape(RedisServer redis) {
     assertThat(twin(redis, "return {1, 'a', 2}"))
-        .isEqualTo(List.of(List.of("ch", "m"), List.of(1L, "a", 2L)));
-    assertThat(twin(redis, "return nil")).isEqualTo(List.of(List.of("ch", "m")));
-    assertThat(twin(redis, "return 7")).isEqualTo(List.of(List.of("ch", "m"), 7L));
+        .isEqualTo(List.of(List.of("ch", "m", ""), List.of(1L, "a", 2L)));
+    assertThat(twin(redis, "return nil")).isEqualTo(List.of(List.of("ch", "m", "")));
+    assertThat(twin(redis, "return 7")).isEqualTo(List.of(List.of("ch", "m", ""), 7L));
     assertThat(twin(redis, "return redis.status_reply('OK')"))
-        .isEqualTo(List.of(List.of("ch", "m"), "OK"));
+        .isEqualTo(List.of(List.of("ch", "m", ""), "OK"));
     assertThatThrownBy(() -> twin(redis, "return redis.error_reply('ERR refused here')"))
         .isInstanceOf(RedisCommandExecutionException.class)
         .hasMessage("ERR refused here");
@@ -213,6 +213,57 @@ class ClientWakeUpsIT {
       Awaitility.await().until(() -> heard.contains("{t}:ch last"));
       // three list scripts twice each, the integers once, nothing of the failed one
       assertThat(heard).hasSize(8).doesNotContain("{t}:ch lost");
+    } finally {
+      deployment.close();
+      timer.shutdown();
+      client.shutdown();
+    }
+  }
+
+  @Test
+  void anAddressedWakeUpThatNobodyHeardIsPublishedOnTheSharedChannelToo(RedisServer redis)
+      throws Exception {
+    assertThat(twin(redis, "publish_to('ch', 'c1:o', 'n')\nreturn {}"))
+        .as("recorded with the shared channel as its fallback")
+        .isEqualTo(List.of(List.of("ch", "m", "", "ch:c1", "n", "ch"), List.of()));
+    RedisClient client = RedisClient.create(redis.uri());
+    SystemTimer timer = new SystemTimer();
+    SingleServer deployment =
+        SingleServer.connect(
+            redis.uri(),
+            new ClientSetup(
+                new Settings(Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofMinutes(1)),
+                Clock.SYSTEM,
+                timer,
+                "warden-scripts-it",
+                null));
+    try (StatefulRedisPubSubConnection<String, String> shared = client.connectPubSub();
+        StatefulRedisPubSubConnection<String, String> own = client.connectPubSub()) {
+      List<String> heard = Collections.synchronizedList(new ArrayList<>());
+      RedisPubSubAdapter<String, String> listener =
+          new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String channel, String message) {
+              heard.add(channel + " " + message);
+            }
+          };
+      shared.addListener(listener);
+      own.addListener(listener);
+      shared.sync().subscribe("{t}:ch"); // a client of a previous version: the shared channel only
+      Scripts fromClient = new Scripts(deployment, true);
+      String[] keys = {"{t}:k", "{t}:ch"};
+      Script addressed = script("publish_to(KEYS[2], ARGV[1], ARGV[2])\nreturn {1}");
+      fromClient.run(addressed, keys, "c1:o", "nobody-on-c1").get(5, TimeUnit.SECONDS);
+      Awaitility.await().until(() -> heard.contains("{t}:ch nobody-on-c1"));
+      own.sync().subscribe("{t}:ch:c1");
+      fromClient.run(addressed, keys, "c1:o", "c1-listens").get(5, TimeUnit.SECONDS);
+      fromClient
+          .run(script("publish(KEYS[2], 'marker')\nreturn {1}"), keys)
+          .get(5, TimeUnit.SECONDS);
+      Awaitility.await().until(() -> heard.contains("{t}:ch marker"));
+      assertThat(heard)
+          .as("heard on its own channel, so not on the shared one")
+          .containsExactly("{t}:ch nobody-on-c1", "{t}:ch:c1 c1-listens", "{t}:ch marker");
     } finally {
       deployment.close();
       timer.shutdown();
