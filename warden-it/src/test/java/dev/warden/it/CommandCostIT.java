@@ -46,10 +46,12 @@ class CommandCostIT {
             .filter(call -> !call.getKey().startsWith("config")) // the reset itself
             .mapToLong(Map.Entry::getValue)
             .sum();
-    // per pair: acquire = EVALSHA + HMGET + HMGET, TIME, HSET (the fence: prelude.lua's
-    // mint_token) + HSET + PEXPIRE; release = EVALSHA + HMGET + DEL + SET (the release's marker,
-    // for its own replay: prelude.lua's mark_released)
+    // per pair: acquire = EVALSHA + EXISTS (a free lock has no hash: its fields are not read) +
+    // HMGET, TIME, HSET (the fence: prelude.lua's mint_token) + HSET + PEXPIRE; release = EVALSHA +
+    // HMGET + DEL + SET (the release's marker, for its own replay: prelude.lua's mark_released)
     assertThat(total).isEqualTo(11L * PAIRS);
+    assertThat(calls.get("exists")).isEqualTo((long) PAIRS);
+    assertThat(calls.get("hmget")).isEqualTo(2L * PAIRS);
   }
 
   @Test
