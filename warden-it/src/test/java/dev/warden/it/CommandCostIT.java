@@ -55,6 +55,31 @@ class CommandCostIT {
   }
 
   @Test
+  void aNestedLockReadsTheHoldOnce(RedisServer redis, Warden warden) {
+    DistributedLock lock = warden.lock("cost-nested");
+    lock.lock();
+    lock.lock(); // loads the scripts' paths
+    lock.unlock();
+    redis.redis().configResetstat();
+
+    for (int i = 0; i < PAIRS; i++) {
+      lock.lock();
+      lock.unlock();
+    }
+
+    Map<String, Long> calls = redis.commandCalls();
+    lock.unlock();
+    assertThat(calls.get("evalsha")).isEqualTo(2L * PAIRS);
+    // a re-entry = EVALSHA + EXISTS + HMGET (which reads '#a' and '#t' too) + HSET + PTTL (+
+    // PEXPIRE
+    // unless less than a millisecond passed since the lease was set); the release that leaves one
+    // hold = EVALSHA + HMGET + HSET + HDEL
+    assertThat(calls.getOrDefault("hget", 0L)).isZero();
+    assertThat(calls.get("hmget")).isEqualTo(2L * PAIRS);
+    assertThat(calls.get("exists")).isEqualTo((long) PAIRS);
+  }
+
+  @Test
   void aReleaseWithAWaiterPublishesOnce(RedisServer redis, WardenFactory wardens) throws Exception {
     Warden waiterWarden = wardens.create();
     DistributedLock holder = wardens.create().lock("cost-waited");
