@@ -213,11 +213,9 @@ local function reenter_fenced(hash, fence, terms, owner, held, known, acquisitio
     redis.call('PEXPIRE', hash, lease)
   end
   if unknown then
-    local token = mint_token(fence, terms)
+    token = mint_token(fence, terms)
     redis.call('HSET', hash, '#t', token)
-    return count, token
-  end
-  if token == nil then
+  elseif token == nil then
     token = redis.call('HGET', hash, '#t')
   end
   return count, token
