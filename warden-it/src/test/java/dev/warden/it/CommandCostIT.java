@@ -46,10 +46,37 @@ class CommandCostIT {
             .filter(call -> !call.getKey().startsWith("config")) // the reset itself
             .mapToLong(Map.Entry::getValue)
             .sum();
-    // per pair: acquire = EVALSHA + HMGET + HMGET, TIME, HSET (the fence: prelude.lua's
-    // mint_token) + HSET + PEXPIRE; release = EVALSHA + HMGET + DEL + SET (the release's marker,
-    // for its own replay: prelude.lua's mark_released)
+    // per pair: acquire = EVALSHA + EXISTS (a free lock has no hash: its fields are not read) +
+    // HMGET, TIME, HSET (the fence: prelude.lua's mint_token) + HSET + PEXPIRE; release = EVALSHA +
+    // HMGET + DEL + SET (the release's marker, for its own replay: prelude.lua's mark_released)
     assertThat(total).isEqualTo(11L * PAIRS);
+    assertThat(calls.get("exists")).isEqualTo((long) PAIRS);
+    assertThat(calls.get("hmget")).isEqualTo(2L * PAIRS);
+  }
+
+  @Test
+  void aNestedLockReadsTheHoldOnce(RedisServer redis, Warden warden) {
+    DistributedLock lock = warden.lock("cost-nested");
+    lock.lock();
+    lock.lock(); // loads the scripts' paths
+    lock.unlock();
+    redis.redis().configResetstat();
+
+    for (int i = 0; i < PAIRS; i++) {
+      lock.lock();
+      lock.unlock();
+    }
+
+    Map<String, Long> calls = redis.commandCalls();
+    lock.unlock();
+    assertThat(calls.get("evalsha")).isEqualTo(2L * PAIRS);
+    // a re-entry = EVALSHA + EXISTS + HMGET (which reads '#a' and '#t' too) + HSET + PTTL (+
+    // PEXPIRE
+    // unless less than a millisecond passed since the lease was set); the release that leaves one
+    // hold = EVALSHA + HMGET + HSET + HDEL
+    assertThat(calls.getOrDefault("hget", 0L)).isZero();
+    assertThat(calls.get("hmget")).isEqualTo(2L * PAIRS);
+    assertThat(calls.get("exists")).isEqualTo((long) PAIRS);
   }
 
   @Test

@@ -221,9 +221,13 @@ end
 -- acquisition (a rewind brought it back, or an acquisition that gave up got it) is taken over as
 -- this one's, with count 1; and a first acquisition's own, replayed, was never seen by its client
 -- (a rewind may have brought it back after tokens were issued to others, which the rewind lost).
--- A re-entry's replay (known > 0) keeps the token its client knows.
-local function raise(hash, owner, held, known, acquisition, field)
-  if redis.call('HGET', hash, field) == acquisition then
+-- A re-entry's replay (known > 0) keeps the token its client knows. `recorded`: what `field` holds,
+-- when the caller read it already in this run (false when absent); nil reads it here.
+local function raise(hash, owner, held, known, acquisition, field, recorded)
+  if recorded == nil then
+    recorded = redis.call('HGET', hash, field)
+  end
+  if recorded == acquisition then
     return tonumber(held), tonumber(known) == 0
   end
   local count = tonumber(known) + 1
@@ -233,18 +237,22 @@ end
 
 -- Raises an owner's hold of a lock hash (raise, under '#a'), gives the hash at least `lease` ms
 -- (never shortens the lease an outer hold asked for), and returns the count and the token: a new
--- one, written to '#t', for a hold the client did not know of.
-local function reenter_fenced(hash, fence, terms, owner, held, known, acquisition, lease)
-  local count, unknown = raise(hash, owner, held, known, acquisition, '#a')
+-- one, written to '#t', for a hold the client did not know of. `recorded` and `token`: '#a' and
+-- '#t' as the caller read them already in this run (false when absent), or nil to read them here;
+-- nothing but this function writes either in between.
+local function reenter_fenced(hash, fence, terms, owner, held, known, acquisition, lease, recorded,
+                              token)
+  local count, unknown = raise(hash, owner, held, known, acquisition, '#a', recorded)
   if redis.call('PTTL', hash) < lease then
     redis.call('PEXPIRE', hash, lease)
   end
   if unknown then
-    local token = mint_token(fence, terms)
+    token = mint_token(fence, terms)
     redis.call('HSET', hash, '#t', token)
-    return count, token
+  elseif token == nil then
+    token = redis.call('HGET', hash, '#t')
   end
-  return count, redis.call('HGET', hash, '#t')
+  return count, token
 end
 
 -- Ends an owner's read hold: its count, token and acquisition in the reads hash, and its lease
