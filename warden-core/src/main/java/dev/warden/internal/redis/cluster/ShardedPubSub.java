@@ -12,6 +12,7 @@ import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -28,10 +29,24 @@ import java.util.concurrent.TimeUnit;
  * another owner ({@link #topologyChanged}), and on an SSUBSCRIBE answered with MOVED (or ASK),
  * which names the node to try. After a move it sends a best-effort SUNSUBSCRIBE to the old node,
  * and delivers messages only from the node it subscribed last, so a demoted master that still
- * receives the shard's messages causes no duplicates. A confirmed subscription (the first, or after
- * a move or a reconnect) is reported to {@link Listener#subscribed}, which wakes the channel's
- * waiters: messages may have been lost meanwhile. After a node's connection reconnects, it
- * subscribes that node's channels again one by one ({@link #reconnected}).
+ * receives the shard's messages causes no duplicates. A move is decided on the node the channel was
+ * on when it was decided, and dropped if another move came first: a {@code sunsubscribed} push read
+ * against the topology Lettuce had a moment before must not take back the move a topology change
+ * has just made.
+ *
+ * <p>A channel the server dropped is not subscribed again on the node that dropped it while the
+ * client's topology still names that node (it has not seen the failover yet): a demoted master, now
+ * the new master's replica, accepts the SSUBSCRIBE (a replica serves its master's slots' sharded
+ * channels, so no MOVED comes), but gets nothing the new master publishes until the new master
+ * counts it among its replicas, seconds later (Redis 7.0.15: about 4 s after a graceful failover).
+ * A waiter whose wake-up is published then would sleep until its re-check, and a contended lock
+ * whose other client hands it between its own threads publishes nothing more. Instead the topology
+ * is refreshed and the channel waits, retried every 100 ms, until the topology names another owner
+ * (or for at most {@link #MAX_STALE_RETRIES} retries, then it is subscribed on the node the
+ * topology names). A confirmed subscription (the first, or after a move or a reconnect) is reported
+ * to {@link Listener#subscribed}, which wakes the channel's waiters: messages may have been lost
+ * meanwhile. After a node's connection reconnects, it subscribes that node's channels again one by
+ * one ({@link #reconnected}).
  *
  * <p>Failures: a first SSUBSCRIBE that fails for another reason than a redirection fails its future
  * ({@code Subscriptions} subscribes anew on the next join); a re-subscription that fails is tried
@@ -50,9 +65,16 @@ final class ShardedPubSub implements PubSub {
   /** Pause before a subscription that failed for another reason than MOVED is tried again. */
   private static final long RETRY_MILLIS = 100;
 
+  /**
+   * How many times, {@link #RETRY_MILLIS} apart, a channel the server dropped waits for the
+   * topology to name another owner than the node that dropped it (each retry asks for a refresh).
+   */
+  static final int MAX_STALE_RETRIES = 30;
+
   private final StatefulRedisClusterPubSubConnection<String, String> cluster;
   private final String clientName;
   private final Timer timer;
+  private final Runnable refreshTopology;
   private final Map<String, Wanted> channels = new ConcurrentHashMap<>();
   private final Map<String, StatefulRedisPubSubConnection<String, String>> nodes =
       new ConcurrentHashMap<>();
@@ -78,13 +100,18 @@ final class ShardedPubSub implements PubSub {
     }
   }
 
+  /**
+   * @param refreshTopology asks Lettuce to re-read the topology, without waiting for it
+   */
   ShardedPubSub(
       StatefulRedisClusterPubSubConnection<String, String> cluster,
       String clientName,
-      Timer timer) {
+      Timer timer,
+      Runnable refreshTopology) {
     this.cluster = cluster;
     this.clientName = clientName;
     this.timer = timer;
+    this.refreshTopology = refreshTopology;
   }
 
   @Override
@@ -98,7 +125,7 @@ final class ShardedPubSub implements PubSub {
     for (int i = 0; i < subscribed.length; i++) {
       Wanted wanted = new Wanted(subscribed[i]);
       channels.put(wanted.channel, wanted);
-      moveTo(wanted, ownerOf(cluster.getPartitions(), wanted.slot), 0);
+      moveTo(wanted, null, ownerOf(cluster.getPartitions(), wanted.slot), 0);
       confirmed[i] = wanted.confirmed;
     }
     return CompletableFuture.allOf(confirmed);
@@ -132,8 +159,9 @@ final class ShardedPubSub implements PubSub {
   void topologyChanged(Partitions partitions) {
     for (Wanted wanted : channels.values()) {
       String owner = ownerOf(partitions, wanted.slot);
-      if (owner != null && !owner.equals(wanted.node())) {
-        moveTo(wanted, owner, 0);
+      String now = wanted.node();
+      if (owner != null && !owner.equals(now)) {
+        moveTo(wanted, now, owner, 0);
       }
     }
   }
@@ -146,14 +174,16 @@ final class ShardedPubSub implements PubSub {
 
   /**
    * Subscribes {@code wanted} on {@code node} (host:port; null if no owner is known, then retried
-   * later), and unsubscribes it from the node it was on before.
+   * later), and unsubscribes it from the node it was on before; does nothing if the channel is no
+   * longer on {@code from} (null: none), the node this move was decided on: another move came
+   * first, on a later state.
    */
   // FutureReturnValueIgnored: the outcome is handled in whenComplete, on the event loop
   @SuppressWarnings("FutureReturnValueIgnored")
-  private void moveTo(Wanted wanted, String node, int redirects) {
+  private void moveTo(Wanted wanted, String from, String node, int redirects) {
     String old;
     synchronized (wanted) {
-      if (closed || channels.get(wanted.channel) != wanted) {
+      if (closed || channels.get(wanted.channel) != wanted || !Objects.equals(wanted.node, from)) {
         return;
       }
       old = wanted.node;
@@ -196,7 +226,7 @@ final class ShardedPubSub implements PubSub {
     }
     String target = redirection(Failures.unwrap(failure));
     if (target != null && redirects < MAX_REDIRECTS) {
-      moveTo(wanted, target, redirects + 1);
+      moveTo(wanted, node, target, redirects + 1);
       return;
     }
     if (!wanted.confirmed.isDone()) {
@@ -210,15 +240,38 @@ final class ShardedPubSub implements PubSub {
 
   /** Has the timer try {@code wanted} again after {@link #RETRY_MILLIS}, unless it is stopping. */
   private void retryLater(Wanted wanted) {
+    later(() -> retry(wanted));
+  }
+
+  private void later(Runnable task) {
     try {
-      timer.schedule(() -> retry(wanted), TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS));
+      timer.schedule(task, TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS));
     } catch (RejectedExecutionException closing) {
       // the Warden is closing: nothing to subscribe for
     }
   }
 
   private void retry(Wanted wanted) {
-    moveTo(wanted, ownerOf(cluster.getPartitions(), wanted.slot), 0);
+    moveTo(wanted, wanted.node(), ownerOf(cluster.getPartitions(), wanted.slot), 0);
+  }
+
+  /**
+   * The server dropped {@code wanted} on {@code node}, where it still is: its slot has another
+   * owner now. Subscribes it on the owner the topology names, unless that is {@code node} still
+   * (the client has not seen the change yet): then asks for a refresh and looks again after {@link
+   * #RETRY_MILLIS}, up to {@link #MAX_STALE_RETRIES} times.
+   */
+  private void dropped(Wanted wanted, String node, int retries) {
+    if (closed || channels.get(wanted.channel) != wanted || !node.equals(wanted.node())) {
+      return; // given up, or moved on meanwhile
+    }
+    String owner = ownerOf(cluster.getPartitions(), wanted.slot);
+    if (node.equals(owner) && retries < MAX_STALE_RETRIES) {
+      refreshTopology.run();
+      later(() -> dropped(wanted, node, retries + 1));
+      return;
+    }
+    moveTo(wanted, node, owner, 0);
   }
 
   // FutureReturnValueIgnored: best effort: a SUNSUBSCRIBE that fails leaves an idle subscription
@@ -251,7 +304,7 @@ final class ShardedPubSub implements PubSub {
     }
     for (Wanted wanted : channels.values()) {
       if (node.equals(wanted.node())) {
-        moveTo(wanted, node, 0);
+        moveTo(wanted, node, node, 0);
       }
     }
   }
@@ -345,9 +398,8 @@ final class ShardedPubSub implements PubSub {
     public void sunsubscribed(String channel, long count) {
       Wanted wanted = channels.get(channel);
       if (wanted != null && node.equals(wanted.node())) {
-        // the server dropped a channel still wanted: its slot moved. Lettuce's partitions may not
-        // know yet; an SSUBSCRIBE to the old owner is answered MOVED with the new one.
-        moveTo(wanted, ownerOf(cluster.getPartitions(), wanted.slot), 0);
+        // the server dropped a channel still wanted: its slot moved (see the class comment)
+        dropped(wanted, node, 0);
       }
     }
   }
