@@ -10,6 +10,8 @@ import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
 import io.lettuce.core.AclSetuserArgs;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -59,6 +61,42 @@ class WardenAutoConfigurationIT {
                 lock.unlock();
               }
             });
+  }
+
+  @Test
+  void wakeUpsFromClientMakesTheWardenPublishWakeUpsFromItsOwnConnection(RedisServer redis) {
+    for (String mode : List.of("from-client", "auto")) {
+      runner
+          .withPropertyValues("warden.uri=" + redis.uri(), "warden.wake-ups=" + mode)
+          .run(
+              context -> {
+                DistributedLock lock = context.getBean(Warden.class).lock("woken-" + mode);
+                lock.lock();
+                redis.redis().configSet("slowlog-log-slower-than", "0");
+                redis.redis().slowlogReset();
+                try {
+                  // its script publishes 'released', or records it for the client to publish
+                  assertThat(lock.forceUnlock()).isTrue();
+                } finally {
+                  redis.redis().configSet("slowlog-log-slower-than", "10000");
+                }
+                // SLOWLOG names the client of each command: a Warden connection ("warden-<id>")
+                // for its own PUBLISH, none for a script's (Redis's Lua client)
+                List<String> publishers = new ArrayList<>();
+                for (Object raw : redis.redis().slowlogGet(100)) {
+                  List<?> entry = (List<?>) raw;
+                  if (String.valueOf(((List<?>) entry.get(3)).get(0)).equalsIgnoreCase("publish")) {
+                    publishers.add(String.valueOf(entry.get(5)));
+                  }
+                }
+                assertThat(publishers).as(mode).hasSize(1);
+                if (mode.equals("from-client")) {
+                  assertThat(publishers.get(0)).startsWith("warden-");
+                } else {
+                  assertThat(publishers.get(0)).isEmpty();
+                }
+              });
+    }
   }
 
   @Test
