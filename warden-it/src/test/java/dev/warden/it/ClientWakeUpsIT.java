@@ -15,6 +15,7 @@ import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.redis.SingleServer;
 import dev.warden.testkit.FaultProxy;
 import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.WardenAcl;
 import dev.warden.testkit.WardenDeployment;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
@@ -183,6 +184,49 @@ class ClientWakeUpsIT {
           .isLessThan(recheckMillis + 2_000);
       // nobody published the lost release's wake-up before the waiter was in
       assertThat(callsWhenIn).containsKey("evalsha").doesNotContainKey("publish");
+    }
+  }
+
+  /**
+   * A PUBLISH the server refuses after build() (the user's +publish taken away) fails no call: the
+   * release returns as usual, its wake-up is lost (logged), and the waiter of another client gets
+   * in at its recheck.
+   */
+  @Test
+  void aRefusedWakeUpFailsNoReleaseAndTheWaiterGetsInAtItsRecheck(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    long recheckMillis = 2_000;
+    WardenAcl.createUser(redis, "no-publish", "no-publish-secret", WardenAcl.SINGLE_SERVER);
+    Warden waiting =
+        wardens.create(builder -> builder.recheckInterval(Duration.ofMillis(recheckMillis)));
+    ExecutorService holderThread = Executors.newSingleThreadExecutor();
+    try (Warden holding =
+        Warden.builder()
+            .uri("redis://no-publish:no-publish-secret@" + redis.host() + ":" + redis.port())
+            .wakeUps(WakeUps.FROM_CLIENT)
+            .build()) {
+      DistributedLock holder = holding.lock("refused");
+      DistributedLock waiter = waiting.lock("refused");
+      holderThread.submit(() -> holder.lock()).get(10, TimeUnit.SECONDS);
+      CompletableFuture<Long> waited =
+          CompletableFuture.supplyAsync(
+              () -> {
+                waiter.lock();
+                long in = System.nanoTime();
+                waiter.unlock();
+                return in;
+              });
+      Awaitility.await().until(() -> waiting.stats().parkedWaiters() == 1);
+      WardenAcl.changeUser(redis, "no-publish", "-publish");
+      long released = System.nanoTime();
+      holderThread.submit(holder::unlock).get(10, TimeUnit.SECONDS); // no failure
+      long in = waited.get(recheckMillis + 5_000, TimeUnit.MILLISECONDS);
+      assertThat(TimeUnit.NANOSECONDS.toMillis(in - released)).isLessThan(recheckMillis + 2_000);
+      assertThat(redis.redis().aclLog())
+          .as("the server refused the release's wake-up")
+          .anySatisfy(entry -> assertThat(entry.toString()).contains("publish"));
+    } finally {
+      holderThread.shutdownNow();
     }
   }
 
