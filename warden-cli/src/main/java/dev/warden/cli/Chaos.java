@@ -1,5 +1,6 @@
 package dev.warden.cli;
 
+import dev.warden.WakeUps;
 import dev.warden.Warden;
 import dev.warden.testkit.RedisServer;
 import java.io.IOException;
@@ -54,7 +55,8 @@ final class Chaos {
       int threads,
       long seed,
       Path out,
-      List<Path> testScripts) {}
+      List<Path> testScripts,
+      WakeUps wakeUps) {}
 
   private final Settings settings;
   private final PrintStream out;
@@ -82,7 +84,8 @@ final class Chaos {
                 "--threads",
                 "--seed",
                 "--out",
-                "--check"),
+                "--check",
+                "--wake-ups"),
             Set.of());
     if (options.helpRequested()) {
       out.print(Main.USAGE);
@@ -115,6 +118,7 @@ final class Chaos {
     }
     int workers = options.intInRange("--workers", 3, 1, MAX_WORKERS);
     int threads = options.intInRange("--threads", 3, 1, MAX_THREADS);
+    WakeUps wakeUps = wakeUps(options.string("--wake-ups", "auto"));
     Path outDir;
     try {
       outDir =
@@ -125,8 +129,19 @@ final class Chaos {
     } catch (IOException e) {
       throw new UsageException("--out cannot be created: " + e.getMessage());
     }
-    Settings settings = new Settings(kinds, seconds, workers, threads, seed, outDir, testScripts());
+    Settings settings =
+        new Settings(kinds, seconds, workers, threads, seed, outDir, testScripts(), wakeUps);
     return new Chaos(settings, out, err).execute();
+  }
+
+  /** The workers' {@link WakeUps} for {@code --wake-ups client|scripts|auto}. */
+  private static WakeUps wakeUps(String value) {
+    return switch (value) {
+      case "auto" -> WakeUps.AUTO;
+      case "scripts" -> WakeUps.FROM_SCRIPTS;
+      case "client" -> WakeUps.FROM_CLIENT;
+      default -> throw new UsageException("--wake-ups must be client, scripts or auto: " + value);
+    };
   }
 
   /** The directory of {@link #TEST_SCRIPTS_PROPERTY}, checked, or none. */
@@ -212,12 +227,13 @@ final class Chaos {
     Path dir = settings.out().resolve(kind.label());
     out.printf(
         Locale.ROOT,
-        "Warden chaos on %s: %d workers x %d threads for %s, seed %d, logs in %s%n",
+        "Warden chaos on %s: %d workers x %d threads for %s, seed %d, wake-ups %s, logs in %s%n",
         kind.label(),
         settings.workers(),
         settings.threads(),
         Text.millis(TimeUnit.SECONDS.toMillis(settings.seconds())),
         settings.seed(),
+        settings.wakeUps(),
         dir);
     for (Path scripts : settings.testScripts()) {
       out.println(
@@ -249,6 +265,17 @@ final class Chaos {
           return 1;
         }
       }
+      // the mode each worker's build() chose (AUTO: FROM_SCRIPTS where scripts may publish)
+      out.println(
+          "Wake-ups: "
+              + workers.stream()
+                  .map(WorkerProcess::wakeUps)
+                  .distinct()
+                  .sorted()
+                  .collect(Collectors.joining(", "))
+              + " (asked: "
+              + settings.wakeUps()
+              + ")");
       long started = System.nanoTime();
       for (WorkerProcess worker : workers) {
         worker.go();
@@ -311,7 +338,9 @@ final class Chaos {
             "--seconds",
             Integer.toString(settings.seconds()),
             "--seed",
-            Long.toString(settings.seed())));
+            Long.toString(settings.seed()),
+            "--wake-ups",
+            settings.wakeUps().name()));
     return command;
   }
 

@@ -8,6 +8,7 @@ import dev.warden.DistributedSemaphore;
 import dev.warden.LeaseExpiredException;
 import dev.warden.LeasedSemaphore;
 import dev.warden.LockHandle;
+import dev.warden.WakeUps;
 import dev.warden.Warden;
 import dev.warden.WardenException;
 import dev.warden.WardenStats;
@@ -91,7 +92,15 @@ final class ChaosWorker {
         Options.parse(
             "chaos-worker",
             args,
-            Set.of("--uri", "--log", "--epochs", "--worker", "--threads", "--seconds", "--seed"),
+            Set.of(
+                "--uri",
+                "--log",
+                "--epochs",
+                "--worker",
+                "--threads",
+                "--seconds",
+                "--seed",
+                "--wake-ups"),
             Set.of("--cluster"));
     options.requireNoPositionals();
     Target target = new Target(options.required("--uri"), options.flag("--cluster"));
@@ -101,18 +110,21 @@ final class ChaosWorker {
     int threads = options.intInRange("--threads", 3, 1, Chaos.MAX_THREADS);
     int seconds = options.intInRange("--seconds", 60, 1, Chaos.MAX_SECONDS);
     long seed = Long.parseLong(options.required("--seed"));
+    WakeUps wakeUps = WakeUps.valueOf(options.string("--wake-ups", WakeUps.AUTO.name()));
 
     BufferedReader driver = new BufferedReader(new InputStreamReader(stdin, UTF_8));
     Warden.Builder builder =
-        Warden.builder().watchdogTimeout(WATCHDOG).commandTimeout(COMMAND_TIMEOUT);
+        Warden.builder().watchdogTimeout(WATCHDOG).commandTimeout(COMMAND_TIMEOUT).wakeUps(wakeUps);
     builder =
         target.cluster()
             ? builder.cluster(target.seeds().toArray(String[]::new))
             : builder.uri(target.uri());
+    // the mode build() takes (AUTO decides from the same checks), for the driver to print
+    WakeUps chosen = builder.check().wakeUps();
     try (Warden warden = builder.build();
         ChaosLog log = ChaosLog.create(logFile)) {
       ChaosWorker worker = new ChaosWorker(warden, log, number, seed, epochs);
-      out.println("READY");
+      out.println("READY " + chosen);
       out.flush();
       try {
         if (!"GO".equals(driver.readLine())) {

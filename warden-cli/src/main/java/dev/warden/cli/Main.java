@@ -62,6 +62,8 @@ public final class Main {
                      --seed S       the faults' and operations' random seed
                      --out DIR      where the logs go (default a new temporary directory)
                      --check DIR    runs the checker again on the logs of an earlier run
+                     --wake-ups W   who publishes wake-ups: client, scripts or auto
+                                    (default auto: the scripts where the server allows)
         bench      Measures Warden against Redisson on one Redis (module warden-bench;
                    ./warden bench --help lists its options).
         help       Prints this text.

@@ -51,6 +51,7 @@ final class WorkerProcess {
   private volatile long retriedCalls;
   private final Thread reader;
   private volatile boolean ready;
+  private volatile String wakeUps = "(not said)";
   private volatile Result result;
   private volatile String failure;
 
@@ -87,6 +88,14 @@ final class WorkerProcess {
 
   long pid() {
     return process.pid();
+  }
+
+  /**
+   * Who publishes the worker's wake-ups, as its READY line said ({@code WakeUps} of its {@code
+   * build()}), or "(not said)".
+   */
+  String wakeUps() {
+    return wakeUps;
   }
 
   /** Waits until the worker said READY or exited; returns whether it is ready. */
@@ -184,6 +193,7 @@ final class WorkerProcess {
     String[] fields = line.split(" ", 2);
     switch (fields[0]) {
       case "READY" -> {
+        wakeUps = fields.length > 1 ? fields[1].strip() : "(not said)";
         ready = true;
         readyOrGone.countDown();
       }

@@ -63,6 +63,45 @@ class ChaosIT {
     assertThat(output)
         .containsPattern("plain semaphore +judged at exactly its 3 permits for [1-9]");
     assertThat(dir.resolve("worker-2.log")).isNotEmptyFile();
+    // the default mode is unchanged: the scripts publish where the server allows it
+    assertThat(output).contains("Wake-ups: FROM_SCRIPTS (asked: AUTO)");
+  }
+
+  @Test
+  void twentySecondsOfFaultsWithWakeUpsFromTheClientEndWithNoViolation() throws IOException {
+    Path logs = Files.createDirectories(Path.of("target", "chaos-logs", "ChaosIT-client"));
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    int status =
+        Main.run(
+            new String[] {
+              "chaos",
+              "--seconds",
+              "20",
+              "--workers",
+              "2",
+              "--threads",
+              "2",
+              "--seed",
+              "22",
+              "--wake-ups",
+              "client",
+              "--out",
+              logs.toString()
+            },
+            new PrintStream(out, true, UTF_8),
+            new PrintStream(err, true, UTF_8));
+
+    String output = out.toString(UTF_8);
+    assertThat(output)
+        .as("%s%nlogs in %s%nstderr:%n%s", output, logs.toAbsolutePath(), err.toString(UTF_8))
+        .contains("Wake-ups: FROM_CLIENT (asked: FROM_CLIENT)")
+        .contains("VERDICT: PASS");
+    assertThat(status).isZero();
+    assertThat(figure(output, "faults injected")).isPositive();
+    assertThat(figure(output, "acquisitions")).isPositive();
+    assertThat(figure(output, "violations")).isZero();
   }
 
   private static long figure(String output, String name) {

@@ -51,6 +51,13 @@ class MainTest {
   }
 
   @Test
+  void chaosWithUnknownWakeUpsExitsWithTwoNamingTheValue() {
+    assertThat(run("chaos", "--wake-ups", "pigeons")).isEqualTo(2);
+    assertThat(err()).contains("--wake-ups must be client, scripts or auto: pigeons");
+    assertThat(out()).isEmpty();
+  }
+
+  @Test
   void chaosCheckOfADirectoryWithoutLogsExitsWithTwoNamingIt() {
     assertThat(run("chaos", "--check", "/nonexistent/chaos")).isEqualTo(2);
     assertThat(err()).contains("--check found no chaos logs under /nonexistent/chaos");

@@ -13,7 +13,9 @@ import dev.warden.internal.redis.ClientSetup;
 import dev.warden.internal.redis.Script;
 import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.redis.SingleServer;
+import dev.warden.testkit.FaultProxy;
 import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.WardenAcl;
 import dev.warden.testkit.WardenDeployment;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
@@ -30,8 +32,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -117,6 +124,110 @@ class ClientWakeUpsIT {
         .isEqualTo("released " + id(client) + " " + id(others.get(0)));
     // the waiter's client published nothing; the server ran one PUBLISH in all (none in a script)
     assertThat(redis.commandCalls().get("publish")).isEqualTo(1L);
+  }
+
+  /**
+   * The wake-up goes out only when the release's reply comes back: a reply lost after the script
+   * ran loses it for good (the release's replay finds its own mark and publishes nothing). The
+   * waiter, in another client, must still get in, at its recheck: never woken would keep it out for
+   * good while nobody holds the lock.
+   */
+  @Test
+  void aReleaseWhoseReplyIsLostLetsTheWaiterInAtItsRecheck(RedisServer redis, WardenFactory wardens)
+      throws Exception {
+    long recheckMillis = 3_000;
+    Warden waiting =
+        wardens.create(builder -> builder.recheckInterval(Duration.ofMillis(recheckMillis)));
+    try (FaultProxy proxy = FaultProxy.start(redis);
+        Warden holding =
+            Warden.builder()
+                .uri(proxy.uri())
+                .wakeUps(WakeUps.FROM_CLIENT)
+                .commandTimeout(Duration.ofSeconds(1))
+                .build()) {
+      DistributedLock holder = holding.lock("reply-lost");
+      DistributedLock waiter = waiting.lock("reply-lost");
+      // lock() and unlock() on one thread (a thread-bound lock)
+      ExecutorService holderThread = Executors.newSingleThreadExecutor();
+      holderThread
+          .submit(
+              () -> {
+                holder.lock(); // loads the scripts
+                holder.unlock();
+                holder.lock();
+              })
+          .get(10, TimeUnit.SECONDS);
+      Map<String, Long> callsWhenIn = new ConcurrentHashMap<>();
+      CompletableFuture<Long> waited =
+          CompletableFuture.supplyAsync(
+              () -> {
+                waiter.lock();
+                long in = System.nanoTime();
+                callsWhenIn.putAll(redis.commandCalls());
+                waiter.unlock();
+                return in;
+              });
+      Awaitility.await().until(() -> waiting.stats().parkedWaiters() == 1);
+      redis.redis().configResetstat();
+      proxy.blackhole(FaultProxy.Direction.TARGET_TO_CLIENT);
+      Future<?> unlocked = holderThread.submit(holder::unlock);
+      // the release ran (its hold and token are gone); its reply, and so its wake-up, did not come
+      Awaitility.await().until(() -> !redis.redis().hexists("warden:{reply-lost}:lock", "#t"));
+      long released = System.nanoTime();
+      proxy.cut();
+      proxy.heal();
+      unlocked.get(10, TimeUnit.SECONDS); // the replay finds the release done
+      holderThread.shutdown();
+      long in = waited.get(recheckMillis + 5_000, TimeUnit.MILLISECONDS);
+      assertThat(TimeUnit.NANOSECONDS.toMillis(in - released))
+          .as("let in by its recheck, %d ms after the release", recheckMillis)
+          .isLessThan(recheckMillis + 2_000);
+      // nobody published the lost release's wake-up before the waiter was in
+      assertThat(callsWhenIn).containsKey("evalsha").doesNotContainKey("publish");
+    }
+  }
+
+  /**
+   * A PUBLISH the server refuses after build() (the user's +publish taken away) fails no call: the
+   * release returns as usual, its wake-up is lost (logged), and the waiter of another client gets
+   * in at its recheck.
+   */
+  @Test
+  void aRefusedWakeUpFailsNoReleaseAndTheWaiterGetsInAtItsRecheck(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    long recheckMillis = 2_000;
+    WardenAcl.createUser(redis, "no-publish", "no-publish-secret", WardenAcl.SINGLE_SERVER);
+    Warden waiting =
+        wardens.create(builder -> builder.recheckInterval(Duration.ofMillis(recheckMillis)));
+    ExecutorService holderThread = Executors.newSingleThreadExecutor();
+    try (Warden holding =
+        Warden.builder()
+            .uri("redis://no-publish:no-publish-secret@" + redis.host() + ":" + redis.port())
+            .wakeUps(WakeUps.FROM_CLIENT)
+            .build()) {
+      DistributedLock holder = holding.lock("refused");
+      DistributedLock waiter = waiting.lock("refused");
+      holderThread.submit(() -> holder.lock()).get(10, TimeUnit.SECONDS);
+      CompletableFuture<Long> waited =
+          CompletableFuture.supplyAsync(
+              () -> {
+                waiter.lock();
+                long in = System.nanoTime();
+                waiter.unlock();
+                return in;
+              });
+      Awaitility.await().until(() -> waiting.stats().parkedWaiters() == 1);
+      WardenAcl.changeUser(redis, "no-publish", "-publish");
+      long released = System.nanoTime();
+      holderThread.submit(holder::unlock).get(10, TimeUnit.SECONDS); // no failure
+      long in = waited.get(recheckMillis + 5_000, TimeUnit.MILLISECONDS);
+      assertThat(TimeUnit.NANOSECONDS.toMillis(in - released)).isLessThan(recheckMillis + 2_000);
+      assertThat(redis.redis().aclLog())
+          .as("the server refused the release's wake-up")
+          .anySatisfy(entry -> assertThat(entry.toString()).contains("publish"));
+    } finally {
+      holderThread.shutdownNow();
+    }
   }
 
   @Test

@@ -117,14 +117,8 @@ public final class Capabilities {
     } else {
       checks.add(ok("scripts (EVALSHA, EVAL)"));
       checks.add(fromScript("TIME from a script", failed, List.of("time"), rule));
-      String inScript = failed.get(publish(cluster).toLowerCase(java.util.Locale.ROOT));
       WakeUpsVerdict verdict =
-          wakeUps(
-              wakeUps,
-              cluster,
-              inScript != null && denied(inScript) ? inScript : null,
-              fromClient,
-              rule);
+          wakeUps(wakeUps, cluster, publishRefusal(failed, cluster), fromClient, rule);
       checks.add(verdict.check());
       chosen = verdict.chosen();
       if (cluster) {
@@ -171,6 +165,17 @@ public final class Capabilities {
     checks.add(master(Outcome.of(info, bound, deployment), cluster));
     checks.add(format(Outcome.of(format, bound, deployment)));
     return new DeploymentReport(deployment.describe(), checks, chosen);
+  }
+
+  /**
+   * The server's error to the probe's {@code PUBLISH} ({@code SPUBLISH} on a cluster) from a
+   * script, or null when it was allowed. Any error counts: unlike the probe's writes, which are
+   * sent arguments a server refuses on purpose, the publish has none a server could find wrong, and
+   * each proxy words its refusal its own way; a refusal taken for "allowed" would meet every
+   * release's script (which fails after its writes) instead of making AUTO choose the client.
+   */
+  static String publishRefusal(Map<String, String> failed, boolean cluster) {
+    return failed.get(publish(cluster).toLowerCase(java.util.Locale.ROOT));
   }
 
   /** Who publishes wake-ups, and the report's line about it. */

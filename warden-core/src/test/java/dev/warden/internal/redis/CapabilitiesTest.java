@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.warden.DeploymentReport.Status;
 import dev.warden.WakeUps;
 import dev.warden.internal.redis.Capabilities.WakeUpsVerdict;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,6 +42,34 @@ class CapabilitiesTest {
             "PUBLISH from the client (wake-ups), as PUBLISH from a script is refused: "
                 + PROXY
                 + ": ok");
+  }
+
+  @Test
+  void anyErrorToPublishFromAScriptIsARefusalSoAutoFallsBackToTheClient() {
+    // worded in none of the ways the other checks know (a proxy's own words, here those of
+    // Alibaba's cluster proxy for another check): still a refusal, since the probe's PUBLISH has
+    // no argument a server could find wrong. Before, AUTO took it for "allowed".
+    String odd =
+        "ERR bad lua script for redis cluster, all the keys that the script uses should be passed"
+            + " using the KEYS array";
+    Map<String, String> failed = Map.of("publish", odd, "incrby", "ERR value is not an integer");
+    assertThat(Capabilities.publishRefusal(failed, false)).isEqualTo(odd);
+    assertThat(Capabilities.publishRefusal(Map.of("spublish", odd), true)).isEqualTo(odd);
+    assertThat(Capabilities.publishRefusal(Map.of("incrby", odd), false)).isNull();
+    WakeUpsVerdict verdict =
+        Capabilities.wakeUps(
+            WakeUps.AUTO, false, Capabilities.publishRefusal(failed, false), null, RULE);
+    assertThat(verdict.chosen()).isEqualTo(WakeUps.FROM_CLIENT);
+    assertThat(
+            Capabilities.wakeUps(
+                    WakeUps.FROM_SCRIPTS,
+                    false,
+                    Capabilities.publishRefusal(failed, false),
+                    null,
+                    RULE)
+                .check()
+                .status())
+        .isEqualTo(Status.REFUSED);
   }
 
   @Test

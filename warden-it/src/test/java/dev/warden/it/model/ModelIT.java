@@ -26,6 +26,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * each family N minutes; {@code -Dwarden.model.seed=S} replays one sequence's seed; {@code
  * -Dwarden.model.family=REENTRANT} (or FAIR, READ_WRITE, PERMITS) runs only that family. On a
  * failure it prints, per broken invariant, the seed, the minimal sequence and its script calls.
+ * {@link ClientWakeUpsModelIT} runs the same families on the scripts' recording twins ({@code
+ * WakeUps.FROM_CLIENT}).
  */
 @ExtendWith(WardenExtension.class)
 class ModelIT {
@@ -33,11 +35,24 @@ class ModelIT {
   private static final int DEFAULT_SHRINK_SECONDS = 4;
   private static final int LENGTH = 60;
 
-  private static Wire wire;
+  static Wire wire;
 
   @BeforeAll
   static void connect(RedisServer server) {
-    wire = new Wire(server.uri());
+    wire = new Wire(server.uri(), /* clientPublishes= */ false);
+  }
+
+  /** How long each family runs by default, in seconds. */
+  int defaultSeconds() {
+    return DEFAULT_SECONDS;
+  }
+
+  /** Checks a family's run, which published {@code published} wake-ups from the client. */
+  void ran(Model.Family family, long published) {}
+
+  /** What the printed lines call this run of a family. */
+  String label(Model.Family family) {
+    return family.name();
   }
 
   @AfterAll
@@ -65,27 +80,28 @@ class ModelIT {
     explore(Model.Family.PERMITS);
   }
 
-  private static void explore(Model.Family family) {
+  private void explore(Model.Family family) {
     String only = System.getProperty("warden.model.family", "");
     if (!only.isEmpty() && !only.equalsIgnoreCase(family.name())) {
       return;
     }
     long minutes = Long.getLong("warden.model.minutes", 0);
     Duration budget =
-        minutes == 0 ? Duration.ofSeconds(DEFAULT_SECONDS) : Duration.ofMinutes(minutes);
+        minutes == 0 ? Duration.ofSeconds(defaultSeconds()) : Duration.ofMinutes(minutes);
     String replay = System.getProperty("warden.model.seed", "");
     Duration shrinking =
         !replay.isEmpty()
             ? Duration.ofMinutes(1)
             : minutes == 0 ? Duration.ofSeconds(DEFAULT_SHRINK_SECONDS) : budget.dividedBy(10);
     Explorer explorer = new Explorer(wire, family, LENGTH, shrinking);
+    long published = wire.published();
     if (!replay.isEmpty()) {
       explorer.explore(Long.parseLong(replay));
     } else {
       long master = Long.getLong("warden.model.master", new SplittableRandom().nextLong());
       System.out.printf(
           "model %s: master seed %d, for %s (and at most %s shrinking)%n",
-          family, master, budget, shrinking);
+          label(family), master, budget, shrinking);
       SplittableRandom seeds = new SplittableRandom(master);
       long end = System.nanoTime() + budget.toNanos();
       while (System.nanoTime() - end < 0) {
@@ -94,12 +110,17 @@ class ModelIT {
     }
     System.out.printf(
         "model %s: %d sequences, %d steps, %d invariants broken; reached %s%n",
-        family, explorer.sequences, explorer.steps, explorer.findings().size(), Coverage.drain());
+        label(family),
+        explorer.sequences,
+        explorer.steps,
+        explorer.findings().size(),
+        Coverage.drain());
+    ran(family, wire.published() - published);
     StringBuilder report = new StringBuilder();
     explorer.findings().values().forEach(finding -> report.append(finding.report(family)));
     if (!explorer.findings().isEmpty()) {
       throw new AssertionError(
-          explorer.findings().size() + " invariants broken (" + family + "):" + report);
+          explorer.findings().size() + " invariants broken (" + label(family) + "):" + report);
     }
   }
 }

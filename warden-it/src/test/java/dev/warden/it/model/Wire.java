@@ -22,6 +22,11 @@ import java.util.Map;
  * Script}: the prelude, then the script's file) and run with EVALSHA, plus the plain commands the
  * faults need (DUMP, RESTORE, PEXPIREAT, ZADD). Every call that changes something is written to a
  * log in the form a human replays with redis-cli; queries made only to check invariants are not.
+ *
+ * <p>With {@code clientPublishes} ({@code WakeUps.FROM_CLIENT}) it runs each script's recording
+ * twin ({@link Script#recording()}) instead, as {@code redis.Scripts} does in that mode: it checks
+ * the twin's reply ({@code {recorded wake-ups, reply}}), PUBLISHes what the script recorded, and
+ * hands on the script's own reply, so the model judges the replies a client in that mode sees.
  */
 final class Wire implements AutoCloseable {
   private final RedisClient client;
@@ -30,8 +35,11 @@ final class Wire implements AutoCloseable {
   final RedisCommands<String, String> redis;
   private final Map<String, Script> scripts = new HashMap<>();
   private final List<String> log = new ArrayList<>();
+  private final boolean clientPublishes;
+  private long published;
 
-  Wire(String uri) {
+  Wire(String uri, boolean clientPublishes) {
+    this.clientPublishes = clientPublishes;
     client = RedisClient.create(uri);
     text = client.connect();
     bytes = client.connect(ByteArrayCodec.INSTANCE);
@@ -43,6 +51,15 @@ final class Wire implements AutoCloseable {
     Script script = scripts.computeIfAbsent(name, this::load);
     List<Object> reply =
         redis.evalsha(script.sha(), ScriptOutputType.MULTI, keys.toArray(String[]::new), args);
+    List<String> published = List.of();
+    if (clientPublishes) {
+      published = recorded(name, reply);
+      for (int i = 0; i < published.size(); i += 2) {
+        redis.publish(published.get(i), published.get(i + 1));
+        this.published++;
+      }
+      reply = ownReply(name, reply);
+    }
     log.add(
         "EVALSHA <"
             + name
@@ -52,12 +69,50 @@ final class Wire implements AutoCloseable {
             + String.join(" ", keys)
             + (args.length == 0 ? "" : " " + String.join(" ", args))
             + "   -> "
-            + reply);
+            + reply
+            + (published.isEmpty() ? "" : "   then PUBLISH (from the client) " + published));
     return reply;
   }
 
+  /** How many wake-ups this line published from the client (recorded by scripts' twins). */
+  long published() {
+    return published;
+  }
+
+  /** The wake-ups a recording twin's reply lists first: channel, message, ... (strings). */
+  private static List<String> recorded(String name, List<Object> reply) {
+    if (reply == null || reply.isEmpty() || !(reply.get(0) instanceof List<?> recorded)) {
+      throw new AssertionError(name + "'s recording twin replied without its wake-ups: " + reply);
+    }
+    if (recorded.size() % 2 != 0) {
+      throw new AssertionError(name + "'s recording twin recorded an odd list: " + recorded);
+    }
+    List<String> pairs = new ArrayList<>();
+    for (Object value : recorded) {
+      if (!(value instanceof String text)) {
+        throw new AssertionError(name + "'s recording twin recorded a non-string: " + recorded);
+      }
+      pairs.add(text);
+    }
+    return pairs;
+  }
+
+  /** The script's own reply within its twin's: the second element (absent: nil). */
+  @SuppressWarnings("unchecked") // NestedMultiOutput reads an array as a List<Object>
+  private static List<Object> ownReply(String name, List<Object> reply) {
+    if (reply.size() > 2) {
+      throw new AssertionError(name + "'s recording twin replied more than two elements: " + reply);
+    }
+    Object own = reply.size() > 1 ? reply.get(1) : null;
+    if (own != null && !(own instanceof List<?>)) {
+      throw new AssertionError(name + " replied a bare value: " + own);
+    }
+    return (List<Object>) own;
+  }
+
   private Script load(String name) {
-    Script script = LuaScripts.load(name);
+    Script loaded = LuaScripts.load(name);
+    Script script = clientPublishes ? loaded.recording() : loaded;
     redis.scriptLoad(script.body());
     return script;
   }

@@ -100,7 +100,8 @@ public final class WardenAutoConfiguration {
         Warden.builder()
             .watchdogTimeout(properties.getWatchdogTimeout())
             .commandTimeout(properties.getCommandTimeout())
-            .recheckInterval(properties.getRecheckInterval());
+            .recheckInterval(properties.getRecheckInterval())
+            .wakeUps(properties.getWakeUps());
     connection.applyTo(builder);
     if (properties.getKeyPrefix() != null && !properties.getKeyPrefix().isEmpty()) {
       builder.keyPrefix(properties.getKeyPrefix());

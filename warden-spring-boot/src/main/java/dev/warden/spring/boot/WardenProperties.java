@@ -1,5 +1,6 @@
 package dev.warden.spring.boot;
 
+import dev.warden.WakeUps;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,6 +39,13 @@ public class WardenProperties {
 
   /** How often a waiting acquirer re-checks when no release message arrives. */
   private Duration recheckInterval = Duration.ofMillis(200);
+
+  /**
+   * Who publishes the wake-ups of releases: auto (the scripts where the server allows PUBLISH in
+   * scripts, else the client), from-scripts, or from-client (for proxies that refuse PUBLISH in
+   * scripts).
+   */
+  private WakeUps wakeUps = WakeUps.AUTO;
 
   /**
    * Prefix of every key and channel Warden uses: "billing" puts them under billing:warden:*. Empty:
@@ -177,6 +185,26 @@ public class WardenProperties {
    */
   public void setRecheckInterval(Duration recheckInterval) {
     this.recheckInterval = recheckInterval;
+  }
+
+  /**
+   * Returns who publishes wake-ups.
+   *
+   * @return the mode ({@link WakeUps#AUTO} by default)
+   * @since 0.2
+   */
+  public WakeUps getWakeUps() {
+    return wakeUps;
+  }
+
+  /**
+   * Sets who publishes wake-ups ({@code warden.wake-ups=auto|from-scripts|from-client}).
+   *
+   * @param wakeUps the mode, as {@link dev.warden.Warden.Builder#wakeUps(WakeUps)} takes it
+   * @since 0.2
+   */
+  public void setWakeUps(WakeUps wakeUps) {
+    this.wakeUps = wakeUps;
   }
 
   /**

@@ -10,6 +10,9 @@ import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
 import io.lettuce.core.AclSetuserArgs;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -59,6 +62,57 @@ class WardenAutoConfigurationIT {
                 lock.unlock();
               }
             });
+  }
+
+  @Test
+  void wakeUpsFromClientMakesTheWardenPublishAfterItsScriptsAndAutoLetsTheScriptsPublish(
+      RedisServer redis) {
+    for (String mode : List.of("from-client", "auto")) {
+      runner
+          .withPropertyValues("warden.uri=" + redis.uri(), "warden.wake-ups=" + mode)
+          .run(
+              context -> {
+                DistributedLock lock = context.getBean(Warden.class).lock("woken-" + mode);
+                lock.lock();
+                redis.redis().configSet("slowlog-log-slower-than", "0");
+                redis.redis().slowlogReset();
+                List<String> commands;
+                try {
+                  // its script publishes 'released', or records it for the client to publish
+                  // (sent behind the reply: it may reach Redis a moment after forceUnlock returns)
+                  assertThat(lock.forceUnlock()).isTrue();
+                  await().until(() -> scriptsAndPublishes(redis).contains("publish"));
+                  commands = scriptsAndPublishes(redis);
+                } finally {
+                  redis.redis().configSet("slowlog-log-slower-than", "10000");
+                }
+                // SLOWLOG lists commands as they end: a script's own PUBLISH before the script, the
+                // client's after it
+                assertThat(commands).as(mode).containsOnlyOnce("publish");
+                if (mode.equals("from-client")) {
+                  assertThat(commands.get(commands.size() - 1))
+                      .as(commands.toString())
+                      .isEqualTo("publish");
+                } else {
+                  assertThat(commands.get(commands.size() - 1))
+                      .as(commands.toString())
+                      .isIn("evalsha", "eval");
+                }
+              });
+    }
+  }
+
+  /** The scripts (EVALSHA, EVAL) and PUBLISHes in SLOWLOG, oldest first, in lower case. */
+  private static List<String> scriptsAndPublishes(RedisServer redis) {
+    List<String> commands = new ArrayList<>();
+    for (Object raw : redis.redis().slowlogGet(100)) {
+      String command =
+          String.valueOf(((List<?>) ((List<?>) raw).get(3)).get(0)).toLowerCase(Locale.ROOT);
+      if (List.of("evalsha", "eval", "publish").contains(command)) {
+        commands.add(0, command);
+      }
+    }
+    return commands;
   }
 
   @Test

@@ -2,9 +2,12 @@ package dev.warden.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.warden.WakeUps;
 import dev.warden.Warden;
 import dev.warden.spring.WardenLockedAdvisor;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -49,6 +52,20 @@ class WardenAutoConfigurationTest {
               assertThat(context.getBean(WardenConnection.class))
                   .isEqualTo(WardenConnection.uri("redis://h:1"));
             });
+  }
+
+  @Test
+  void wakeUpsBindsEachModeInBootStyle() {
+    for (String value : List.of("auto", "from-scripts", "from-client", "FROM_CLIENT")) {
+      runner
+          .withPropertyValues("warden.uri=redis://h:1", "warden.wake-ups=" + value)
+          .run(
+              context ->
+                  assertThat(context.getBean(WardenProperties.class).getWakeUps())
+                      .as(value)
+                      .isEqualTo(
+                          WakeUps.valueOf(value.toUpperCase(Locale.ROOT).replace('-', '_'))));
+    }
   }
 
   @Test
@@ -197,7 +214,9 @@ class WardenAutoConfigurationTest {
         .contains("\"name\": \"warden.cluster.nodes\"")
         .contains("\"name\": \"warden.watchdog-timeout\"")
         .contains("\"defaultValue\": \"30s\"")
-        .contains("How long one Redis call may take");
+        .contains("How long one Redis call may take")
+        .contains("\"name\": \"warden.wake-ups\"")
+        .contains("Who publishes the wake-ups of releases");
   }
 
   @Test
@@ -207,5 +226,6 @@ class WardenAutoConfigurationTest {
     assertThat(properties.getWatchdogTimeout()).isEqualTo(Warden.DEFAULT_WATCHDOG_TIMEOUT);
     assertThat(properties.getCommandTimeout()).isEqualTo(Warden.DEFAULT_COMMAND_TIMEOUT);
     assertThat(properties.getRecheckInterval()).isEqualTo(Warden.DEFAULT_RECHECK_INTERVAL);
+    assertThat(properties.getWakeUps()).isEqualTo(WakeUps.AUTO);
   }
 }
