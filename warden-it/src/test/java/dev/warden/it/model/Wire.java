@@ -30,19 +30,23 @@ final class Wire implements AutoCloseable {
   final RedisCommands<String, String> redis;
   private final Map<String, Script> scripts = new HashMap<>();
   private final List<String> log = new ArrayList<>();
+  final Hearing hearing;
 
   Wire(String uri) {
     client = RedisClient.create(uri);
     text = client.connect();
     bytes = client.connect(ByteArrayCodec.INSTANCE);
     redis = text.sync();
+    hearing = new Hearing(client, redis);
   }
 
   /** Runs one of Warden's scripts by name and returns its reply; logs the call and the reply. */
   List<Object> run(String name, List<String> keys, String... args) {
     Script script = scripts.computeIfAbsent(name, this::load);
+    hearing.before(args);
     List<Object> reply =
         redis.evalsha(script.sha(), ScriptOutputType.MULTI, keys.toArray(String[]::new), args);
+    hearing.after();
     log.add(
         "EVALSHA <"
             + name
@@ -149,6 +153,7 @@ final class Wire implements AutoCloseable {
   void flush() {
     redis.flushall();
     log.clear();
+    hearing.reset();
   }
 
   private static byte[] utf8(String key) {
@@ -157,6 +162,7 @@ final class Wire implements AutoCloseable {
 
   @Override
   public void close() {
+    hearing.close();
     text.close();
     bytes.close();
     client.shutdown();
