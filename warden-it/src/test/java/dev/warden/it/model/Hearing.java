@@ -23,8 +23,8 @@ import java.util.concurrent.TimeUnit;
  * a fair lock's {@code w:<waiter>}) reaches that client, whichever version it runs: on its own
  * channel, or on the shared one when nobody listens on its own.
  *
- * <p>After each script call a marker published on {@value #MARKER} (which every connection
- * subscribes) tells when each has received everything published before it.
+ * <p>After each step a marker published on {@value #MARKER} (which every connection subscribes)
+ * tells when each has received everything published before it.
  */
 final class Hearing implements AutoCloseable {
   static final String PREVIOUS = "c1";
@@ -38,7 +38,6 @@ final class Hearing implements AutoCloseable {
   private final StatefulRedisPubSubConnection<String, String> monitor;
   private final BlockingQueue<String> seen = new LinkedBlockingQueue<>();
   private final Set<String> shared = new HashSet<>();
-  private final List<String> untold = new ArrayList<>();
   private long markers;
 
   Hearing(RedisClient client, RedisCommands<String, String> redis) {
@@ -85,10 +84,10 @@ final class Hearing implements AutoCloseable {
   }
 
   /**
-   * After a script call: waits until every connection has heard what it published, and notes each
-   * addressed wake-up its client did not hear.
+   * After a step: waits until every connection has heard what the step's scripts published, and
+   * throws the first addressed wake-up its client did not hear.
    */
-  void after() {
+  void check() {
     String marker = MARKER + " " + ++markers;
     redis.publish(MARKER, Long.toString(markers));
     List<String> published = drain(seen, marker, "the monitor");
@@ -102,9 +101,9 @@ final class Hearing implements AutoCloseable {
       if (to == null || !byClient.containsKey(to) || !ours(channel)) {
         continue;
       }
-      boolean told = byClient.get(to).stream().anyMatch(m -> m.endsWith(" " + message));
-      if (!told) {
-        untold.add(
+      if (byClient.get(to).stream().noneMatch(m -> m.endsWith(" " + message))) {
+        throw new Violation(
+            "told",
             "'"
                 + message
                 + "' (published on "
@@ -120,18 +119,12 @@ final class Hearing implements AutoCloseable {
     }
   }
 
-  /** Throws the first addressed wake-up that did not reach its client since the last call. */
-  void check() {
-    if (!untold.isEmpty()) {
-      String first = untold.get(0);
-      untold.clear();
-      throw new Violation("told", first);
-    }
-  }
-
-  /** Forgets what was not checked (a new sequence). */
+  /** Drops what an earlier sequence published (a new sequence begins). */
   void reset() {
-    untold.clear();
+    String marker = MARKER + " " + ++markers;
+    redis.publish(MARKER, Long.toString(markers));
+    drain(seen, marker, "the monitor");
+    heard.forEach((id, queue) -> drain(queue, marker, id));
   }
 
   private boolean ours(String channel) {

@@ -46,7 +46,6 @@ final class Wire implements AutoCloseable {
     hearing.before(args);
     List<Object> reply =
         redis.evalsha(script.sha(), ScriptOutputType.MULTI, keys.toArray(String[]::new), args);
-    hearing.after();
     log.add(
         "EVALSHA <"
             + name
