@@ -279,7 +279,7 @@ public final class Scripts {
   /**
    * Tells {@code subscribers} how many clients subscribe {@code channel} itself (PUBSUB NUMSUB:
    * pattern subscribers are not counted), on the script's node; a failure is logged as a lost
-   * wake-up.
+   * wake-up (the waiters' recheck finds it).
    */
   // FutureReturnValueIgnored: the whenComplete callback handles the outcome; nobody waits for it
   @SuppressWarnings("FutureReturnValueIgnored")
@@ -294,8 +294,11 @@ public final class Scripts {
               (reply, failure) -> {
                 if (failure != null) {
                   logLostWakeUp(script, channel, Failures.unwrap(failure));
-                } else if (reply != null && reply.size() > 1 && reply.get(1) instanceof Long n) {
-                  subscribers.accept(n);
+                } else {
+                  // a reply of another shape counts as nobody: a second message costs less than a
+                  // turn heard only at the recheck
+                  subscribers.accept(
+                      reply != null && reply.size() > 1 && reply.get(1) instanceof Long n ? n : 0);
                 }
               });
     } catch (RuntimeException e) { // the deployment closed meanwhile: the script's reply stands
