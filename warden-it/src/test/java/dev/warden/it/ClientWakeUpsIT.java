@@ -382,6 +382,48 @@ class ClientWakeUpsIT {
     }
   }
 
+  @Test
+  void aPatternSubscriberDoesNotCountAsTheAddresseeHearingARecordedWakeUp(RedisServer redis)
+      throws Exception {
+    RedisClient client = RedisClient.create(redis.uri());
+    SystemTimer timer = new SystemTimer();
+    SingleServer deployment =
+        SingleServer.connect(
+            redis.uri(),
+            new ClientSetup(
+                new Settings(Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofMinutes(1)),
+                Clock.SYSTEM,
+                timer,
+                "warden-scripts-it",
+                null));
+    try (StatefulRedisPubSubConnection<String, String> shared = client.connectPubSub();
+        StatefulRedisPubSubConnection<String, String> monitor = client.connectPubSub()) {
+      List<String> heard = Collections.synchronizedList(new ArrayList<>());
+      shared.addListener(
+          new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String channel, String message) {
+              heard.add(channel + " " + message);
+            }
+          });
+      shared.sync().subscribe("{t}:ch"); // a client of a previous version: the shared channel only
+      // a monitoring tool: PUBLISH counts it among the addressed channel's receivers
+      monitor.sync().psubscribe("*");
+      Scripts fromClient = new Scripts(deployment, true);
+      String[] keys = {"{t}:k", "{t}:ch"};
+      fromClient
+          .run(script("publish_to(KEYS[2], ARGV[1], ARGV[2])\nreturn {1}"), keys, "c1:o", "turn")
+          .get(5, TimeUnit.SECONDS);
+      // nobody subscribes c1's own channel (a pattern is not c1): the shared one carries it
+      Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> heard.contains("{t}:ch turn"));
+      assertThat(heard).containsExactly("{t}:ch turn");
+    } finally {
+      deployment.close();
+      timer.shutdown();
+      client.shutdown();
+    }
+  }
+
   /** A Warden's client id, from its connections' name. */
   private static String id(String connectionName) {
     assertThat(connectionName).startsWith("warden-");

@@ -719,6 +719,47 @@ class LockScriptsIT {
   }
 
   @Test
+  void aPatternSubscriberDoesNotCountAsTheNomineeHearingItsTurn(RedisServer server)
+      throws Exception {
+    BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+    RedisClient client = RedisClient.create(server.uri());
+    try (StatefulRedisPubSubConnection<String, String> previous = client.connectPubSub();
+        StatefulRedisPubSubConnection<String, String> monitor = client.connectPubSub()) {
+      previous.addListener(
+          new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String channel, String message) {
+              heard.add(channel + " -> " + message);
+            }
+          });
+      previous.sync().subscribe(CHANNEL); // a client of a previous version: the shared one only
+      // a monitoring tool (redis-cli, RedisInsight): PUBLISH counts it among a channel's receivers
+      monitor.sync().psubscribe("warden*");
+      acquire("c1:1", "acq-1", 0, 10_000, false, true);
+      refused("c2:1", true);
+      assertThat(release("c1:1", 1)).containsExactly(1L, 0L);
+      assertThat(heard.poll(5, TimeUnit.SECONDS))
+          .as("nobody subscribes c2's own channel (a pattern is not c2): the shared one carries it")
+          .isEqualTo(CHANNEL + " -> released client-1 c2");
+
+      previous.sync().subscribe(CHANNEL + ":c3"); // a client that listens on its own channel
+      redis.del(LOCK);
+      acquire("c1:1", "acq-2", 0, 10_000, false, true);
+      refused("c3:1", true);
+      redis.configResetstat();
+      assertThat(release("c1:1", 1)).containsExactly(1L, 0L);
+      assertThat(heard.poll(5, TimeUnit.SECONDS))
+          .isEqualTo(CHANNEL + ":c3 -> released client-1 c3");
+      assertThat(redis.info("commandstats"))
+          .as("c3 heard it on its own channel: one PUBLISH")
+          .contains("cmdstat_publish:calls=1");
+      assertThat(heard).isEmpty();
+    } finally {
+      client.shutdown();
+    }
+  }
+
+  @Test
   void aReleaseByANonOwnerChangesNothing() {
     acquire("a", 0, 10_000, false);
     assertThat(release("b", 1)).containsExactly(0L);

@@ -208,9 +208,11 @@ public final class Scripts {
    * element; null when it replied nil). A wake-up addressed to one client (prelude.lua's {@code
    * publish_to}) names the shared channel as its fallback: it is published there too when nobody
    * received it on its own channel (a client of a previous version listens on the shared channel
-   * only), from the first PUBLISH's reply. Called on the thread that completes the reply, before
-   * the caller sees it. A failed PUBLISH is logged, not the caller's failure: the script did what
-   * it was asked, and the waiters' recheck finds what the wake-up would have told them.
+   * only), from the first PUBLISH's reply; where PUBLISH's count takes in pattern subscribers (a
+   * monitoring tool's PSUBSCRIBE; not SPUBLISH), from PUBSUB NUMSUB of the channel when that count
+   * is not 0. Called on the thread that completes the reply, before the caller sees it. A failed
+   * PUBLISH is logged, not the caller's failure: the script did what it was asked, and the waiters'
+   * recheck finds what the wake-up would have told them.
    */
   private Object publishRecorded(Script script, byte[] routingKey, List<Object> reply) {
     if (reply.isEmpty() || !(reply.get(0) instanceof List<?> recorded)) {
@@ -218,16 +220,30 @@ public final class Scripts {
           "script " + script.name() + ": a recording twin's reply lacks its wake-ups: " + reply);
     }
     for (int i = 0; i + 2 < recorded.size(); i += 3) {
+      String channel = String.valueOf(recorded.get(i));
       String message = String.valueOf(recorded.get(i + 1));
       String fallback = String.valueOf(recorded.get(i + 2));
       publish(
           script,
           routingKey,
-          String.valueOf(recorded.get(i)),
+          channel,
           message,
           receivers -> {
-            if (receivers == 0 && !fallback.isEmpty()) {
+            if (fallback.isEmpty()) {
+              return;
+            }
+            if (receivers == 0) {
               publish(script, routingKey, fallback, message, heard -> {});
+            } else if (!sharded) { // PUBLISH counted pattern subscribers too: ask who listens
+              ownSubscribers(
+                  script,
+                  routingKey,
+                  channel,
+                  listening -> {
+                    if (listening == 0) {
+                      publish(script, routingKey, fallback, message, heard -> {});
+                    }
+                  });
             }
           });
     }
@@ -253,6 +269,36 @@ public final class Scripts {
                   logLostWakeUp(script, channel, Failures.unwrap(failure));
                 } else if (heard != null) {
                   receivers.accept(heard);
+                }
+              });
+    } catch (RuntimeException e) { // the deployment closed meanwhile: the script's reply stands
+      logLostWakeUp(script, channel, e);
+    }
+  }
+
+  /**
+   * Tells {@code subscribers} how many clients subscribe {@code channel} itself (PUBSUB NUMSUB:
+   * pattern subscribers are not counted), on the script's node; a failure is logged as a lost
+   * wake-up (the waiters' recheck finds it).
+   */
+  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; nobody waits for it
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void ownSubscribers(
+      Script script, byte[] routingKey, String channel, LongConsumer subscribers) {
+    CommandArgs<String, String> args =
+        new CommandArgs<>(StringCodec.UTF8).add("NUMSUB").add(channel);
+    try {
+      redis
+          .dispatch(routingKey, CommandType.PUBSUB, new NestedMultiOutput<>(StringCodec.UTF8), args)
+          .whenComplete(
+              (reply, failure) -> {
+                if (failure != null) {
+                  logLostWakeUp(script, channel, Failures.unwrap(failure));
+                } else {
+                  // a reply of another shape counts as nobody: a second message costs less than a
+                  // turn heard only at the recheck
+                  subscribers.accept(
+                      reply != null && reply.size() > 1 && reply.get(1) instanceof Long n ? n : 0);
                 }
               });
     } catch (RuntimeException e) { // the deployment closed meanwhile: the script's reply stands

@@ -44,8 +44,16 @@ end
 -- be of a previous version, which listens on the shared channel only (a rolling deploy), or not
 -- subscribed any more. The recording twin records the shared channel as the fallback, and its
 -- client publishes there only when PUBLISH on the addressed channel reached nobody.
+-- PUBLISH's count also takes in the clients whose pattern matches (a monitoring tool's PSUBSCRIBE
+-- *), which would keep the fallback from ever firing: when it counts anybody, the channel's own
+-- subscribers (PUBSUB NUMSUB, which the documented ACL rule allows) decide. SPUBLISH (a cluster)
+-- counts no patterns. The recording twin's client decides from its own PUBLISH's count.
 local function publish_to(channel, owner, message)
-  local heard = publish(addressed(channel, owner), message, channel)
+  local to = addressed(channel, owner)
+  local heard = publish(to, message, channel)
+  if heard and heard > 0 and PUBLISH == 'PUBLISH' then
+    heard = redis.call('PUBSUB', 'NUMSUB', to)[2]
+  end
   if heard == 0 then
     publish(channel, message)
   end

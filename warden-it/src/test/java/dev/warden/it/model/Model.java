@@ -425,6 +425,7 @@ final class Model {
   }
 
   void check() {
+    wire.hearing.check();
     if (family == Family.PERMITS) {
       permits.check();
     } else {

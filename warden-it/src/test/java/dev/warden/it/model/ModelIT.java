@@ -17,7 +17,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * back or left in doubt, a lease that runs out, a waiter that gives up while a hand-off is on its
  * way, a give-back and leave that arrive late, a cross-client turn that ends), against a real
  * redis-server. A reference model of what each client knows is checked after every step (see {@link
- * Invariants} and {@link Turns}).
+ * Invariants} and {@link Turns}), and so is who hears the wake-ups: the clients of a rolling deploy
+ * (one of the previous version) with a monitoring tool's pattern subscription ({@link Hearing}).
  *
  * <p>By default each family runs {@value #DEFAULT_SECONDS} s (the suite's bounded run), from a
  * random master seed printed at the start, and may spend {@value #DEFAULT_SHRINK_SECONDS} s more

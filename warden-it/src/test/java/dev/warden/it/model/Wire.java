@@ -37,6 +37,7 @@ final class Wire implements AutoCloseable {
   private final List<String> log = new ArrayList<>();
   private final boolean clientPublishes;
   private long published;
+  final Hearing hearing;
 
   Wire(String uri, boolean clientPublishes) {
     this.clientPublishes = clientPublishes;
@@ -44,19 +45,29 @@ final class Wire implements AutoCloseable {
     text = client.connect();
     bytes = client.connect(ByteArrayCodec.INSTANCE);
     redis = text.sync();
+    hearing = new Hearing(client, redis);
   }
 
   /** Runs one of Warden's scripts by name and returns its reply; logs the call and the reply. */
   List<Object> run(String name, List<String> keys, String... args) {
     Script script = scripts.computeIfAbsent(name, this::load);
+    hearing.before(args);
     List<Object> reply =
         redis.evalsha(script.sha(), ScriptOutputType.MULTI, keys.toArray(String[]::new), args);
     List<String> published = List.of();
     if (clientPublishes) {
       published = recorded(name, reply);
-      for (int i = 0; i < published.size(); i += 2) {
-        redis.publish(published.get(i), published.get(i + 1));
+      for (int i = 0; i < published.size(); i += 3) {
+        String channel = published.get(i);
+        String message = published.get(i + 1);
+        String fallback = published.get(i + 2);
+        long heard = redis.publish(channel, message);
         this.published++;
+        // as redis.Scripts: the shared channel too when nobody subscribes the addressed one
+        if (!fallback.isEmpty() && (heard == 0 || redis.pubsubNumsub(channel).get(channel) == 0)) {
+          redis.publish(fallback, message);
+          this.published++;
+        }
       }
       reply = ownReply(name, reply);
     }
@@ -79,22 +90,26 @@ final class Wire implements AutoCloseable {
     return published;
   }
 
-  /** The wake-ups a recording twin's reply lists first: channel, message, ... (strings). */
+  /**
+   * The wake-ups a recording twin's reply lists first: channel, message, fallback channel or "",
+   * ... (strings).
+   */
   private static List<String> recorded(String name, List<Object> reply) {
     if (reply == null || reply.isEmpty() || !(reply.get(0) instanceof List<?> recorded)) {
       throw new AssertionError(name + "'s recording twin replied without its wake-ups: " + reply);
     }
-    if (recorded.size() % 2 != 0) {
-      throw new AssertionError(name + "'s recording twin recorded an odd list: " + recorded);
+    if (recorded.size() % 3 != 0) {
+      throw new AssertionError(
+          name + "'s recording twin recorded a list not of triples: " + recorded);
     }
-    List<String> pairs = new ArrayList<>();
+    List<String> triples = new ArrayList<>();
     for (Object value : recorded) {
       if (!(value instanceof String text)) {
         throw new AssertionError(name + "'s recording twin recorded a non-string: " + recorded);
       }
-      pairs.add(text);
+      triples.add(text);
     }
-    return pairs;
+    return triples;
   }
 
   /** The script's own reply within its twin's: the second element (absent: nil). */
@@ -204,6 +219,7 @@ final class Wire implements AutoCloseable {
   void flush() {
     redis.flushall();
     log.clear();
+    hearing.reset();
   }
 
   private static byte[] utf8(String key) {
@@ -212,6 +228,7 @@ final class Wire implements AutoCloseable {
 
   @Override
   public void close() {
+    hearing.close();
     text.close();
     bytes.close();
     client.shutdown();
