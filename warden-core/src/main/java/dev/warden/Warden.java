@@ -380,6 +380,14 @@ public final class Warden implements AutoCloseable {
      * bound on what a lost pub/sub message can cost. Default {@link Warden#DEFAULT_RECHECK_INTERVAL
      * 200 ms}.
      *
+     * <p>The parked acquirers of a lock (reentrant or fair) in one client share one re-check, which
+     * backs off while the lock stays held by another client: after each refusal it waits twice as
+     * long, up to 1 s, or this interval if it is longer, and it is back to this interval after any
+     * wake-up, re-subscription, local hand-off or new first waiter. So a wake-up lost after a
+     * lock's acquirers have waited a while is found within 1 s (or this interval, if longer); a
+     * holder's lease that runs out is still re-checked when it runs out. Other waits (semaphores,
+     * latches, ...) re-check at this interval.
+     *
      * @param recheckInterval the new value
      * @return this builder
      * @throws IllegalArgumentException if it is null or below its minimum
