@@ -60,7 +60,8 @@ public final class Warden implements AutoCloseable {
 
   /**
    * The default interval at which a waiting acquirer re-checks when no release message arrives: 200
-   * ms ({@link Builder#recheckInterval(Duration)}).
+   * ms ({@link Builder#recheckInterval(Duration)}; a lock's parked acquirers back off from it to 1
+   * s while the lock stays held elsewhere).
    *
    * @since 0.2
    */
