@@ -60,7 +60,8 @@ public final class Warden implements AutoCloseable {
 
   /**
    * The default interval at which a waiting acquirer re-checks when no release message arrives: 200
-   * ms ({@link Builder#recheckInterval(Duration)}).
+   * ms ({@link Builder#recheckInterval(Duration)}; a lock's parked acquirers back off from it to 1
+   * s while the lock stays held elsewhere).
    *
    * @since 0.2
    */
@@ -379,6 +380,14 @@ public final class Warden implements AutoCloseable {
      * Sets how often a waiting acquirer re-checks the lock when no release message arrives: the
      * bound on what a lost pub/sub message can cost. Default {@link Warden#DEFAULT_RECHECK_INTERVAL
      * 200 ms}.
+     *
+     * <p>The parked acquirers of a lock (reentrant or fair) in one client share one re-check, which
+     * backs off while the lock stays held by another client: after each refusal it waits twice as
+     * long, up to 1 s, or this interval if it is longer, and it is back to this interval after any
+     * wake-up, re-subscription, local hand-off or new first waiter. So a wake-up lost after a
+     * lock's acquirers have waited a while is found within 1 s (or this interval, if longer); a
+     * holder's lease that runs out is still re-checked when it runs out. Other waits (semaphores,
+     * latches, ...) re-check at this interval.
      *
      * @param recheckInterval the new value
      * @return this builder

@@ -66,6 +66,11 @@ public final class Hold {
   // what a renewal sends for this hold, encoded once when the lease keeper takes the hold
   private byte[][] renewalKeys;
   private byte[] renewalOwner;
+  // where the lease keeper keeps it: its group (set once it is added, read without a lock) and,
+  // guarded by that group, its batch and its place in it (null batch: not kept)
+  volatile Object keeperGroup;
+  Object keptIn;
+  int keptAt;
 
   /**
    * @param object describes the lock, for messages

@@ -11,13 +11,17 @@ import dev.warden.internal.redis.Scripts;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.protocol.CommandArgs;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,9 +39,20 @@ import org.slf4j.LoggerFactory;
  * <p>Cost per round: one script call per {@link Settings#RENEWAL_BATCH} holds, two Redis commands
  * per hold (the ownership check and the expiry). Each hold's keys and owner are encoded once, when
  * it is added (on the caller's thread, well under a microsecond), and sent as those bytes by every
- * round; the reply names only the holds not renewed (usually none). So a round encodes no string
- * and parses no per-hold reply, and its one loop over every hold stays small (it is also what the
- * JIT must compile before a keeper with many holds runs at full speed).
+ * round; the reply names only the holds not renewed (usually none).
+ *
+ * <p>A tick's work is O(batches), not O(holds): holds are kept, as they are added, in batches per
+ * renewal script and shard (one call touches one cluster slot), filled in order, every batch but
+ * the group's last full. Adding appends to the last batch; removing moves the last hold of the
+ * group into the freed place: both O(1), under the group's monitor. Each batch keeps its call ready
+ * (the holds it renews, its arguments, and the earliest local lease deadline and maximum hold time
+ * among them), rebuilt by the tick only when its holds changed since (O(its holds), only for
+ * batches that changed). A tick sends each ready call as it is, unless one of its holds' local
+ * deadline has passed or its maximum hold time is less than a lease away: such a batch is gone
+ * through hold by hold, as every batch was before. A successful reply raises the batch's earliest
+ * deadline to the renewal's (each hold's deadline moved to at least that). The replies, on the
+ * event loop, still go through their holds one by one (to extend each hold's deadline and report
+ * each renewal).
  *
  * <p>A hold is lost when a renewal finds it gone or owned by another, or when no renewal succeeded
  * before its local lease deadline (the send time of its last successful renewal plus the lease, on
@@ -62,7 +77,19 @@ public final class LeaseKeeper {
   private final long periodNanos;
   private final long maxHoldNanos; // 0: none
   private final String limitReason;
-  private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
+  private final long leaseNanos;
+
+  /** The holds kept, by renewal script and shard; empty groups are removed. */
+  private final Map<HoldGroup.Key, HoldGroup> groups = new ConcurrentHashMap<>();
+
+  /** How many holds are kept, counted after they enter their group and before they leave it. */
+  private final AtomicInteger kept = new AtomicInteger();
+
+  /**
+   * Holds gone through one by one by ticks so far, to make a changed batch's call or to renew a
+   * batch hold by hold (tests: the per-hold work of the ticks).
+   */
+  private final AtomicLong visited = new AtomicLong();
 
   /**
    * Whether the ticker is scheduled, read without the monitor by {@link #add}; written under it.
@@ -87,6 +114,7 @@ public final class LeaseKeeper {
     this.leaseMillis = settings.watchdogLeaseMillis();
     this.periodNanos = settings.renewalPeriodNanos();
     this.maxHoldNanos = settings.maxHoldNanos();
+    this.leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
     this.limitReason =
         "it was held for its maximum hold time ("
             + Duration.ofNanos(maxHoldNanos)
@@ -101,9 +129,25 @@ public final class LeaseKeeper {
   /** Renews the hold from now on; starts the ticker if it was idle. */
   public void add(Hold hold) {
     hold.renewed(true);
-    // encoded before the hold enters the set, which publishes the bytes to the timer thread
+    // encoded before the hold enters its group, whose monitor publishes the bytes to the timer
     hold.encodeRenewal();
-    holds.add(hold);
+    byte[] routingKey = hold.renewalKeys()[0];
+    HoldGroup.Key key = new HoldGroup.Key(hold.renewal().script(), redis.shardOf(routingKey));
+    boolean added;
+    while (true) {
+      HoldGroup group = groups.computeIfAbsent(key, HoldGroup::new);
+      synchronized (group) {
+        if (group.retired) {
+          continue; // emptied and removed meanwhile: join its successor
+        }
+        hold.keeperGroup = group;
+        added = group.add(hold);
+      }
+      break;
+    }
+    if (added) {
+      kept.incrementAndGet();
+    }
     if (!ticking) {
       start();
     }
@@ -111,7 +155,7 @@ public final class LeaseKeeper {
 
   private synchronized void start() {
     if (stopped) {
-      holds.clear(); // added while the Warden closed: nothing renews it any more
+      clear(); // added while the Warden closed: nothing renews it any more
       return;
     }
     if (ticker == null) {
@@ -122,12 +166,35 @@ public final class LeaseKeeper {
 
   /** Stops renewing the hold. The ticker runs on until a tick finds no hold at all. */
   public void remove(Hold hold) {
-    holds.remove(hold);
+    if (!(hold.keeperGroup instanceof HoldGroup group)) {
+      return; // never kept
+    }
+    boolean removed;
+    synchronized (group) {
+      removed = group.remove(hold);
+      if (removed && group.batches.isEmpty()) {
+        group.retired = true;
+        groups.remove(group.key, group);
+      }
+    }
+    if (removed) {
+      kept.decrementAndGet();
+    }
+  }
+
+  /** Whether the hold is kept now. */
+  private static boolean isKept(Hold hold) {
+    if (!(hold.keeperGroup instanceof HoldGroup group)) {
+      return false;
+    }
+    synchronized (group) {
+      return hold.keptIn != null;
+    }
   }
 
   /** Stops renewing a hold that stays held: its lease now simply runs out unless set again. */
   public void stopRenewing(Hold hold) {
-    holds.remove(hold);
+    remove(hold);
     hold.renewed(false);
   }
 
@@ -138,13 +205,18 @@ public final class LeaseKeeper {
 
   /** Returns the number of holds renewed now. */
   public int size() {
-    return holds.size();
+    return kept.get();
+  }
+
+  /** Returns how many holds ticks have gone through one by one so far (tests). */
+  long holdsVisited() {
+    return visited.get();
   }
 
   /** Renews everything now, e.g. after the connection came back, to learn of lost holds early. */
   public void renewNow() {
     synchronized (this) {
-      if (stopped || holds.isEmpty()) {
+      if (stopped || kept.get() == 0) {
         return;
       }
     }
@@ -155,15 +227,29 @@ public final class LeaseKeeper {
   public synchronized void stop() {
     stopped = true;
     ticking = false; // an add() racing with the close takes the slow path, which drops the hold
-    holds.clear();
+    clear();
     if (ticker != null) {
       ticker.cancel();
       ticker = null;
     }
   }
 
+  /** Forgets every hold (the keeper stops). */
+  private void clear() {
+    for (Iterator<HoldGroup> it = groups.values().iterator(); it.hasNext(); ) {
+      HoldGroup group = it.next();
+      it.remove();
+      int removed;
+      synchronized (group) {
+        removed = group.clear();
+        group.retired = true;
+      }
+      kept.addAndGet(-removed);
+    }
+  }
+
   private void tick() {
-    if (holds.isEmpty() && stopIfIdle()) {
+    if (kept.get() == 0 && stopIfIdle()) {
       return;
     }
     try {
@@ -185,7 +271,7 @@ public final class LeaseKeeper {
       return true; // stopped meanwhile
     }
     ticking = false;
-    if (!holds.isEmpty()) {
+    if (kept.get() != 0) {
       ticking = true;
       return false;
     }
@@ -196,8 +282,40 @@ public final class LeaseKeeper {
 
   private void renewAll() {
     long now = clock.nanoTime();
-    // one batch being filled per renewal script (lock types differ in what a renewal touches) and
-    // shard (one call touches one cluster slot)
+    List<Batch> ready = new ArrayList<>();
+    List<Hold> oneByOne = new ArrayList<>();
+    for (HoldGroup group : groups.values()) {
+      synchronized (group) {
+        for (HoldGroup.Kept batch : group.batches) {
+          if (batch.changed) {
+            visited.addAndGet(batch.size); // its call is made again
+          }
+          Batch call = batch.ready(now, leaseMillis, maxHoldNanos);
+          if (now - call.earliestDeadline.get() >= 0
+              || (maxHoldNanos > 0 && call.earliestLimit - now < leaseNanos)) {
+            // a local deadline passed, or a maximum hold time is near: hold by hold; its call is
+            // made again next time, from the deadlines the renewals set meanwhile
+            oneByOne.addAll(Arrays.asList(call.holds).subList(0, call.size));
+            batch.changed = true;
+          } else {
+            ready.add(call);
+          }
+        }
+      }
+    }
+    for (Batch call : ready) {
+      renew(call);
+    }
+    if (!oneByOne.isEmpty()) {
+      visited.addAndGet(oneByOne.size());
+      renewOneByOne(oneByOne, now);
+    }
+  }
+
+  /** Renews these holds as every hold was renewed before batches were kept: each looked at. */
+  private void renewOneByOne(List<Hold> holds, long now) {
+    // one batch being filled per renewal script (lock types differ in what a renewal touches),
+    // shard (one call touches one cluster slot) and lease
     Map<BatchKey, Batch> filling = new HashMap<>(4);
     for (Hold hold : holds) {
       long lease = leaseMillis;
@@ -207,7 +325,7 @@ public final class LeaseKeeper {
           lose(hold, limitReason, WardenListener.LossReason.MAX_HOLD_TIME);
           continue;
         }
-        if (left < TimeUnit.MILLISECONDS.toNanos(leaseMillis)) {
+        if (left < leaseNanos) {
           // the last renewals before the limit: the lease ends at the limit, not later
           lease = Math.max(1, TimeUnit.NANOSECONDS.toMillis(left));
           timeLimit(hold, left);
@@ -244,7 +362,7 @@ public final class LeaseKeeper {
       if (!stopped) {
         timer.schedule(
             () -> {
-              if (holds.contains(hold)) {
+              if (isKept(hold)) {
                 lose(hold, limitReason, WardenListener.LossReason.MAX_HOLD_TIME);
               }
             },
@@ -267,7 +385,12 @@ public final class LeaseKeeper {
     long sentAt = clock.nanoTime();
     long lease = batch.leaseMillis;
     CommandArgs<String, String> keysAndArgs =
-        new CommandArgs<>(StringCodec.UTF8).addAll(batch.keys).add(lease).addAll(batch.owners);
+        batch.args != null
+            ? batch.args // made once, and never changed after: safe to send again
+            : new CommandArgs<>(StringCodec.UTF8)
+                .addAll(batch.keys)
+                .add(lease)
+                .addAll(batch.owners);
     scripts
         .runEncoded(batch.script, batch.routingKey, batch.keyCount, keysAndArgs)
         .whenComplete(
@@ -282,6 +405,9 @@ public final class LeaseKeeper {
 
   /** Handles a batch's reply: the (1-based, ascending) indices of the holds not renewed. */
   private void renewed(Batch batch, List<Long> notRenewed, long deadlineNanos) {
+    // every hold of it is renewed until at least then, or lost and soon out of its batch
+    batch.earliestDeadline.accumulateAndGet(
+        deadlineNanos, (was, renewed) -> renewed - was > 0 ? renewed : was);
     int next = 0;
     for (int i = 0; i < batch.size; i++) {
       Hold hold = batch.holds[i];
@@ -344,37 +470,5 @@ public final class LeaseKeeper {
       remove(hold);
     }
     // a hold being released is left to its release, which knows better
-  }
-
-  /**
-   * Up to {@link Settings#RENEWAL_BATCH} holds renewed by one call of their script, with their keys
-   * and owners as the script takes them.
-   */
-  private static final class Batch {
-    final Script script;
-    final long leaseMillis;
-    final Hold[] holds = new Hold[Settings.RENEWAL_BATCH];
-    final CommandArgs<String, String> keys = new CommandArgs<>(StringCodec.UTF8);
-    final CommandArgs<String, String> owners = new CommandArgs<>(StringCodec.UTF8);
-    int size;
-    int keyCount;
-    byte[] routingKey;
-
-    Batch(Script script, long leaseMillis) {
-      this.script = script;
-      this.leaseMillis = leaseMillis;
-    }
-
-    void add(Hold hold) {
-      holds[size++] = hold;
-      if (routingKey == null) {
-        routingKey = hold.renewalKeys()[0];
-      }
-      for (byte[] key : hold.renewalKeys()) {
-        keys.add(key);
-        keyCount++;
-      }
-      owners.add(hold.renewalOwner());
-    }
   }
 }

@@ -195,7 +195,7 @@ public final class Acquisition<T> implements Waiter, Successor {
       parked =
           !result.isDone()
               && topic == on
-              && on.restore(this, claimedAtGeneration, stillDue, waiting.settings().recheckNanos());
+              && on.restore(this, claimedAtGeneration, stillDue, Long.MAX_VALUE);
     }
     if (!parked) {
       wake();
@@ -341,8 +341,11 @@ public final class Acquisition<T> implements Waiter, Successor {
         joined = topic == seen ? null : topic;
       }
       if (joined == null) {
-        long recheckNanos = waiting.settings().recheckNanos();
+        // in a line, the line's interval (backing off) bounds it; else the recheck interval
+        long recheckNanos =
+            Topic.sharesRecheck(this) ? Long.MAX_VALUE : waiting.settings().recheckNanos();
         if (retryAfterMillis > 0) {
+          // the holder's remaining lease: it may be found free then
           recheckNanos =
               Math.min(recheckNanos, TimeUnit.MILLISECONDS.toNanos(retryAfterMillis) + 1);
         }

@@ -30,14 +30,17 @@ import java.util.function.BooleanSupplier;
  * ordered by their place in the object's queue ({@link Successor#ticket()}) and then by order. A
  * line has one re-check timer for all its parked waiters: when it falls due, only the line's first
  * waiter is taken off to check again ({@link Waiter#recheck()}), and the others stay parked (its
- * grant or its release wakes the next; a refusal means theirs too); a line whose object keeps a
- * queue with heartbeats sends one heartbeat for all its other parked waiters at that moment ({@link
+ * grant or its release wakes the next; a refusal means theirs too), and the line backs off from the
+ * recheck interval to at most 1 s while it keeps being refused, until a wake-up, a re-subscription,
+ * a local hand-off or a new first waiter (see {@link Line}); a line whose object keeps a queue with
+ * heartbeats sends one heartbeat for all its parked waiters once per heartbeat period ({@link
  * SharedWait}). A waiter outside a line keeps its own timer (see {@link Acquisition}).
  *
  * <p>Cost: parking, unparking by handle, a wake-up of one, a wake-up by id and a hand-off's claim
  * are O(1) (a park after the first is O(1) when the waiter goes back to either end of the order, as
- * it does unless several were woken at once); a line's re-check is O(1) and its heartbeat O(its
- * parked waiters) once per heartbeat period.
+ * it does unless several were woken at once), plus, for a wake-up of the channel, O(its lines) to
+ * reset their back-off (one per object waited for on the channel: usually one); a line's re-check
+ * is O(1) and its heartbeat O(its parked waiters) once per heartbeat period.
  *
  * <p>Thread-safety: parking and waking take the topic's monitor, briefly; {@link Waiter#wake()},
  * {@link Waiter#recheck()} and heartbeats are always called or sent with no monitor held.
@@ -72,7 +75,8 @@ public final class Topic {
 
   /**
    * @param timer runs the lines' re-checks
-   * @param recheckNanos how long a line waits at most before its first waiter checks again
+   * @param recheckNanos the recheck interval: a line's first re-check, and where its back-off
+   *     starts
    */
   Topic(String channel, Timer timer, Clock clock, long recheckNanos) {
     this.channel = channel;
@@ -114,7 +118,7 @@ public final class Topic {
    * parked (if not, the caller should try again at once).
    */
   boolean park(Waiter waiter, long seenGeneration) {
-    return restore(waiter, seenGeneration, () -> true, recheckNanos);
+    return restore(waiter, seenGeneration, () -> true, Long.MAX_VALUE);
   }
 
   /**
@@ -122,7 +126,9 @@ public final class Topic {
    * it meanwhile, or {@code stillDue} says a timer of its own is gone; returns whether it is parked
    * (if not, the caller wakes it). {@code stillDue} is asked under the topic's monitor, which the
    * waiter's timers also take to unpark it. A waiter in a line makes its line check again within
-   * {@code recheckNanos} at the latest (the line's timer is moved earlier if needed).
+   * {@code recheckNanos} or the line's current interval, whichever is shorter, at the latest (the
+   * line's timer is moved earlier if needed): a waiter in a line passes only a bound of its own
+   * (the holder's remaining lease), or {@link Long#MAX_VALUE}, so that the line's back-off decides.
    */
   boolean restore(Waiter waiter, long seenGeneration, BooleanSupplier stillDue, long recheckNanos) {
     synchronized (monitor) {
@@ -141,7 +147,7 @@ public final class Topic {
         String object = successor.terms().object();
         line = lines.get(object);
         if (line == null) {
-          line = new Line(this, object, sharing, timer, clock, recheckNanos);
+          line = new Line(this, object, sharing, timer, clock, this.recheckNanos);
           lines.put(object, line);
         }
       }
@@ -155,6 +161,7 @@ public final class Topic {
       all.insert(entry);
       if (line != null) {
         line.chain.insert(entry);
+        line.parked(entry);
         line.recheckWithin(recheckNanos);
       }
       return true;
@@ -178,6 +185,9 @@ public final class Topic {
     synchronized (monitor) {
       Parked.Entry entry = byId.get(id);
       if (entry != null) {
+        if (entry.line != null) {
+          entry.line.reset();
+        }
         remove(entry);
         target = entry.waiter;
       } else {
@@ -218,6 +228,7 @@ public final class Topic {
         return null;
       }
       Parked.Entry first = line.chain.first;
+      line.reset(); // a local hand-off: the lock changed hands
       remove(first);
       return first.successor;
     }
@@ -242,6 +253,7 @@ public final class Topic {
     List<Waiter> woken = new ArrayList<>();
     synchronized (monitor) {
       generation.incrementAndGet();
+      resetLines();
       List<Parked.Entry> taken = new ArrayList<>();
       for (Parked.Entry entry = all.first; entry != null; entry = entry.next) {
         if (entry.line == null || entry.line.chain.first == entry) {
@@ -261,6 +273,7 @@ public final class Topic {
     List<Waiter> woken = new ArrayList<>();
     synchronized (monitor) {
       generation.incrementAndGet();
+      resetLines();
       if (named != null) {
         Parked.Entry entry = byId.get(named);
         if (entry != null) {
@@ -275,6 +288,39 @@ public final class Topic {
       }
     }
     woken.forEach(Waiter::wake);
+  }
+
+  /** A wake-up or re-subscription: every line backs off from the recheck interval again. */
+  private void resetLines() {
+    for (Line line : lines.values()) {
+      line.reset();
+    }
+  }
+
+  /**
+   * Takes the first entry of a line off for its re-check, leaving the line open even if empty, so
+   * that the waiter, refused, parks in the same line and its back-off goes on. Under the monitor.
+   */
+  void takeForRecheck(Parked.Entry entry) {
+    entries.remove(entry.waiter);
+    String id = entry.waiter.waiterId();
+    if (id != null) {
+      byId.remove(id, entry);
+    }
+    all.unlink(entry);
+    entry.line.chain.unlink(entry);
+  }
+
+  /** Ends a line its last waiter left for good (see {@link Line}). Under the monitor. */
+  void removeLine(Line line) {
+    lines.remove(line.object, line);
+  }
+
+  /** The line of {@code object}, or null (tests). */
+  Line line(String object) {
+    synchronized (monitor) {
+      return lines.get(object);
+    }
   }
 
   /** Takes a parked entry off every structure it is in. Under the monitor. */

@@ -185,6 +185,65 @@ class LeaseKeeperTest {
   }
 
   @Test
+  void aTicksWorkIsPerBatchWhetherItRenews10Or10000Holds() {
+    for (int count : new int[] {10, 10_000}) {
+      LeaseKeeper keeper = new LeaseKeeper(new Scripts(redis), time, time, Runnable::run, settings);
+      redis.calls.clear();
+      for (int i = 0; i < count; i++) {
+        keeper.add(hold());
+      }
+      int batches = (count + Settings.RENEWAL_BATCH - 1) / Settings.RENEWAL_BATCH;
+      time.advance(Duration.ofNanos(PERIOD));
+      assertThat(redis.calls).hasSize(batches);
+      assertThat(keeper.holdsVisited()).as("its first tick makes each call once").isEqualTo(count);
+      for (int tick = 2; tick <= 10; tick++) {
+        redis.calls.forEach(Call::renewedAll);
+        redis.calls.clear();
+        time.advance(Duration.ofNanos(PERIOD));
+        assertThat(redis.calls).as("tick %d of %d holds", tick, count).hasSize(batches);
+        assertThat(redis.calls.stream().mapToInt(Call::holds).sum()).isEqualTo(count);
+        assertThat(keeper.holdsVisited())
+            .as("tick %d of %d holds: not one hold looked at", tick, count)
+            .isEqualTo(count);
+      }
+      keeper.stop();
+    }
+  }
+
+  @Test
+  void holdsComeAndGoInConstantTimeAndOnlyTheBatchesTheyChangedAreMadeAgain() {
+    List<Hold> added = new ArrayList<>();
+    for (int i = 0; i < 4 * Settings.RENEWAL_BATCH; i++) {
+      Hold hold = hold();
+      added.add(hold);
+      keeper.add(hold);
+    }
+    time.advance(Duration.ofNanos(PERIOD));
+    redis.calls.forEach(Call::renewedAll);
+    redis.calls.clear();
+    long before = keeper.holdsVisited();
+    // one hold of the first batch leaves and another arrives: the first and last batch change
+    keeper.remove(added.get(3));
+    keeper.remove(added.get(3)); // twice: nothing more
+    keeper.add(hold());
+    assertThat(keeper.size()).isEqualTo(4 * Settings.RENEWAL_BATCH);
+    time.advance(Duration.ofNanos(PERIOD));
+    assertThat(keeper.holdsVisited() - before).isEqualTo(2 * Settings.RENEWAL_BATCH);
+    assertThat(redis.calls).extracting(Call::holds).containsOnly(Settings.RENEWAL_BATCH);
+
+    // half of them leave: the batches stay full but the last
+    for (int i = 0; i < 2 * Settings.RENEWAL_BATCH + 100; i++) {
+      keeper.remove(added.get(i));
+    }
+    redis.calls.clear();
+    time.advance(Duration.ofNanos(PERIOD));
+    assertThat(redis.calls)
+        .extracting(Call::holds)
+        .containsExactlyInAnyOrder(Settings.RENEWAL_BATCH, Settings.RENEWAL_BATCH - 100 + 1);
+    assertThat(keeper.size()).isEqualTo(2 * Settings.RENEWAL_BATCH - 100 + 1);
+  }
+
+  @Test
   void onAClusterEachBatchHoldsTheHoldsOfOneShardOnly() {
     redis.shards = 2;
     for (int i = 0; i < 10; i++) {

@@ -247,9 +247,19 @@ class TopicTest {
     assertThat(woken).containsExactly("a", "b");
   }
 
+  /** The waits between a refused line's re-checks: from the recheck interval, doubling to 1 s. */
+  private static final List<Duration> BACKING_OFF =
+      List.of(
+          Duration.ofMillis(200),
+          Duration.ofMillis(400),
+          Duration.ofMillis(800),
+          Duration.ofSeconds(1),
+          Duration.ofSeconds(1),
+          Duration.ofSeconds(1));
+
   @Test
-  void aLineOfAnySizeRechecksWithItsFirstWaiterOnlyOncePerInterval() {
-    for (int size : new int[] {100, 1000}) {
+  void aLineOfAnySizeRechecksWithItsFirstWaiterOnlyBackingOffToOncePerSecond() {
+    for (int size : new int[] {1, 100, 1000}) {
       woken.clear();
       List<InLine> line = new ArrayList<>();
       for (int i = 0; i < size; i++) {
@@ -257,8 +267,10 @@ class TopicTest {
         line.add(waiter);
         assertThat(topic.park(waiter, topic.generation())).isTrue();
       }
-      for (int round = 1; round <= 5; round++) {
-        time.advance(RECHECK);
+      for (int round = 1; round <= BACKING_OFF.size(); round++) {
+        time.advance(BACKING_OFF.get(round - 1).minusNanos(1));
+        assertThat(woken).as("before round " + round + " of " + size).hasSize(round - 1);
+        time.advance(Duration.ofNanos(1));
         assertThat(woken).as("round " + round + " of " + size).hasSize(round);
         assertThat(woken.get(round - 1)).isEqualTo("w" + size + "-0?");
         assertThat(topic.parkedCount()).isEqualTo(size - 1);
@@ -274,16 +286,144 @@ class TopicTest {
   }
 
   @Test
-  void whenTheFirstWaiterDoesNotComeBackTheNextOneRechecksOneIntervalLater() {
+  void whenTheFirstWaiterDoesNotComeBackTheNextOneRechecksWhenTheLineWouldHaveAndStartsAgain() {
     InLine a = inLine("a", 0);
     InLine b = inLine("b", 1);
     park(a, b);
     time.advance(RECHECK);
     assertThat(woken).containsExactly("a?"); // a got the lock: it does not park again
-    time.advance(RECHECK.minusNanos(1));
+    time.advance(RECHECK.multipliedBy(2).minusNanos(1));
     assertThat(woken).containsExactly("a?");
     time.advance(Duration.ofNanos(1));
-    assertThat(woken).containsExactly("a?", "b?");
+    assertThat(woken).as("the line's next re-check").containsExactly("a?", "b?");
+    park(b);
+    time.advance(RECHECK);
+    assertThat(woken)
+        .as("a new first waiter: its back-off starts from the recheck interval")
+        .containsExactly("a?", "b?", "b?");
+  }
+
+  /** Parks {@code a} alone, and has it refused at each re-check until the line waits 1 s. */
+  private InLine backedOff() {
+    InLine a = inLine("a", 0);
+    park(a);
+    for (int round = 0; round < 4; round++) {
+      time.advance(BACKING_OFF.get(round));
+      assertThat(woken).hasSize(round + 1);
+      park(a);
+    }
+    assertThat(topic.line(LOCK).intervalNanos()).isEqualTo(Duration.ofSeconds(1).toNanos());
+    woken.clear();
+    return a;
+  }
+
+  /** Asserts the line's next re-check comes one recheck interval from now, not later. */
+  private void nextRecheckIsOneIntervalAway(String first) {
+    time.advance(RECHECK.minusNanos(1));
+    assertThat(woken).isEmpty();
+    time.advance(Duration.ofNanos(1));
+    assertThat(woken).containsExactly(first + "?");
+    woken.clear();
+  }
+
+  @Test
+  void aWakeUpForTheTopicTakesTheBackOffBackToTheRecheckInterval() {
+    InLine a = backedOff();
+    park(inLine("b", 1)); // keeps the line while a is out
+    topic.deliver(WakeMessage.parse("released"));
+    assertThat(woken).containsExactly("a");
+    woken.clear();
+    park(a); // refused again: someone else took it
+    nextRecheckIsOneIntervalAway("a");
+    park(a);
+    time.advance(RECHECK.multipliedBy(2));
+    assertThat(woken).as("and it backs off again").containsExactly("a?");
+  }
+
+  @Test
+  void aWakeUpForAnotherWaiterOfTheLineAlsoResetsTheBackOff() {
+    backedOff();
+    InLine b = inLine("b", 1);
+    park(b);
+    topic.deliver(WakeMessage.parse("w:b"));
+    assertThat(woken).containsExactly("b");
+    woken.clear();
+    nextRecheckIsOneIntervalAway("a");
+  }
+
+  @Test
+  void aResubscriptionResetsTheBackOff() {
+    InLine a = backedOff();
+    park(inLine("b", 1)); // keeps the line while a is out
+    topic.resubscribed();
+    assertThat(woken).containsExactly("a");
+    woken.clear();
+    park(a);
+    nextRecheckIsOneIntervalAway("a");
+  }
+
+  @Test
+  void aLocalHandOffResetsTheBackOffForTheNextInLine() {
+    InLine a = backedOff();
+    InLine b = inLine("b", 1);
+    park(b);
+    assertThat(topic.claim(LOCK)).isSameAs(a);
+    nextRecheckIsOneIntervalAway("b");
+  }
+
+  @Test
+  void aNewFirstWaiterResetsTheBackOff() {
+    SharedWait queued = new SharedWait() {};
+    InLine late = new InLine("late", 0, 9, queued);
+    park(late);
+    for (int round = 0; round < 4; round++) {
+      time.advance(BACKING_OFF.get(round));
+      park(late);
+    }
+    woken.clear();
+    park(new InLine("early", 1, 3, queued)); // ahead of it in the object's queue
+    nextRecheckIsOneIntervalAway("early");
+  }
+
+  @Test
+  void theHoldersRemainingLeaseStillBringsTheRecheckEarlier() {
+    InLine a = backedOff();
+    time.advance(Duration.ofMillis(100));
+    topic.unpark(a);
+    topic.park(inLine("keep-the-line", 1), topic.generation());
+    long at = time.nanoTime();
+    assertThat(topic.restore(a, topic.generation(), () -> true, Duration.ofMillis(30).toNanos()))
+        .isTrue();
+    assertThat(time.dueTimes()).containsExactly(at + Duration.ofMillis(30).toNanos());
+  }
+
+  @Test
+  void aRecheckIntervalAboveTheCapIsKeptAsItIs() {
+    Topic slow = new Topic("slow", time, time, Duration.ofSeconds(5).toNanos());
+    InLine a = inLine("a", 0);
+    assertThat(slow.park(a, slow.generation())).isTrue();
+    for (int round = 1; round <= 4; round++) {
+      time.advance(Duration.ofSeconds(5).minusNanos(1));
+      assertThat(woken).hasSize(round - 1);
+      time.advance(Duration.ofNanos(1));
+      assertThat(woken).hasSize(round);
+      assertThat(slow.park(a, slow.generation())).isTrue();
+    }
+  }
+
+  @Test
+  void aLineWhoseOnlyWaiterDoesNotComeBackEndsAtItsNextRecheck() {
+    InLine a = backedOff();
+    time.advance(Duration.ofSeconds(1));
+    assertThat(woken).containsExactly("a?"); // and it got the lock
+    assertThat(topic.line(LOCK)).as("waiting for it").isNotNull();
+    assertThat(time.pending()).isOne();
+    time.advance(Duration.ofSeconds(1));
+    assertThat(topic.line(LOCK)).isNull();
+    assertThat(time.pending()).isZero();
+    woken.clear();
+    park(a); // a later wait starts a new line, from the recheck interval
+    nextRecheckIsOneIntervalAway("a");
   }
 
   @Test
@@ -394,22 +534,29 @@ class TopicTest {
     InLine second = new InLine("second", 1, 2, heartbeats);
     InLine third = new InLine("third", 2, 3, heartbeats);
     park(head, second, third);
-    for (int i = 0; i < 4; i++) {
-      time.advance(RECHECK);
-      assertThat(topic.park(head, topic.generation())).isTrue();
-    }
-    assertThat(beats).as("none before a period").isEmpty();
-    time.advance(RECHECK);
-    assertThat(beats).containsExactly(List.of("second", "third"));
-    assertThat(woken).containsOnly("head?").hasSize(5);
-    replies.get(0).complete(List.of(1)); // third's entry was dropped
-    assertThat(woken).endsWith("third");
-    assertThat(topic.parkedCount()).as("head is re-checking; third asks for itself").isOne();
+    time.advance(Duration.ofMillis(200)); // re-checks at 200 and 600 ms (backing off)
     assertThat(topic.park(head, topic.generation())).isTrue();
-    for (int i = 0; i < 5; i++) {
-      time.advance(RECHECK);
+    time.advance(Duration.ofMillis(400));
+    assertThat(topic.park(head, topic.generation())).isTrue();
+    time.advance(Duration.ofMillis(400).minusNanos(1));
+    assertThat(beats).as("none before a period").isEmpty();
+    time.advance(Duration.ofNanos(1));
+    assertThat(beats).containsExactly(List.of("head", "second", "third"));
+    assertThat(woken).containsExactly("head?", "head?");
+    replies.get(0).complete(List.of(2)); // third's entry was dropped
+    assertThat(woken).endsWith("third");
+    assertThat(topic.parkedCount()).as("third asks for itself").isEqualTo(2);
+    time.advance(Duration.ofMillis(400)); // the re-check at 1.4 s
+    assertThat(woken).endsWith("head?");
+    time.advance(Duration.ofMillis(600));
+    assertThat(beats)
+        .as("on time while the head is out re-checking")
+        .containsExactly(List.of("head", "second", "third"), List.of("second"));
+    assertThat(topic.park(head, topic.generation())).isTrue();
+    for (int period = 3; period <= 6; period++) {
+      time.advance(Duration.ofSeconds(1));
       assertThat(topic.park(head, topic.generation())).isTrue();
+      assertThat(beats).as("one per period whatever the back-off").hasSize(period);
     }
-    assertThat(beats).containsExactly(List.of("second", "third"), List.of("second"));
   }
 }
