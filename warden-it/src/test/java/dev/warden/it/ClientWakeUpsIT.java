@@ -282,15 +282,7 @@ class ClientWakeUpsIT {
       throws Exception {
     RedisClient client = RedisClient.create(redis.uri());
     SystemTimer timer = new SystemTimer();
-    SingleServer deployment =
-        SingleServer.connect(
-            redis.uri(),
-            new ClientSetup(
-                new Settings(Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofMinutes(1)),
-                Clock.SYSTEM,
-                timer,
-                "warden-scripts-it",
-                null));
+    SingleServer deployment = deployment(redis, timer);
     try (StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub()) {
       List<String> heard = Collections.synchronizedList(new ArrayList<>());
       pubSub.addListener(
@@ -339,15 +331,7 @@ class ClientWakeUpsIT {
         .isEqualTo(List.of(List.of("ch", "m", "", "ch:c1", "n", "ch"), List.of()));
     RedisClient client = RedisClient.create(redis.uri());
     SystemTimer timer = new SystemTimer();
-    SingleServer deployment =
-        SingleServer.connect(
-            redis.uri(),
-            new ClientSetup(
-                new Settings(Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofMinutes(1)),
-                Clock.SYSTEM,
-                timer,
-                "warden-scripts-it",
-                null));
+    SingleServer deployment = deployment(redis, timer);
     try (StatefulRedisPubSubConnection<String, String> shared = client.connectPubSub();
         StatefulRedisPubSubConnection<String, String> own = client.connectPubSub()) {
       List<String> heard = Collections.synchronizedList(new ArrayList<>());
@@ -387,15 +371,7 @@ class ClientWakeUpsIT {
       throws Exception {
     RedisClient client = RedisClient.create(redis.uri());
     SystemTimer timer = new SystemTimer();
-    SingleServer deployment =
-        SingleServer.connect(
-            redis.uri(),
-            new ClientSetup(
-                new Settings(Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofMinutes(1)),
-                Clock.SYSTEM,
-                timer,
-                "warden-scripts-it",
-                null));
+    SingleServer deployment = deployment(redis, timer);
     try (StatefulRedisPubSubConnection<String, String> shared = client.connectPubSub();
         StatefulRedisPubSubConnection<String, String> monitor = client.connectPubSub()) {
       List<String> heard = Collections.synchronizedList(new ArrayList<>());
@@ -422,6 +398,18 @@ class ClientWakeUpsIT {
       timer.shutdown();
       client.shutdown();
     }
+  }
+
+  /** The deployment a test's own {@link Scripts} run on (a recheck of a minute, as the class's). */
+  private static SingleServer deployment(RedisServer redis, SystemTimer timer) {
+    return SingleServer.connect(
+        redis.uri(),
+        new ClientSetup(
+            new Settings(Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofMinutes(1)),
+            Clock.SYSTEM,
+            timer,
+            "warden-scripts-it",
+            null));
   }
 
   /** A Warden's client id, from its connections' name. */
