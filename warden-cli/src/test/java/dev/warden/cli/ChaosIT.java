@@ -22,86 +22,83 @@ class ChaosIT {
   void aMinuteOfFaultsOnOneServerEndsWithNoViolation() throws IOException {
     // Kept after the build (target/), so that a failure can be read in the logs.
     Path logs = Files.createDirectories(Path.of("target", "chaos-logs", "ChaosIT"));
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    Run run =
+        chaos(
+            logs,
+            "--deployment",
+            "single",
+            "--seconds",
+            "60",
+            "--workers",
+            "2",
+            "--threads",
+            "2",
+            "--seed",
+            "15");
 
-    int status =
-        Main.run(
-            new String[] {
-              "chaos",
-              "--deployment",
-              "single",
-              "--seconds",
-              "60",
-              "--workers",
-              "2",
-              "--threads",
-              "2",
-              "--seed",
-              "15",
-              "--out",
-              logs.toString()
-            },
-            new PrintStream(out, true, UTF_8),
-            new PrintStream(err, true, UTF_8));
-
-    String output = out.toString(UTF_8);
     Path dir = logs.resolve("single").toAbsolutePath();
     Path violations = dir.resolve("violations.txt");
-    assertThat(output)
+    assertThat(run.output())
         .as(
             "%s%nlogs in %s%nviolations.txt:%n%s%nstderr:%n%s",
-            output,
+            run.output(),
             dir,
             Files.exists(violations) ? Files.readString(violations, UTF_8) : "(none written)",
-            err.toString(UTF_8))
+            run.errors())
         .contains("VERDICT: PASS");
-    assertThat(status).isZero();
-    assertThat(figure(output, "faults injected")).isGreaterThanOrEqualTo(5);
-    assertThat(figure(output, "acquisitions")).isPositive();
-    assertThat(figure(output, "violations")).isZero();
-    assertThat(output)
+    assertThat(run.status()).isZero();
+    assertThat(figure(run.output(), "faults injected")).isGreaterThanOrEqualTo(5);
+    assertThat(figure(run.output(), "acquisitions")).isPositive();
+    assertThat(figure(run.output(), "violations")).isZero();
+    assertThat(run.output())
         .containsPattern("plain semaphore +judged at exactly its 3 permits for [1-9]");
     assertThat(dir.resolve("worker-2.log")).isNotEmptyFile();
     // the default mode is unchanged: the scripts publish where the server allows it
-    assertThat(output).contains("Wake-ups: FROM_SCRIPTS (asked: AUTO)");
+    assertThat(run.output()).contains("Wake-ups: FROM_SCRIPTS (asked: AUTO)");
   }
 
   @Test
   void twentySecondsOfFaultsWithWakeUpsFromTheClientEndWithNoViolation() throws IOException {
     Path logs = Files.createDirectories(Path.of("target", "chaos-logs", "ChaosIT-client"));
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    Run run =
+        chaos(
+            logs,
+            "--seconds",
+            "20",
+            "--workers",
+            "2",
+            "--threads",
+            "2",
+            "--seed",
+            "22",
+            "--wake-ups",
+            "client");
 
-    int status =
-        Main.run(
-            new String[] {
-              "chaos",
-              "--seconds",
-              "20",
-              "--workers",
-              "2",
-              "--threads",
-              "2",
-              "--seed",
-              "22",
-              "--wake-ups",
-              "client",
-              "--out",
-              logs.toString()
-            },
-            new PrintStream(out, true, UTF_8),
-            new PrintStream(err, true, UTF_8));
-
-    String output = out.toString(UTF_8);
-    assertThat(output)
-        .as("%s%nlogs in %s%nstderr:%n%s", output, logs.toAbsolutePath(), err.toString(UTF_8))
+    assertThat(run.output())
+        .as("%s%nlogs in %s%nstderr:%n%s", run.output(), logs.toAbsolutePath(), run.errors())
         .contains("Wake-ups: FROM_CLIENT (asked: FROM_CLIENT)")
         .contains("VERDICT: PASS");
-    assertThat(status).isZero();
-    assertThat(figure(output, "faults injected")).isPositive();
-    assertThat(figure(output, "acquisitions")).isPositive();
-    assertThat(figure(output, "violations")).isZero();
+    assertThat(run.status()).isZero();
+    assertThat(figure(run.output(), "faults injected")).isPositive();
+    assertThat(figure(run.output(), "acquisitions")).isPositive();
+    assertThat(figure(run.output(), "violations")).isZero();
+  }
+
+  /** What a {@code warden chaos} run printed and returned. */
+  private record Run(int status, String output, String errors) {}
+
+  /** Runs {@code warden chaos} with {@code options} and {@code --out logs}. */
+  private static Run chaos(Path logs, String... options) {
+    String[] args = new String[options.length + 3];
+    args[0] = "chaos";
+    System.arraycopy(options, 0, args, 1, options.length);
+    args[options.length + 1] = "--out";
+    args[options.length + 2] = logs.toString();
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int status =
+        Main.run(args, new PrintStream(out, true, UTF_8), new PrintStream(err, true, UTF_8));
+    return new Run(status, out.toString(UTF_8), err.toString(UTF_8));
   }
 
   private static long figure(String output, String name) {
