@@ -90,6 +90,17 @@ class CapabilitiesIT {
   }
 
   @Test
+  void aUserDeniedPubsubNumsubIsRefusedAtBuildNamingIt() {
+    // a release that nominates a client asks it from its script (prelude.lua's publish_to): without
+    // the check, every such release would fail after its writes
+    assertRefusedAtBuild(
+        "no-numsub",
+        rule("+pubsub|numsub"),
+        "the commands of Warden's scripts: refused",
+        "pubsub|numsub");
+  }
+
+  @Test
   void aUserDeniedSubscribeIsRefusedAtBuild() {
     assertRefusedAtBuild(
         "no-subscribe", rule("+subscribe"), "SUBSCRIBE (wake-ups): refused", "subscribe");

@@ -28,6 +28,8 @@ if cluster then
   try('info', 'INFO', 'replication') -- the master's tenure (prelude.lua's master_tenure)
 else
   try('publish', 'PUBLISH', channel, '')
+  -- who subscribes an addressed wake-up's channel itself (prelude.lua's publish_to)
+  try('pubsub|numsub', 'PUBSUB', 'NUMSUB', channel)
 end
 -- reads, on a key that does not exist
 try('exists', 'EXISTS', key)
