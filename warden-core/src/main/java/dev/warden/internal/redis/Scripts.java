@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
@@ -250,55 +251,67 @@ public final class Scripts {
     return reply.size() > 1 ? reply.get(1) : null;
   }
 
-  // FutureReturnValueIgnored: the whenComplete callback handles the outcome; nobody waits for it
-  @SuppressWarnings("FutureReturnValueIgnored")
+  /** Publishes {@code message} on {@code channel} and tells {@code receivers} how many heard it. */
   private void publish(
       Script script, byte[] routingKey, String channel, String message, LongConsumer receivers) {
-    CommandArgs<String, String> args =
-        new CommandArgs<>(StringCodec.UTF8).add(channel).add(message);
-    try {
-      redis
-          .dispatch(
-              routingKey,
-              sharded ? CommandType.SPUBLISH : CommandType.PUBLISH,
-              new IntegerOutput<>(StringCodec.UTF8),
-              args)
-          .whenComplete(
-              (heard, failure) -> {
-                if (failure != null) {
-                  logLostWakeUp(script, channel, Failures.unwrap(failure));
-                } else if (heard != null) {
-                  receivers.accept(heard);
-                }
-              });
-    } catch (RuntimeException e) { // the deployment closed meanwhile: the script's reply stands
-      logLostWakeUp(script, channel, e);
-    }
+    send(
+        script,
+        routingKey,
+        channel,
+        sharded ? CommandType.SPUBLISH : CommandType.PUBLISH,
+        new IntegerOutput<>(StringCodec.UTF8),
+        new CommandArgs<>(StringCodec.UTF8).add(channel).add(message),
+        heard -> {
+          if (heard != null) {
+            receivers.accept(heard);
+          }
+        });
   }
 
   /**
    * Tells {@code subscribers} how many clients subscribe {@code channel} itself (PUBSUB NUMSUB:
-   * pattern subscribers are not counted), on the script's node; a failure is logged as a lost
-   * wake-up (the waiters' recheck finds it).
+   * pattern subscribers are not counted), on the script's node.
+   */
+  private void ownSubscribers(
+      Script script, byte[] routingKey, String channel, LongConsumer subscribers) {
+    send(
+        script,
+        routingKey,
+        channel,
+        CommandType.PUBSUB,
+        new NestedMultiOutput<>(StringCodec.UTF8),
+        new CommandArgs<>(StringCodec.UTF8).add("NUMSUB").add(channel),
+        // a reply of another shape counts as nobody: a second message costs less than a turn
+        // heard only at the recheck
+        reply ->
+            subscribers.accept(
+                reply != null && reply.size() > 1 && reply.get(1) instanceof Long n ? n : 0));
+  }
+
+  /**
+   * Sends a command of a wake-up on the script's node and connection, without waiting for it, and
+   * hands its reply to {@code onReply}; a failure is logged as a lost wake-up (the waiters' recheck
+   * finds what it would have told them), not the caller's failure.
    */
   // FutureReturnValueIgnored: the whenComplete callback handles the outcome; nobody waits for it
   @SuppressWarnings("FutureReturnValueIgnored")
-  private void ownSubscribers(
-      Script script, byte[] routingKey, String channel, LongConsumer subscribers) {
-    CommandArgs<String, String> args =
-        new CommandArgs<>(StringCodec.UTF8).add("NUMSUB").add(channel);
+  private <T> void send(
+      Script script,
+      byte[] routingKey,
+      String channel,
+      CommandType type,
+      CommandOutput<String, String, T> output,
+      CommandArgs<String, String> args,
+      Consumer<T> onReply) {
     try {
       redis
-          .dispatch(routingKey, CommandType.PUBSUB, new NestedMultiOutput<>(StringCodec.UTF8), args)
+          .dispatch(routingKey, type, output, args)
           .whenComplete(
               (reply, failure) -> {
                 if (failure != null) {
                   logLostWakeUp(script, channel, Failures.unwrap(failure));
                 } else {
-                  // a reply of another shape counts as nobody: a second message costs less than a
-                  // turn heard only at the recheck
-                  subscribers.accept(
-                      reply != null && reply.size() > 1 && reply.get(1) instanceof Long n ? n : 0);
+                  onReply.accept(reply);
                 }
               });
     } catch (RuntimeException e) { // the deployment closed meanwhile: the script's reply stands
