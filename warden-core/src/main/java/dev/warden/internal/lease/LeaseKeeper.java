@@ -147,6 +147,13 @@ public final class LeaseKeeper {
     }
     if (added) {
       kept.incrementAndGet();
+      if (hold.state() == Hold.State.LOST) {
+        // lost while its owner had it out (the keeper's lose() found it not kept), then put back
+        // by its owner (a failed lease call): nothing renews a lost hold. Read after it entered
+        // its group, so a loss marked later finds it kept and removes it itself.
+        remove(hold);
+        return;
+      }
     }
     if (!ticking) {
       start();

@@ -366,6 +366,29 @@ class LeaseKeeperTest {
     assertThat(redis.calls).isEmpty(); // nothing renews it any more
   }
 
+  /**
+   * The owner takes the hold out to set its lease; a renewal sent before finds it gone and the
+   * keeper reports it lost; the owner's lease call fails, and it puts the hold back (LockCore's
+   * setLease). A hold known lost is not renewed: it does not stay in the keeper.
+   */
+  @Test
+  void aHoldLostWhileItsOwnerHadTakenItOutDoesNotStayInTheKeeperWhenPutBack() {
+    Hold hold = hold();
+    keeper.add(hold);
+    time.advance(Duration.ofNanos(PERIOD));
+    Call call = redis.calls.get(0);
+    keeper.stopRenewing(hold);
+    call.notRenewed(1);
+    assertThat(hold.state()).isEqualTo(Hold.State.LOST);
+
+    keeper.add(hold);
+
+    assertThat(keeper.size()).isZero();
+    time.advance(Duration.ofNanos(2 * PERIOD));
+    assertThat(redis.calls).hasSize(1);
+    assertThat(keeper.isRunning()).isFalse();
+  }
+
   @Test
   void aTickThatFindsNoHoldStopsTheTickerAndALaterAddStartsItAgain() {
     Hold hold = hold();
