@@ -27,7 +27,7 @@ final class HoldGroup {
     }
     Kept last = batches.isEmpty() ? null : batches.get(batches.size() - 1);
     if (last == null || last.size == Settings.RENEWAL_BATCH) {
-      last = new Kept(key.script());
+      last = new Kept(this, key.script());
       batches.add(last);
     }
     hold.keptIn = last;
@@ -39,8 +39,8 @@ final class HoldGroup {
 
   /** Takes the hold out, moving the group's last hold into its place; false if not kept. */
   boolean remove(Hold hold) {
-    if (!(hold.keptIn instanceof Kept batch)) {
-      return false;
+    if (!(hold.keptIn instanceof Kept batch) || batch.group != this) {
+      return false; // not kept, or just added to another group (its place is not ours to read)
     }
     int at = hold.keptAt;
     Kept last = batches.get(batches.size() - 1);
@@ -81,13 +81,15 @@ final class HoldGroup {
    * holds changed since. Guarded by its group's monitor.
    */
   static final class Kept {
+    final HoldGroup group;
     final Script script;
     final Hold[] holds = new Hold[Settings.RENEWAL_BATCH];
     int size;
     boolean changed = true;
     private Batch call;
 
-    Kept(Script script) {
+    Kept(HoldGroup group, Script script) {
+      this.group = group;
       this.script = script;
     }
 

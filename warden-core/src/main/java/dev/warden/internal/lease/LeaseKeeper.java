@@ -147,6 +147,13 @@ public final class LeaseKeeper {
     }
     if (added) {
       kept.incrementAndGet();
+      if (hold.state() == Hold.State.LOST) {
+        // lost while its owner had it out (the keeper's lose() found it not kept), then put back
+        // by its owner (a failed lease call): nothing renews a lost hold. Read after it entered
+        // its group, so a loss marked later finds it kept and removes it itself.
+        remove(hold);
+        return;
+      }
     }
     if (!ticking) {
       start();
@@ -166,16 +173,24 @@ public final class LeaseKeeper {
 
   /** Stops renewing the hold. The ticker runs on until a tick finds no hold at all. */
   public void remove(Hold hold) {
-    if (!(hold.keeperGroup instanceof HoldGroup group)) {
-      return; // never kept
-    }
     boolean removed;
-    synchronized (group) {
-      removed = group.remove(hold);
-      if (removed && group.batches.isEmpty()) {
-        group.retired = true;
-        groups.remove(group.key, group);
+    while (true) {
+      if (!(hold.keeperGroup instanceof HoldGroup group)) {
+        return; // never kept
       }
+      synchronized (group) {
+        if (hold.keeperGroup != group) {
+          // taken out and added again meanwhile (e.g. the keeper losing it while its owner's
+          // lease call failed), into a new group as this one was emptied: remove it from that
+          continue;
+        }
+        removed = group.remove(hold);
+        if (removed && group.batches.isEmpty()) {
+          group.retired = true;
+          groups.remove(group.key, group);
+        }
+      }
+      break;
     }
     if (removed) {
       kept.decrementAndGet();
@@ -184,11 +199,15 @@ public final class LeaseKeeper {
 
   /** Whether the hold is kept now. */
   private static boolean isKept(Hold hold) {
-    if (!(hold.keeperGroup instanceof HoldGroup group)) {
-      return false;
-    }
-    synchronized (group) {
-      return hold.keptIn != null;
+    while (true) {
+      if (!(hold.keeperGroup instanceof HoldGroup group)) {
+        return false;
+      }
+      synchronized (group) {
+        if (hold.keeperGroup == group) { // else moved to a new group meanwhile: look there
+          return hold.keptIn != null;
+        }
+      }
     }
   }
 

@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * hand-off ({@link Topic#claim}), or a new first waiter (a grant or departure of the one that
  * re-checked, or a newcomer in front). A parking waiter's shorter re-check (the holder's remaining
  * lease) still moves the timer earlier. So a wake-up lost after the line has waited a while is
- * found within the cap.
+ * found within the cap. While its first waiter stays parked for a local holder (see {@link #due})
+ * the line asks nobody, and does not back off.
  *
  * <p>A line whose only waiter is out re-checking stays in its topic, empty, until its timer: the
  * waiter, refused, parks in it again and the back-off goes on; if it does not come back, the timer
@@ -161,14 +162,18 @@ final class Line {
       }
       long now = clock.nanoTime();
       if (now - recheckAt >= 0) {
-        if (entry.waiter == leader) {
+        boolean local = entry.waiter.waitsForLocalHolder();
+        if (entry.waiter == leader && !local) {
           intervalNanos = Math.min(capNanos, intervalNanos * 2);
-        } else { // the one before it left (granted, or gone) while out re-checking
+        } else {
+          // the one before it left (granted, or gone) while out re-checking; or it stays parked
+          // for a local holder, asking nobody: no back-off, so that the end of that holder's
+          // explicit lease (or its loss), which nothing publishes, is found as soon as before
           intervalNanos = baseNanos;
           leader = entry.waiter;
         }
         recheckAt = now + intervalNanos;
-        if (!entry.waiter.waitsForLocalHolder()) {
+        if (!local) {
           topic.takeForRecheck(entry); // leaves the line open, even if empty
           first = entry.waiter;
         }

@@ -23,8 +23,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The lease keeper in virtual time, behind a real {@link Scripts} and a deployment whose script
@@ -331,6 +333,60 @@ class LeaseKeeperTest {
     time.advance(Duration.ofNanos(PERIOD));
     redis.calls.get(1).notRenewed(1);
     assertThat(reentered.lost()).isDone();
+  }
+
+  /**
+   * The keeper's removal (a lost hold, on an event-loop thread) finds the hold's group, then waits
+   * for its monitor while the owner takes the hold out (the group, emptied, is retired) and puts it
+   * back (a lease call that failed: it joins a new group). The removal, last, takes it out.
+   */
+  @Test
+  @Timeout(10)
+  void aRemovalThatWaitedWhileTheHoldMovedToANewGroupTakesItOutOfThatGroup() throws Exception {
+    Hold hold = hold();
+    keeper.add(hold);
+    HoldGroup first = (HoldGroup) hold.keeperGroup;
+    AtomicReference<Throwable> failed = new AtomicReference<>();
+    Thread remover = new Thread(() -> keeper.remove(hold), "remover");
+    remover.setUncaughtExceptionHandler((thread, e) -> failed.set(e));
+    synchronized (first) {
+      remover.start();
+      while (remover.getState() != Thread.State.BLOCKED) { // read the group, waits for its monitor
+        Thread.onSpinWait();
+      }
+      keeper.stopRenewing(hold); // the owner's, on this thread (the monitor is reentrant)
+      keeper.add(hold);
+      assertThat(hold.keeperGroup).isNotSameAs(first);
+    }
+    remover.join();
+
+    assertThat(failed.get()).isNull();
+    assertThat(keeper.size()).isZero();
+    time.advanceTo(time.nanoTime() + PERIOD);
+    assertThat(redis.calls).isEmpty(); // nothing renews it any more
+  }
+
+  /**
+   * The owner takes the hold out to set its lease; a renewal sent before finds it gone and the
+   * keeper reports it lost; the owner's lease call fails, and it puts the hold back (LockCore's
+   * setLease). A hold known lost is not renewed: it does not stay in the keeper.
+   */
+  @Test
+  void aHoldLostWhileItsOwnerHadTakenItOutDoesNotStayInTheKeeperWhenPutBack() {
+    Hold hold = hold();
+    keeper.add(hold);
+    time.advance(Duration.ofNanos(PERIOD));
+    Call call = redis.calls.get(0);
+    keeper.stopRenewing(hold);
+    call.notRenewed(1);
+    assertThat(hold.state()).isEqualTo(Hold.State.LOST);
+
+    keeper.add(hold);
+
+    assertThat(keeper.size()).isZero();
+    time.advance(Duration.ofNanos(2 * PERIOD));
+    assertThat(redis.calls).hasSize(1);
+    assertThat(keeper.isRunning()).isFalse();
   }
 
   @Test

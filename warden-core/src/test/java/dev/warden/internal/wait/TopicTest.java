@@ -443,6 +443,24 @@ class TopicTest {
     assertThat(woken).containsExactly("b?");
   }
 
+  /**
+   * A local holder's explicit lease that runs out (or its loss) is published by nobody, and the
+   * first waiter, parked for the hand-off, never asked Redis for the holder's remaining lease: the
+   * line, which asks nobody meanwhile, keeps looking at the recheck interval instead of backing
+   * off.
+   */
+  @Test
+  void whileTheFirstWaiterWaitsForALocalHolderTheLineDoesNotBackOff() {
+    InLine a = inLine("a", 0);
+    heldHere = true;
+    park(a);
+    time.advance(Duration.ofMillis(4_900));
+    assertThat(woken).isEmpty();
+    heldHere = false; // its explicit lease ran out: nothing in Redis, nothing published
+    time.advance(RECHECK);
+    assertThat(woken).containsExactly("a?");
+  }
+
   @Test
   void aShorterRecheckAskedByAParkingWaiterMovesTheLinesTimerEarlierButNeverLater() {
     InLine a = inLine("a", 0);
