@@ -89,12 +89,18 @@ class WardenObservationsIT {
       observations.start();
       assertThat(warden.lock("job").tryAcquire(Duration.ofMillis(50))).isEmpty();
 
-      assertThat(registry)
-          .hasNumberOfObservationsWithNameEqualTo(WardenObservations.HOLD, 0)
-          .hasObservationWithNameEqualTo(WardenObservations.ACQUIRE)
-          .that()
-          .hasBeenStopped()
-          .hasLowCardinalityKeyValue("warden.outcome", "timed_out");
+      // the end of an acquisition is heard on the thread that completed it, which may be a moment
+      // after the caller's call returned (WardenListener.acquisitionEnded)
+      await()
+          .atMost(BOUND)
+          .untilAsserted(
+              () ->
+                  assertThat(registry)
+                      .hasNumberOfObservationsWithNameEqualTo(WardenObservations.HOLD, 0)
+                      .hasObservationWithNameEqualTo(WardenObservations.ACQUIRE)
+                      .that()
+                      .hasBeenStopped()
+                      .hasLowCardinalityKeyValue("warden.outcome", "timed_out"));
     }
     elsewhere.close();
   }
