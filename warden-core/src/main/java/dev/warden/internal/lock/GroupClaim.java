@@ -101,7 +101,8 @@ final class GroupClaim implements Claim<List<Granted>> {
                 }
                 int blocker = (int) Scripts.number(reply, 1) - 1;
                 return Outcome.busy(
-                    Scripts.number(reply, 2), group.get(blocker).driver().channel());
+                    Outcome.untilExpiry(Scripts.number(reply, 2)),
+                    group.get(blocker).driver().channel());
               }
               List<Granted> grants = new ArrayList<>();
               for (int i = 0; i < group.size(); i++) {

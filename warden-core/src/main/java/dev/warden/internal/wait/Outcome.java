@@ -23,4 +23,15 @@ public record Outcome<T>(T granted, long retryAfterMillis, String channel) {
   public static <T> Outcome<T> busy(long retryAfterMillis, String channel) {
     return new Outcome<>(null, retryAfterMillis, channel);
   }
+
+  /**
+   * A holder's remaining lease as a script read it ({@code PTTL}) made a retry-after: {@code PTTL}
+   * answers 0 for a lease that ends within the millisecond, which here would mean "unknown" and let
+   * the wait fall back to the (backed-off) recheck interval, up to a second late. A re-check timed
+   * at the holder's remaining lease lands on that edge often, since {@code PTTL} rounds down. So 0
+   * becomes 1 ms; -1 (a hold with no lease) stays unknown.
+   */
+  public static long untilExpiry(long pttl) {
+    return pttl == 0 ? 1 : pttl;
+  }
 }

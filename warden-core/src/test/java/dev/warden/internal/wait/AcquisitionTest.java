@@ -453,6 +453,29 @@ class AcquisitionTest {
     assertThat(pubSub.unsubscribes).containsExactly(CHANNEL);
   }
 
+  @Test
+  void aHolderWhoseLeaseEndsWithinTheMillisecondIsAskedAgainAMillisecondLaterNotAtTheInterval() {
+    // PTTL answers 0 for a lease that ends within the millisecond, and a re-check timed at the
+    // holder's remaining lease (PTTL rounds down) lands on that edge often: read as "unknown", the
+    // lock was found free only at the next (backed-off) interval, a second late in MaxHoldTimeIT
+    ScriptedClaim claim = parkedInLine(1, null).get(0);
+    time.advance(RECHECK);
+    assertThat(claim.attempts).hasSize(3);
+    long refusedAt = time.nanoTime();
+    claim.refuse(Outcome.untilExpiry(0));
+    time.advanceTo(refusedAt + Duration.ofMillis(1).toNanos());
+    assertThat(claim.attempts).hasSize(3);
+    time.advance(Duration.ofNanos(1));
+    assertThat(claim.attempts).as("asked again once that millisecond is over").hasSize(4);
+  }
+
+  @Test
+  void aWaiterOnItsOwnTimerAlsoAsksAgainAMillisecondAfterALeaseThatEndsWithinTheMillisecond() {
+    parked(claim, null, Outcome.untilExpiry(0));
+    time.advance(Duration.ofMillis(1).plusNanos(1));
+    assertThat(claim.attempts).hasSize(3);
+  }
+
   /** Starts {@code count} acquisitions in one line and has each refused until it parks. */
   private List<ScriptedClaim> parkedInLine(int count, Duration wait) {
     List<ScriptedClaim> claims = new ArrayList<>();

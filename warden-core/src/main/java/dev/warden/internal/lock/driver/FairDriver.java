@@ -7,6 +7,7 @@ import dev.warden.internal.lease.Renewal;
 import dev.warden.internal.redis.Namespace;
 import dev.warden.internal.redis.Scripts;
 import dev.warden.internal.wait.HandOffTerms;
+import dev.warden.internal.wait.Outcome;
 import dev.warden.internal.wait.SharedWait;
 import dev.warden.internal.wait.Successor;
 import dev.warden.internal.wait.WakeMessage;
@@ -184,7 +185,7 @@ public final class FairDriver implements LockDriver {
               if (given >= 0) {
                 tickets.put(acquisitionId, given);
               }
-              return Attempt.busy(Replies.heartbeat(Scripts.number(reply, 1)));
+              return Attempt.busy(Replies.heartbeat(Outcome.untilExpiry(Scripts.number(reply, 1))));
             });
   }
 

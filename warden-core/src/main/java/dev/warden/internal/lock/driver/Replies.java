@@ -4,6 +4,7 @@ import dev.warden.internal.base.Settings;
 import dev.warden.internal.lock.driver.LockDriver.Attempt;
 import dev.warden.internal.lock.driver.LockDriver.Release;
 import dev.warden.internal.redis.Scripts;
+import dev.warden.internal.wait.Outcome;
 import dev.warden.internal.wait.WakeMessage;
 import java.util.List;
 
@@ -15,7 +16,7 @@ final class Replies {
   static Attempt attempt(List<Object> reply) {
     return Scripts.succeeded(reply)
         ? Attempt.acquired(Scripts.number(reply, 1), (int) Scripts.number(reply, 2))
-        : Attempt.busy(Scripts.number(reply, 1));
+        : Attempt.busy(Outcome.untilExpiry(Scripts.number(reply, 1)));
   }
 
   /**
