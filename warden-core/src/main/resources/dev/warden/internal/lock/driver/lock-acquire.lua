@@ -66,7 +66,8 @@
 --          only moves later (re-entries never shorten it, a renewal sets a full lease), except
 --          when a renewal's lease is shorter than what a re-entry with an explicit lease set, or
 --          a restart from an older file brings the hold back: then the client checks at the
---          expiry it knows or at its line's interval (at most 1 s), whichever comes first. A
+--          expiry it knows or at its line's interval (at most 1 s, or the recheck interval if
+--          longer), whichever comes first, as it did before for a lost wake-up. A
 --          holder whose lease runs out is found either way: its hash is gone, and the next check
 --          (due at the expiry the client knows, no later than the real one but in those cases)
 --          takes the lock after the HMGET alone.
