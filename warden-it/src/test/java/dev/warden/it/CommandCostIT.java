@@ -6,10 +6,12 @@ import dev.warden.DistributedCountDownLatch;
 import dev.warden.DistributedLock;
 import dev.warden.DistributedSemaphore;
 import dev.warden.LeasedSemaphore;
+import dev.warden.LockHandle;
 import dev.warden.Warden;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -96,6 +98,43 @@ class CommandCostIT {
     holder.unlock();
     waited.get(10, TimeUnit.SECONDS);
     assertThat(redis.commandCalls().get("publish")).isEqualTo(1L);
+  }
+
+  /**
+   * A hand-off to another client's waiter, in commands (W7's contended hand-off): the waiter's
+   * first attempt is the only one that runs EXISTS (an attempt after a refusal reads the hash at
+   * once) and the only one that reads the holder's lease (the attempt after subscribing is refused
+   * by the same holder, whose lease it knows). Without lock-acquire.lua's hints: 3 EXISTS and 2
+   * PTTL, 31 commands in all.
+   */
+  @Test
+  void aHandOffToAnotherClientsWaiterRunsExistsAndPttlOnlyOnItsFirstAttempt(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    Duration lease = Duration.ofMinutes(2); // fixed: no lease keeper in the counts
+    // no re-check of its own while the counts are taken: only its attempts, and the release's
+    Warden waiting = wardens.create(builder -> builder.recheckInterval(Duration.ofMinutes(1)));
+    DistributedLock holder = wardens.create().lock("cost-handed");
+    holder.acquireAsync(Duration.ZERO, lease).get().close(); // loads the scripts
+    LockHandle held = holder.acquireAsync(Duration.ZERO, lease).get();
+    redis.redis().configResetstat();
+
+    CompletableFuture<LockHandle> waited =
+        waiting.lock("cost-handed").acquireAsync(Duration.ofSeconds(30), lease);
+    org.awaitility.Awaitility.await().until(() -> waiting.stats().parkedWaiters() == 1);
+    Map<String, Long> parked = redis.commandCalls();
+    held.close();
+    waited.get(10, TimeUnit.SECONDS).close();
+    Map<String, Long> calls = redis.commandCalls();
+
+    System.out.printf("CommandCostIT: parked %s, then %s%n", parked, calls);
+    assertThat(parked.get("evalsha")).as("refused, then refused after subscribing").isEqualTo(2);
+    assertThat(parked.get("exists")).isEqualTo(1);
+    assertThat(parked.get("pttl")).isEqualTo(1);
+    assertThat(parked.get("hmget")).isEqualTo(2);
+    // the release nominates the waiter's client; its retry takes the lock: no EXISTS, no PTTL
+    assertThat(calls.get("exists")).isEqualTo(1);
+    assertThat(calls.get("pttl")).isEqualTo(1);
+    assertThat(scriptAndDataCalls(calls)).isEqualTo(28);
   }
 
   @Test

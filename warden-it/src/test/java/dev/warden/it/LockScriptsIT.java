@@ -171,6 +171,72 @@ class LockScriptsIT {
         "0");
   }
 
+  /** An attempt after a refusal, with lock-acquire's hints: ARGV[9] '1', ARGV[10] the holder. */
+  private List<Object> hinted(String owner, String knownHolder) {
+    return run(
+        "lock-acquire",
+        new String[] {LOCK, FENCE},
+        owner,
+        "10000",
+        "0",
+        "0",
+        fenceTerms,
+        "acq-" + ++acquisitions,
+        owner.substring(0, owner.indexOf(':') + 1),
+        "1",
+        "1",
+        knownHolder);
+  }
+
+  @Test
+  void aRefusalNamesTheHolderAndARefusalByTheHolderTheHintNamesDoesNotReadItsLease() {
+    redis.configResetstat();
+    long first = token(acquire("c1:1", 0, 10_000, false));
+    List<Object> refused = refused("c2:1", true);
+    assertThat(refused.get(0)).isEqualTo(0L);
+    assertThat((Long) refused.get(1)).isBetween(1L, 10_000L);
+    assertThat(refused.get(2)).as("the holder's token").isEqualTo(Long.toString(first));
+
+    Map<String, String> before = redis.hgetall(LOCK);
+    long pttls = calls("pttl");
+    assertThat(hinted("c2:1", Long.toString(first))).containsExactly(0L, -2L);
+    assertThat(calls("pttl")).as("the lease the client knows stands").isEqualTo(pttls);
+    assertThat(redis.hgetall(LOCK)).isEqualTo(before);
+
+    // a new holder (the first's hold gone without a release): its lease is read, whatever the hint
+    redis.del(LOCK);
+    long second = token(acquire("c3:1", 0, 2_000, false));
+    List<Object> renamed = hinted("c2:1", Long.toString(first));
+    assertThat(renamed.get(0)).isEqualTo(0L);
+    assertThat((Long) renamed.get(1)).isBetween(1L, 2_000L);
+    assertThat(renamed.get(2)).isEqualTo(Long.toString(second));
+    assertThat(hinted("c2:1", "")).as("no hint: read").hasSize(3);
+  }
+
+  @Test
+  void anAttemptAfterARefusalTakesAMissingLockAsTheExistsPathDoes() {
+    redis.configResetstat();
+    List<Object> reply = hinted("c2:1", "12345");
+    assertThat(reply.get(0)).isEqualTo(1L);
+    assertThat(reply.get(2)).isEqualTo(1L);
+    assertThat(calls("exists")).as("skipped").isZero();
+    assertThat(redis.hgetall(LOCK))
+        .containsOnlyKeys("c2:1", "#t", "#a", "#c")
+        .containsEntry("#c", "c2:");
+    assertThat(redis.pttl(LOCK)).isBetween(1L, 10_000L);
+  }
+
+  /** How many times Redis ran this command since its statistics were reset. */
+  private long calls(String command) {
+    for (String line : redis.info("commandstats").split("\r?\n", -1)) {
+      if (line.startsWith("cmdstat_" + command + ":calls=")) {
+        String rest = line.substring(("cmdstat_" + command + ":calls=").length());
+        return Long.parseLong(rest.substring(0, rest.indexOf(',')));
+      }
+    }
+    return 0;
+  }
+
   @Test
   void aFreeLockIsTakenWithATokenFromTheServerClockAndTheLease() {
     List<Object> reply = acquire("a", 0, 10_000, false);

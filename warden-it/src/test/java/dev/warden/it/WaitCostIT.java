@@ -105,6 +105,61 @@ class WaitCostIT {
     assertThat(order).hasSize(clients * each);
   }
 
+  /**
+   * W8's steady state, in commands: a re-check of a lock another client holds reads the lock's hash
+   * (HMGET) and nothing else, once the refusal that read the holder's lease is known (issue 21: at
+   * most one Redis command per second per lock per waiting client). Without lock-acquire.lua's
+   * hints each re-check also ran EXISTS and PTTL: 3 commands.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2})
+  void aReCheckOfALockHeldByAnotherClientIsOneHmgetOnceItsLeaseIsKnown(
+      int clients, RedisServer redis, WardenFactory wardens) throws Exception {
+    String name = "one-command-" + clients;
+    int each = 100;
+    LockHandle held = wardens.create().lock(name).acquireAsync(Duration.ZERO, LONG).get();
+    List<Warden> waiting = new ArrayList<>();
+    List<CompletableFuture<Void>> waiters = new ArrayList<>();
+    List<Integer> order = new CopyOnWriteArrayList<>();
+    for (int c = 0; c < clients; c++) {
+      Warden client = wardens.create();
+      waiting.add(client);
+      waiters.addAll(startWaiters(client.lock(name), each, order));
+    }
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> waiting.stream().allMatch(w -> w.stats().parkedWaiters() == each));
+    for (Warden client : waiting) {
+      stayParked(client, each, BACKING_OFF.dividedBy(clients));
+    }
+
+    redis.redis().configResetstat();
+    await()
+        .during(WINDOW)
+        .atMost(WINDOW.multipliedBy(2))
+        .until(() -> waiting.stream().allMatch(w -> w.stats().acquisitions() == each));
+    Map<String, Long> calls = redis.commandCalls(); // read once: the counts below agree
+    long scripts = calls.getOrDefault("evalsha", 0L) + calls.getOrDefault("eval", 0L);
+    System.out.printf("WaitCostIT: %d clients x %d waiters, in 5 s: %s%n", clients, each, calls);
+    assertThat(scripts)
+        .as("re-checks in 5 s for %d clients of %d parked waiters, backed off", clients, each)
+        .isPositive()
+        .isLessThanOrEqualTo(clients * (5 + 1) + SLACK);
+    assertThat(calls.getOrDefault("hmget", 0L)).as("one HMGET per re-check").isEqualTo(scripts);
+    assertThat(calls).doesNotContainKeys("exists", "pttl");
+    long commands =
+        calls.entrySet().stream()
+            .filter(call -> !call.getKey().startsWith("eval"))
+            .filter(call -> !call.getKey().startsWith("config") && !call.getKey().equals("info"))
+            .mapToLong(Map.Entry::getValue)
+            .sum();
+    assertThat(commands).as("Redis commands besides the script calls").isEqualTo(scripts);
+
+    held.close();
+    CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+    assertThat(order).hasSize(clients * each); // each client numbers its own from 0
+  }
+
   @ParameterizedTest
   @ValueSource(ints = {1, 100})
   void aReleaseNoMessageAnnouncesIsFoundByABackedOffLineWithinASecond(

@@ -3,6 +3,7 @@ package dev.warden.internal.lock;
 import dev.warden.internal.base.Subject;
 import dev.warden.internal.lease.Hold;
 import dev.warden.internal.lock.driver.LockDriver;
+import dev.warden.internal.lock.driver.RefusalHint;
 import dev.warden.internal.wait.Acquisition;
 import dev.warden.internal.wait.Claim;
 import dev.warden.internal.wait.HandOffTerms;
@@ -14,7 +15,8 @@ import java.util.concurrent.CompletableFuture;
  * One owner's claim on one lock, for {@link Acquisition}: the attempt through the lock's driver,
  * the give-back of a grant nobody will use, and the two shortcuts of the local client: waiting
  * without asking Redis while another owner of this client holds the lock, and taking the lock
- * straight from that owner's release (a hand-off) while parked.
+ * straight from that owner's release (a hand-off) while parked. Its attempts carry what its
+ * refusals taught it ({@link RefusalHint}), which makes an attempt after a refusal cheaper.
  */
 final class MutexClaim implements Claim<Granted> {
   private final LockCore core;
@@ -24,6 +26,7 @@ final class MutexClaim implements Claim<Granted> {
   private final long leaseMillis;
   private final boolean willWait;
   private final String id;
+  private final RefusalHint hint;
   // made when a release first looks at this claim parked; racy but idempotent (a record)
   private HandOffTerms handOffTerms;
   // whether the leave was sent; leave() is called by the acquisition's ending, at most once, and
@@ -47,6 +50,7 @@ final class MutexClaim implements Claim<Granted> {
     this.heldBefore = heldBefore;
     this.leaseMillis = leaseMillis;
     this.willWait = willWait;
+    this.hint = new RefusalHint(core.context().clock());
   }
 
   @Override
@@ -73,7 +77,7 @@ final class MutexClaim implements Claim<Granted> {
   public CompletableFuture<Outcome<Granted>> attempt(boolean othersWait) {
     long sentAt = core.now();
     return driver
-        .acquire(owner, id, heldBefore, leaseMillis, othersWait, willWait)
+        .acquire(owner, id, heldBefore, leaseMillis, othersWait, willWait, hint)
         .thenApply(
             reply ->
                 reply.acquired()

@@ -156,6 +156,11 @@ final class Model {
    * nothing). A violation found inside the step names the step.
    */
   String apply(Step s) {
+    for (LockSide side : sides) {
+      if (side instanceof ReentrantProtocol lock) {
+        lock.hints(s.variant() / 10); // 0 to 5, apart from the faults' variant % 10
+      }
+    }
     try {
       return family == Family.PERMITS ? permits.apply(s) : applyToLocks(s);
     } catch (Violation violation) {

@@ -12,6 +12,16 @@ import java.util.Map;
  * The reentrant lock's script calls, as {@code ReentrantDriver} sends them (lock-acquire,
  * lock-release for releases and give-backs, lock-transfer, lock-renew), with the same arguments in
  * the same order.
+ *
+ * <p>lock-acquire's hints ({@code RefusalHint}: refused before, and the token of the holder whose
+ * lease the client knows has not ended) are random inputs here ({@link #hints}): as the client
+ * sends them (with no time passing in the model, the last holder an acquisition heard of stays "not
+ * ended", so the hint goes stale when that holder's lease runs out, it is rewound or handed on), or
+ * wrong: "refused before" on a first attempt, the current holder's token the client never heard, a
+ * token nobody holds. Each hinted call is first run without its hint and undone (the lock and its
+ * fence put back), then run with it, and the two must agree on everything but when to ask again:
+ * the reply's status, count and whether the token is new, and every field of the hash (violation
+ * "hint").
  */
 final class ReentrantProtocol implements LockSide {
   static final String FENCE_TERMS = Settings.FENCE_RETENTION_MILLIS + ":0";
@@ -28,6 +38,9 @@ final class ReentrantProtocol implements LockSide {
   private final String channel;
   private long handedToken = -1;
   private boolean othersWaitFar;
+  private int hints;
+  // per client and acquisition id: what its refusals taught it (RefusalHint)
+  private final Map<String, String> heardHolder = new HashMap<>();
 
   ReentrantProtocol(Wire wire, String name) {
     this.wire = wire;
@@ -56,6 +69,15 @@ final class ReentrantProtocol implements LockSide {
     return true;
   }
 
+  /**
+   * Chooses the hints of the acquisitions that follow (until the next call): 0 none, 1 and 5 as the
+   * client sends them, 2 "refused before" whatever the acquisition heard, 3 the current holder's
+   * token, 4 a token nobody holds.
+   */
+  void hints(int kind) {
+    hints = kind;
+  }
+
   static String client(String owner) {
     return owner.substring(0, owner.indexOf(':') + 1);
   }
@@ -68,19 +90,119 @@ final class ReentrantProtocol implements LockSide {
       long lease,
       boolean othersWait,
       boolean willWait) {
-    List<Object> reply =
-        wire.run(
-            "lock-acquire",
-            List.of(lock, fence),
-            owner,
-            Long.toString(lease),
-            Integer.toString(heldBefore),
-            othersWait ? "1" : "0",
-            FENCE_TERMS,
-            acquisitionId,
-            client(owner),
-            willWait ? "1" : "0");
+    String known = client(owner) + acquisitionId;
+    String heard = heardHolder.get(known); // "" once refused without a holder's lease
+    String refused = heard != null ? "1" : "0";
+    String holder = heard != null ? heard : "";
+    switch (hints) {
+      case 0 -> {
+        refused = "0";
+        holder = "";
+      }
+      case 2 -> refused = "1";
+      case 3 -> {
+        String current = wire.redis.hget(lock, "#t");
+        refused = "1";
+        holder = current == null ? "" : current;
+      }
+      case 4 -> holder = "1";
+      default -> {}
+    }
+    String[] args = {
+      owner,
+      Long.toString(lease),
+      Integer.toString(heldBefore),
+      othersWait ? "1" : "0",
+      FENCE_TERMS,
+      acquisitionId,
+      client(owner),
+      willWait ? "1" : "0",
+      refused,
+      holder
+    };
+    List<Object> reference = null;
+    Map<String, Wire.Saved> before = null;
+    String tokenBefore = wire.redis.hget(lock, "#t");
+    if (!refused.equals("0") || !holder.isEmpty()) {
+      before = wire.save(List.of(lock, fence));
+      String[] plain = args.clone();
+      plain[8] = "0";
+      plain[9] = "";
+      reference = wire.probe("lock-acquire", List.of(lock, fence), plain);
+      Map<String, String> referenceHash = withoutTokenValue(wire.redis.hgetall(lock));
+      wire.putBack(before);
+      List<Object> reply = wire.run("lock-acquire", List.of(lock, fence), args);
+      agree(reference, referenceHash, reply, holder, tokenBefore);
+      if (tokenBefore == null && before.get(lock) == null) {
+        Coverage.hit("hinted acquisition of a missing lock hash");
+      } else if (number(reply, 0) == 0 && number(reply, 1) == -2) {
+        Coverage.hit("hinted refusal without PTTL");
+      } else if (!holder.isEmpty() && !holder.equals(tokenBefore)) {
+        Coverage.hit("stale or made-up holder hint");
+      }
+      return heard(known, reply);
+    }
+    return heard(known, wire.run("lock-acquire", List.of(lock, fence), args));
+  }
+
+  /** What the client learns from a reply (RefusalHint.refusedBy); the attempt it makes. */
+  private Attempt heard(String known, List<Object> reply) {
+    if (number(reply, 0) == 0) {
+      long pttl = number(reply, 1);
+      if (pttl != -2) {
+        heardHolder.put(known, reply.size() > 2 && pttl >= 0 ? String.valueOf(reply.get(2)) : "");
+      }
+    }
     return attempt(reply);
+  }
+
+  /**
+   * Checks that a hinted acquisition did what the same call without hints did (run first, then
+   * undone): only when to ask again may differ.
+   */
+  private void agree(
+      List<Object> plain,
+      Map<String, String> plainHash,
+      List<Object> hinted,
+      String holder,
+      String tokenBefore) {
+    Map<String, String> hintedHash = withoutTokenValue(wire.redis.hgetall(lock));
+    String differs = null;
+    if (number(plain, 0) != number(hinted, 0)) {
+      differs = "status";
+    } else if (number(plain, 0) == 1
+        && (number(plain, 2) != number(hinted, 2)
+            || String.valueOf(plain.get(1)).equals(tokenBefore)
+                != String.valueOf(hinted.get(1)).equals(tokenBefore))) {
+      differs = "count or token";
+    } else if (number(plain, 0) == 0
+        && (number(hinted, 1) == -2) != (plain.size() > 2 && holder.equals(plain.get(2)))) {
+      differs = "whether the holder's lease was read";
+    } else if (!plainHash.equals(hintedHash)) {
+      differs = "hash";
+    }
+    if (differs != null) {
+      throw new Violation(
+          "hint",
+          describe()
+              + ": a hinted acquisition's "
+              + differs
+              + " differs from the same call's without hints: "
+              + hinted
+              + " "
+              + hintedHash
+              + ", without: "
+              + plain
+              + " "
+              + plainHash);
+    }
+  }
+
+  /** A lock hash's fields, with '#t' kept as present or not (a new token's value differs). */
+  private static Map<String, String> withoutTokenValue(Map<String, String> hash) {
+    Map<String, String> fields = new HashMap<>(hash);
+    fields.computeIfPresent("#t", (field, token) -> "(token)");
+    return fields;
   }
 
   static Attempt attempt(List<Object> reply) {
@@ -129,6 +251,11 @@ final class ReentrantProtocol implements LockSide {
     return number(reply, 0) == 1
         ? new Release(true, (int) number(reply, 1))
         : new Release(false, 0);
+  }
+
+  @Override
+  public void forget(String owner, String acquisitionId) {
+    heardHolder.remove(client(owner) + acquisitionId);
   }
 
   @Override

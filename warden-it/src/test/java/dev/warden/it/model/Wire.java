@@ -85,6 +85,43 @@ final class Wire implements AutoCloseable {
     return reply;
   }
 
+  /**
+   * Runs a script that publishes nothing as {@link #run} does, without logging it: a reference run
+   * that the caller undoes ({@link #save}, {@link #putBack}) before the logged one.
+   */
+  List<Object> probe(String name, List<String> keys, String... args) {
+    Script script = scripts.computeIfAbsent(name, this::load);
+    List<Object> reply =
+        redis.evalsha(script.sha(), ScriptOutputType.MULTI, keys.toArray(String[]::new), args);
+    return clientPublishes ? ownReply(name, reply) : reply;
+  }
+
+  /** These keys as they are now (a missing key saved as null), for {@link #putBack}. */
+  Map<String, Saved> save(List<String> keys) {
+    Map<String, Saved> saved = new HashMap<>();
+    for (String key : keys) {
+      byte[] value = bytes.sync().dump(utf8(key));
+      Long at = redis.pexpiretime(key);
+      saved.put(key, value == null ? null : new Saved(value, at == null || at < 0 ? 0 : at));
+    }
+    return saved;
+  }
+
+  /** Puts saved keys back as they were (unlogged: it undoes a {@link #probe}). */
+  void putBack(Map<String, Saved> saved) {
+    saved.forEach(
+        (key, value) -> {
+          redis.del(key);
+          if (value != null) {
+            RestoreArgs args = RestoreArgs.Builder.ttl(value.expiresAt()).replace();
+            if (value.expiresAt() > 0) {
+              args.absttl();
+            }
+            bytes.sync().restore(utf8(key), value.value(), args);
+          }
+        });
+  }
+
   /** How many wake-ups this line published from the client (recorded by scripts' twins). */
   long published() {
     return published;

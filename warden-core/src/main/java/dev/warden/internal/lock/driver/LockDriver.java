@@ -122,6 +122,23 @@ public interface LockDriver {
       boolean willWait);
 
   /**
+   * Tries once, as {@link #acquire(String, String, int, long, boolean, boolean)}, with what the
+   * acquisition learnt from its refusals so far, which its reply adds to: where the lock type uses
+   * it (the reentrant lock), an attempt after a refusal costs Redis fewer commands. It never
+   * changes the outcome. By default the hint is not used.
+   */
+  default CompletableFuture<Attempt> acquire(
+      String owner,
+      String acquisitionId,
+      int heldBefore,
+      long leaseMillis,
+      boolean othersWait,
+      boolean willWait,
+      RefusalHint hint) {
+    return acquire(owner, acquisitionId, heldBefore, leaseMillis, othersWait, willWait);
+  }
+
+  /**
    * Gives back one hold (see {@link Release}): the owner keeps {@code heldBefore - 1}, whatever
    * Redis counted.
    *

@@ -87,19 +87,63 @@ public final class ReentrantDriver implements LockDriver {
       long leaseMillis,
       boolean othersWait,
       boolean willWait) {
-    return scripts
-        .run(
-            DriverScripts.LOCK_ACQUIRE,
-            new String[] {keys.lock(), keys.fence()},
-            owner,
-            Long.toString(leaseMillis),
-            Integer.toString(heldBefore),
-            othersWait ? "1" : "0",
-            scripts.fenceTerms(),
-            acquisitionId,
-            ownerPrefix,
-            willWait ? "1" : "0")
+    return send(owner, acquisitionId, heldBefore, leaseMillis, othersWait, willWait, "0", "")
         .thenApply(Replies::attempt);
+  }
+
+  /**
+   * Tries once, passing the hint's arguments: an attempt after a refusal skips the EXISTS, and a
+   * refusal by the holder whose lease the hint knows has not ended does not read its PTTL (see
+   * lock-acquire.lua's "Hints"); the reply of a refusal teaches the hint.
+   */
+  @Override
+  public CompletableFuture<Attempt> acquire(
+      String owner,
+      String acquisitionId,
+      int heldBefore,
+      long leaseMillis,
+      boolean othersWait,
+      boolean willWait,
+      RefusalHint hint) {
+    long sentAt = hint.now();
+    return send(
+            owner,
+            acquisitionId,
+            heldBefore,
+            leaseMillis,
+            othersWait,
+            willWait,
+            hint.refusedArgument(),
+            hint.holderArgument())
+        .thenApply(
+            reply ->
+                Scripts.succeeded(reply)
+                    ? Replies.attempt(reply)
+                    : Attempt.busy(hint.refusedBy(reply, sentAt)));
+  }
+
+  private CompletableFuture<List<Object>> send(
+      String owner,
+      String acquisitionId,
+      int heldBefore,
+      long leaseMillis,
+      boolean othersWait,
+      boolean willWait,
+      String refusedBefore,
+      String knownHolder) {
+    return scripts.run(
+        DriverScripts.LOCK_ACQUIRE,
+        new String[] {keys.lock(), keys.fence()},
+        owner,
+        Long.toString(leaseMillis),
+        Integer.toString(heldBefore),
+        othersWait ? "1" : "0",
+        scripts.fenceTerms(),
+        acquisitionId,
+        ownerPrefix,
+        willWait ? "1" : "0",
+        refusedBefore,
+        knownHolder);
   }
 
   @Override

@@ -34,17 +34,43 @@
 -- ARGV[7]  the owner's client, as its owner prefix '<client id>:'
 -- ARGV[8]  '1' when the owner waits if refused (then a refusal by another client's holder marks
 --          '#o' and lists the owner's client in '#q'), '0' when it does not
+-- ARGV[9]  '1' when this acquisition was refused before (a re-check, a woken waiter's retry):
+--          the hash is then likely there, and the EXISTS is skipped (see Cost); '0' when not
+-- ARGV[10] a hint, '' for none: the token ('#t') of the holder whose refusal the client heard
+--          last, while the expiry the client computed from that refusal's PTTL (counted from when
+--          it sent that call, so no later than the hash's) is not reached. A refusal by a holder
+--          of another owner under that same token then does not read PTTL: {0, -2} says "the
+--          expiry you know stands" (see Hints)
 -- Returns  {1, token, holdCount} when the owner holds the lock afterwards (holdCount: known + 1
 --          where the owner held it, or what the first run of this acquisition set; 1, with a new
 --          token, when the lock was free, whatever known: a client that knew a hold then sees
 --          that it was lost);
---          {0, pttl} when another owner holds it (pttl: its remaining lease in ms, -1 if none)
---          or it is another client's turn (pttl: the ms until the turn ends).
+--          {0, pttl, token} when another owner holds it (pttl: its remaining lease in ms, -1 if
+--          none; token: the holder's '#t', absent when it has none), {0, -2} when that holder's
+--          '#t' is the one ARGV[10] names (its PTTL not read), and {0, pttl} when it is another
+--          client's turn or the lock is reserved (pttl: the ms until the turn ends, or the hash's).
 -- Cost     a lock without a hash (free, and kept for nobody: what a single thread finds after its
 --          own last release, which deleted it) is taken after an EXISTS instead of the HMGET of
 --          ten fields, which would all be nil: the same outcome, for about 0.5 us less Redis time
 --          (docs/performance.md, 'One thread'); any other lock costs the EXISTS more. A re-entry
---          passes on the '#a' and '#t' its HMGET read, rather than reading them again.
+--          passes on the '#a' and '#t' its HMGET read, rather than reading them again. An
+--          attempt after a refusal (ARGV[9]) skips the EXISTS: on a missing hash the HMGET reads
+--          every field nil, and the lock is taken below exactly as after the EXISTS (take, with
+--          ARGV[4] alone deciding '#w', no queue); so a re-check of a held lock is the HMGET and
+--          the PTTL, and with the hint (ARGV[10]) the HMGET alone.
+-- Hints    ARGV[9] and ARGV[10] decide only which commands run, never what is written or who
+--          holds the lock: the HMGET is read either way, every branch tests the same fields, and
+--          the PTTL a refusal returns only times the client's next check. So a wrong hint (stale,
+--          or made up) can only make that check later. '#t' is never the same for two holds
+--          (tokens rise), so a new holder's PTTL is always read. Under one '#t' the hash's expiry
+--          only moves later (re-entries never shorten it, a renewal sets a full lease), except
+--          when a renewal's lease is shorter than what a re-entry with an explicit lease set, or
+--          a restart from an older file brings the hold back: then the client checks at the
+--          expiry it knows or at its line's interval (at most 1 s, or the recheck interval if
+--          longer), whichever comes first, as it did before for a lost wake-up. A
+--          holder whose lease runs out is found either way: its hash is gone, and the next check
+--          (due at the expiry the client knows, no later than the real one but in those cases)
+--          takes the lock after the HMGET alone.
 local lock, fence = KEYS[1], KEYS[2]
 local owner, lease, client = ARGV[1], tonumber(ARGV[2]), ARGV[7]
 
@@ -75,8 +101,9 @@ local function listed(queue, entry)
   return nil
 end
 
--- no hash: free and kept for nobody (every field below would be nil), taken at once (see Cost)
-if redis.call('EXISTS', lock) == 0 then
+-- no hash: free and kept for nobody (every field below would be nil), taken at once (see Cost);
+-- an attempt after a refusal goes straight to the HMGET
+if ARGV[9] ~= '1' and redis.call('EXISTS', lock) == 0 then
   return take(ARGV[4] == '1', nil)
 end
 
@@ -84,8 +111,9 @@ local state = redis.call('HMGET', lock, owner, '#c', '#r', '#w', '#n', '#q', '#d
 
 -- Refuses the owner: marks that somebody waits, and, when it will wait, lists its client among
 -- the waiting ones ('#q'); `other`: the lock is held by (or nominated for) another client;
--- `retry`: when to ask again, in ms (the lock's PTTL if nil). Writes nothing that is there.
-local function refuse(other, retry)
+-- `retry`: when to ask again, in ms (the lock's PTTL if nil); `holder`: the holder's token, returned
+-- with the PTTL (see ARGV[10]). Writes nothing that is there.
+local function refuse(other, retry, holder)
   local queue = state[6] or ''
   if ARGV[8] == '1' and other then
     if not listed(queue, client) then
@@ -96,7 +124,10 @@ local function refuse(other, retry)
   elseif not state[4] then
     redis.call('HSET', lock, '#w', 1)
   end
-  return {0, retry or redis.call('PTTL', lock)}
+  if retry then
+    return {0, retry}
+  end
+  return {0, redis.call('PTTL', lock), holder}
 end
 
 if not (state[1] or state[3] or state[5] or state[8]) then
@@ -133,7 +164,10 @@ local held = state[1]
 if not held then
   -- a holder of another client (or of a multi-lock, which records none) cannot hand the lock
   -- to this waiter
-  return refuse(state[2] ~= client, nil)
+  if state[8] and state[8] == ARGV[10] then
+    return refuse(state[2] ~= client, -2) -- the expiry the client knows stands (see Hints)
+  end
+  return refuse(state[2] ~= client, nil, state[8])
 end
 
 -- a re-entry, a replay, or a hold the client does not know of (see prelude.lua's raise); '#a' and
