@@ -16,8 +16,10 @@ import java.util.concurrent.TimeUnit;
  * never what it writes.
  *
  * <p>The end of the lease is counted from when the refused attempt was sent, so it comes no later
- * than the hash's own expiry (which a renewal only moves later; see the script's "Hints" for the
- * exceptions, which only make a check later, by at most the recheck interval).
+ * than the hash's own expiry (which a renewal only moves later: a lease set shorter, by {@code
+ * extend}, {@code closeAfter} or a renewal after a longer re-entry, marks the hash so that the hint
+ * is ignored; see the script's "Hints" for the exception left, a restart from an older file, which
+ * only makes a check later, by at most the line's interval).
  *
  * <p>Thread-safety: an acquisition's attempts run one at a time, but their replies complete on
  * Lettuce's event loop and the next attempt may be sent from another thread; the methods are
