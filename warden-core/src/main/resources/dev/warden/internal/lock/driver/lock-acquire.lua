@@ -70,13 +70,15 @@
 --          hash carries '#e' and the hint is ignored: lock-renew.lua marks it whenever it does not
 --          lengthen the lease (LockHandle.extend or closeAfter with a shorter lease, a renewal
 --          shorter than what a re-entry with an explicit lease set, the last renewal before
---          maxHoldTime landing a few ms earlier than the one before). The one exception left: a
---          restart from an older file brings the hold back with an earlier expiry: then the
---          client checks at the expiry it knows or at its line's interval (at most 1 s, or the
---          recheck interval if longer), whichever comes first, as it did before for a lost
---          wake-up. A holder whose lease runs out is found either way: its hash is gone, and the
+--          maxHoldTime landing a few ms earlier than the one before). The exceptions left: a
+--          restart from an older file, or a failover to a replica that missed the holder's last
+--          renewals, brings the hold back with an earlier expiry (after a Sentinel failover the
+--          client sends no ARGV[10] learnt before it: RefusalHint.sentUnder; not on one server,
+--          nor on a cluster, whose fence terms name no epoch): then the client checks at the
+--          expiry it knows or at its line's interval (at most 1 s, or the recheck interval if
+--          longer), whichever comes first, as it did before for a lost wake-up. A holder whose lease runs out is found either way: its hash is gone, and the
 --          next check (due at the expiry the client knows, no later than the real one but in
---          that case) takes the lock after the HMGET alone.
+--          those cases) takes the lock after the HMGET alone.
 local lock, fence = KEYS[1], KEYS[2]
 local owner, lease, client = ARGV[1], tonumber(ARGV[2]), ARGV[7]
 
