@@ -13,6 +13,7 @@ import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
@@ -99,6 +100,31 @@ class HandleLeaseIT {
     assertThat(hold.extend(Duration.ofSeconds(1))).isFalse();
     hold.close();
     assertThat(hold.leaseLost().toCompletableFuture().isDone()).isFalse();
+  }
+
+  /**
+   * A waiter of another client heard the holder's whole lease (30 s) before {@code closeAfter}
+   * shortened it: its next re-check, due before the kept time ends, reads the shorter lease, and it
+   * takes the lock when the kept time ends (7 s), not at the re-check after that (10 s from its
+   * start: a recheck interval of 5 s). With the hint alone (the expiry it knew, 30 s) it did.
+   */
+  @Test
+  void aWaiterTakesTheLockWhenTheTimeACloseAfterKeptItEnds(RedisServer redis, WardenFactory wardens)
+      throws Exception {
+    DistributedLock lock = wardens.create().lock("job");
+    DistributedLock other =
+        wardens.create(builder -> builder.recheckInterval(Duration.ofSeconds(5))).lock("job");
+    LockHandle hold = lock.acquire(Duration.ZERO);
+    CompletableFuture<LockHandle> waiter = other.acquireAsync(Duration.ofSeconds(30));
+    await().atMost(Duration.ofSeconds(5)).until(() -> redis.redis().hexists(KEY, "#q"));
+    long closedAt = System.nanoTime();
+
+    hold.closeAfter(Duration.ofSeconds(7));
+
+    LockHandle taken = waiter.get(30, TimeUnit.SECONDS);
+    long tookNanos = System.nanoTime() - closedAt;
+    assertThat(tookNanos).isGreaterThanOrEqualTo(6_900_000_000L).isLessThan(8_500_000_000L);
+    taken.close();
   }
 
   @Test

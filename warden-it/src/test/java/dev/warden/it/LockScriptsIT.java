@@ -213,6 +213,33 @@ class LockScriptsIT {
     assertThat(hinted("c2:1", "")).as("no hint: read").hasSize(3);
   }
 
+  /**
+   * The holder's lease set shorter under the same token ({@code LockHandle.extend} with a shorter
+   * lease, {@code closeAfter}, a renewal after a re-entry's longer lease: each a lock-renew call):
+   * the expiry the waiting client knows does not stand any more, and a refusal by that holder reads
+   * the lease again, or the waiter would find the lock free only at its next re-check.
+   */
+  @Test
+  void aRefusalByTheHolderTheHintNamesReadsTheLeaseOnceItWasSetShorter() {
+    long holder = token(acquire("c1:1", 0, 30_000, false));
+    List<Object> refused = refused("c2:1", true);
+    assertThat((Long) refused.get(1)).isGreaterThan(20_000L);
+    assertThat(hinted("c2:1", Long.toString(holder))).containsExactly(0L, -2L);
+
+    assertThat(run("lock-renew", new String[] {LOCK}, "2000", "c1:1")).isEmpty();
+    List<Object> after = hinted("c2:1", Long.toString(holder));
+    assertThat(after.get(0)).isEqualTo(0L);
+    assertThat((Long) after.get(1)).as("the shorter lease, read").isBetween(1L, 2_000L);
+    assertThat(after.get(2)).isEqualTo(Long.toString(holder));
+
+    // a renewal that lengthens it (the lease keeper's usual one) leaves the hint usable
+    redis.del(LOCK);
+    long next = token(acquire("c3:1", 0, 10_000, false));
+    assertThat(run("lock-renew", new String[] {LOCK}, "30000", "c3:1")).isEmpty();
+    assertThat(hinted("c2:1", Long.toString(next))).containsExactly(0L, -2L);
+    assertThat(redis.pttl(LOCK)).isGreaterThan(20_000L);
+  }
+
   @Test
   void anAttemptAfterARefusalTakesAMissingLockAsTheExistsPathDoes() {
     redis.configResetstat();

@@ -106,6 +106,7 @@ public final class ReentrantDriver implements LockDriver {
       boolean willWait,
       RefusalHint hint) {
     long sentAt = hint.now();
+    hint.sentUnder(scripts.fenceTerms());
     return send(
             owner,
             acquisitionId,

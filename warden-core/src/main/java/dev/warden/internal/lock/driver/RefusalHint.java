@@ -16,8 +16,11 @@ import java.util.concurrent.TimeUnit;
  * never what it writes.
  *
  * <p>The end of the lease is counted from when the refused attempt was sent, so it comes no later
- * than the hash's own expiry (which a renewal only moves later; see the script's "Hints" for the
- * exceptions, which only make a check later, by at most the recheck interval).
+ * than the hash's own expiry (which a renewal only moves later: a lease set shorter, by {@code
+ * extend}, {@code closeAfter} or a renewal after a longer re-entry, marks the hash so that the hint
+ * is ignored; a Sentinel failover makes it forget the holder, see {@link #sentUnder}; see the
+ * script's "Hints" for the exceptions left, a restart from an older file and a failover on one
+ * server's or a cluster's terms, which only make a check later, by at most the line's interval).
  *
  * <p>Thread-safety: an acquisition's attempts run one at a time, but their replies complete on
  * Lettuce's event loop and the next attempt may be sent from another thread; the methods are
@@ -31,10 +34,26 @@ public final class RefusalHint {
   private boolean refused; // guarded by this
   private String holder; // guarded by this; '#t' of the holder whose lease was read, or null
   private long expiresAtNanos; // guarded by this; valid while holder != null
+  private String terms; // guarded by this; the fence terms the attempts were last sent under
 
   /** A hint that knows nothing yet: the first attempt sends none. */
   public RefusalHint(Clock clock) {
     this.clock = clock;
+  }
+
+  /**
+   * Before an attempt: the fence terms it is sent under ({@code Scripts.fenceTerms()}). When their
+   * epoch changed (a Sentinel failover), the holder learnt before is forgotten: the new master may
+   * hold it with an older, earlier expiry (a replica that missed its last renewal), so its lease is
+   * read again.
+   */
+  synchronized void sentUnder(String fenceTerms) {
+    if (!fenceTerms.equals(terms)) {
+      if (terms != null) {
+        holder = null;
+      }
+      terms = fenceTerms;
+    }
   }
 
   /** ARGV[9]: '1' once an attempt was refused. */

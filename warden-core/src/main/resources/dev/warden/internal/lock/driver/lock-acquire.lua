@@ -18,6 +18,9 @@
 --          it for other clients, because one of theirs waited ('#o') that no client list names
 --          (a multi-lock); that client's acquirers are refused until another client takes it or
 --          it expires
+--          '#e' -> present when a lock-renew.lua call did not lengthen the lease under the current
+--          '#t' (extend or closeAfter with a shorter lease, a renewal after a re-entry's longer
+--          lease): ARGV[10] is then ignored, and a refusal reads the PTTL (see Hints)
 -- KEYS[2]  fence: what the last fencing token of this lock name was made of (prelude.lua)
 -- ARGV[1]  owner id
 -- ARGV[2]  lease in milliseconds
@@ -51,7 +54,7 @@
 --          client's turn or the lock is reserved (pttl: the ms until the turn ends, or the hash's).
 -- Cost     a lock without a hash (free, and kept for nobody: what a single thread finds after its
 --          own last release, which deleted it) is taken after an EXISTS instead of the HMGET of
---          ten fields, which would all be nil: the same outcome, for about 0.5 us less Redis time
+--          eleven fields, which would all be nil: the same outcome, for about 0.5 us less Redis time
 --          (docs/performance.md, 'One thread'); any other lock costs the EXISTS more. A re-entry
 --          passes on the '#a' and '#t' its HMGET read, rather than reading them again. An
 --          attempt after a refusal (ARGV[9]) skips the EXISTS: on a missing hash the HMGET reads
@@ -63,14 +66,19 @@
 --          the PTTL a refusal returns only times the client's next check. So a wrong hint (stale,
 --          or made up) can only make that check later. '#t' is never the same for two holds
 --          (tokens rise), so a new holder's PTTL is always read. Under one '#t' the hash's expiry
---          only moves later (re-entries never shorten it, a renewal sets a full lease), except
---          when a renewal's lease is shorter than what a re-entry with an explicit lease set, or
---          a restart from an older file brings the hold back: then the client checks at the
+--          only moves later (re-entries never shorten it, a renewal sets a full lease), or the
+--          hash carries '#e' and the hint is ignored: lock-renew.lua marks it whenever it does not
+--          lengthen the lease (LockHandle.extend or closeAfter with a shorter lease, a renewal
+--          shorter than what a re-entry with an explicit lease set, the last renewal before
+--          maxHoldTime landing a few ms earlier than the one before). The exceptions left: a
+--          restart from an older file, or a failover to a replica that missed the holder's last
+--          renewals, brings the hold back with an earlier expiry (after a Sentinel failover the
+--          client sends no ARGV[10] learnt before it: RefusalHint.sentUnder; not on one server,
+--          nor on a cluster, whose fence terms name no epoch): then the client checks at the
 --          expiry it knows or at its line's interval (at most 1 s, or the recheck interval if
---          longer), whichever comes first, as it did before for a lost wake-up. A
---          holder whose lease runs out is found either way: its hash is gone, and the next check
---          (due at the expiry the client knows, no later than the real one but in those cases)
---          takes the lock after the HMGET alone.
+--          longer), whichever comes first, as it did before for a lost wake-up. A holder whose lease runs out is found either way: its hash is gone, and the
+--          next check (due at the expiry the client knows, no later than the real one but in
+--          those cases) takes the lock after the HMGET alone.
 local lock, fence = KEYS[1], KEYS[2]
 local owner, lease, client = ARGV[1], tonumber(ARGV[2]), ARGV[7]
 
@@ -107,7 +115,8 @@ if ARGV[9] ~= '1' and redis.call('EXISTS', lock) == 0 then
   return take(ARGV[4] == '1', nil)
 end
 
-local state = redis.call('HMGET', lock, owner, '#c', '#r', '#w', '#n', '#q', '#d', '#t', '#o', '#a')
+local state = redis.call('HMGET', lock, owner, '#c', '#r', '#w', '#n', '#q', '#d', '#t', '#o', '#a',
+  '#e')
 
 -- Refuses the owner: marks that somebody waits, and, when it will wait, lists its client among
 -- the waiting ones ('#q'); `other`: the lock is held by (or nominated for) another client;
@@ -164,7 +173,7 @@ local held = state[1]
 if not held then
   -- a holder of another client (or of a multi-lock, which records none) cannot hand the lock
   -- to this waiter
-  if state[8] and state[8] == ARGV[10] then
+  if state[8] and state[8] == ARGV[10] and not state[11] then
     return refuse(state[2] ~= client, -2) -- the expiry the client knows stands (see Hints)
   end
   return refuse(state[2] ~= client, nil, state[8])

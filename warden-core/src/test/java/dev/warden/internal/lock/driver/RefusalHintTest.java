@@ -41,6 +41,23 @@ class RefusalHintTest {
   }
 
   @Test
+  void aHolderLearntBeforeAFailoverIsNotNamedAfterIt() {
+    hint.sentUnder("3600000:1");
+    hint.refusedBy(List.of(0L, 30_000L, "77"), hint.now());
+    hint.sentUnder("3600000:1");
+    assertThat(hint.holderArgument()).isEqualTo("77");
+
+    hint.sentUnder("3600000:2"); // a Sentinel failover raised the epoch
+    assertThat(hint.holderArgument())
+        .as("the new master may hold it with an earlier expiry: read it")
+        .isEmpty();
+    assertThat(hint.refusedArgument()).isEqualTo("1");
+    hint.refusedBy(List.of(0L, 2_000L, "77"), hint.now());
+    hint.sentUnder("3600000:2");
+    assertThat(hint.holderArgument()).isEqualTo("77");
+  }
+
+  @Test
   void aRefusalThatDidNotReadTheLeaseAsksAgainWhenTheKnownLeaseEnds() {
     hint.refusedBy(List.of(0L, 1000L, "77"), hint.now());
     advanceMillis(400);
