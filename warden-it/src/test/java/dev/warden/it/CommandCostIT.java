@@ -51,7 +51,7 @@ class CommandCostIT {
     // per pair: acquire = EVALSHA + EXISTS (a free lock has no hash: its fields are not read) +
     // HMGET, TIME, HSET (the fence: prelude.lua's mint_token) + HSET + PEXPIRE; release = EVALSHA +
     // HMGET + DEL + SET (the release's marker, for its own replay: prelude.lua's mark_released)
-    assertThat(total).isEqualTo(11L * PAIRS);
+    assertThat(total).as("every command: %s", calls).isEqualTo(11L * PAIRS);
     assertThat(calls.get("exists")).isEqualTo((long) PAIRS);
     assertThat(calls.get("hmget")).isEqualTo(2L * PAIRS);
   }
