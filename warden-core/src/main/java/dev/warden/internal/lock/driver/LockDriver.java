@@ -122,6 +122,43 @@ public interface LockDriver {
       boolean willWait);
 
   /**
+   * Tries once, as {@link #acquire(String, String, int, long, boolean, boolean)}; {@code
+   * registers}: a refusal by a holder of another client registers the owner as its client's waiter
+   * for a direct grant (the reentrant lock's lock-acquire.lua, ARGV[9]), which lock types without
+   * direct grants ignore (the default).
+   */
+  default CompletableFuture<Attempt> acquire(
+      String owner,
+      String acquisitionId,
+      int heldBefore,
+      long leaseMillis,
+      boolean othersWait,
+      boolean willWait,
+      boolean registers) {
+    return acquire(owner, acquisitionId, heldBefore, leaseMillis, othersWait, willWait);
+  }
+
+  /**
+   * Whether a last release may grant this lock directly to another client's registered waiter (the
+   * reentrant lock): only then do acquisitions register ({@link #acquire(String, String, int, long,
+   * boolean, boolean, boolean)}).
+   */
+  default boolean grantsDirectly() {
+    return false;
+  }
+
+  /**
+   * Gives back a direct grant to acquisition {@code acquisitionId} of the owner under {@code token}
+   * (one its client did not deliver to that acquisition), if the owner's hold in Redis is still
+   * exactly that grant: its acquisition and its token. Changes nothing otherwise: the acquisition
+   * took it by a replay of its own (a new token), or another acquisition of the owner took it over.
+   * Lock types without direct grants have nothing to give back (the default).
+   */
+  default CompletableFuture<Release> giveBackGrant(String owner, String acquisitionId, long token) {
+    return CompletableFuture.completedFuture(new Release(false, 0, WakeMessage.NONE));
+  }
+
+  /**
    * Gives back one hold (see {@link Release}): the owner keeps {@code heldBefore - 1}, whatever
    * Redis counted.
    *

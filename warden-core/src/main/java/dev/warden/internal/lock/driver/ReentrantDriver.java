@@ -31,6 +31,7 @@ public final class ReentrantDriver implements LockDriver {
   private static final String RESERVATION = Long.toString(Settings.CROSS_CLIENT_RESERVATION_MILLIS);
   private static final String TURN = Long.toString(Settings.CROSS_CLIENT_TURN_MILLIS);
   private static final String NOMINATED_LIFE = Long.toString(Settings.NOMINATED_LOCK_MILLIS);
+  private static final String GRANT_LEASE = Long.toString(Settings.GRANT_LEASE_MILLIS);
   private final String releaseMessage;
   private final LockKeys keys;
   private final Parts parts;
@@ -87,6 +88,23 @@ public final class ReentrantDriver implements LockDriver {
       long leaseMillis,
       boolean othersWait,
       boolean willWait) {
+    return acquire(owner, acquisitionId, heldBefore, leaseMillis, othersWait, willWait, false);
+  }
+
+  /**
+   * Tries once (lock-acquire.lua); {@code registers}: a refusal by another client's holder
+   * registers the owner as this client's waiter for a direct grant (ARGV[9]); the caller asks it
+   * only where {@link #grantsDirectly()}.
+   */
+  @Override
+  public CompletableFuture<Attempt> acquire(
+      String owner,
+      String acquisitionId,
+      int heldBefore,
+      long leaseMillis,
+      boolean othersWait,
+      boolean willWait,
+      boolean registers) {
     return scripts
         .run(
             DriverScripts.LOCK_ACQUIRE,
@@ -98,13 +116,24 @@ public final class ReentrantDriver implements LockDriver {
             scripts.fenceTerms(),
             acquisitionId,
             ownerPrefix,
-            willWait ? "1" : "0")
+            willWait ? "1" : "0",
+            registers ? "1" : "0")
         .thenApply(Replies::attempt);
   }
 
   @Override
   public CompletableFuture<Release> lower(String owner, int count, String undo, String releaseId) {
-    return release(owner, count, false, undo, releaseId);
+    return release(owner, count, false, undo, releaseId, "");
+  }
+
+  @Override
+  public boolean grantsDirectly() {
+    return !scripts.clientPublishes(); // the recording twins grant nothing (lock-release.lua)
+  }
+
+  @Override
+  public CompletableFuture<Release> giveBackGrant(String owner, String acquisitionId, long token) {
+    return release(owner, 0, false, acquisitionId, "", Long.toString(token));
   }
 
   /**
@@ -112,14 +141,16 @@ public final class ReentrantDriver implements LockDriver {
    * nominates the first client whose waiters a holder of another client refused, if any, and only
    * that client wakes a waiter; {@code yielding}: the release ends a full row of hand-offs while
    * another client's waiter waits, so when no client is listed the lock is kept from this client
-   * for a moment.
+   * for a moment. A last release may instead grant the lock directly to that client's registered
+   * waiter (lock-release.lua's 'Grants'), for {@link Settings#GRANT_LEASE_MILLIS} until it
+   * confirms; {@code grantToken}: for the give-back of a grant, its token ('' otherwise).
    */
   private CompletableFuture<Release> release(
-      String owner, int count, boolean yielding, String undo, String releaseId) {
+      String owner, int count, boolean yielding, String undo, String releaseId, String grantToken) {
     return scripts
         .run(
             DriverScripts.LOCK_RELEASE,
-            new String[] {keys.lock(), keys.releaseMarker(owner)},
+            new String[] {keys.lock(), keys.releaseMarker(owner), keys.fence()},
             owner,
             Integer.toString(count),
             keys.channel(),
@@ -130,7 +161,10 @@ public final class ReentrantDriver implements LockDriver {
             NOMINATED_LIFE,
             undo,
             releaseId,
-            markerMillis)
+            markerMillis,
+            GRANT_LEASE,
+            scripts.fenceTerms(),
+            grantToken)
         .thenApply(reply -> Replies.release(reply, WakeMessage.ONE));
   }
 
@@ -145,7 +179,7 @@ public final class ReentrantDriver implements LockDriver {
       String owner, String releaseId, Successors successors) {
     Successors.Candidate next = successors.next();
     if (next == null) {
-      return release(owner, 1, successors.yielding(), "", releaseId);
+      return release(owner, 1, successors.yielding(), "", releaseId, "");
     }
     HandOffTerms to = next.terms();
     return scripts
@@ -180,7 +214,7 @@ public final class ReentrantDriver implements LockDriver {
             handedOver ->
                 handedOver
                     ? CompletableFuture.completedFuture(Release.HANDED_OVER)
-                    : release(owner, 1, false, "", releaseId));
+                    : release(owner, 1, false, "", releaseId, ""));
   }
 
   @Override

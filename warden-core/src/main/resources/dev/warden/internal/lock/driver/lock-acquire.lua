@@ -18,6 +18,10 @@
 --          it for other clients, because one of theirs waited ('#o') that no client list names
 --          (a multi-lock); that client's acquirers are refused until another client takes it or
 --          it expires
+--          '#g<owner prefix>' -> a waiting client's registered waiter, which a last release may
+--          grant the lock to directly: '<lease ms> <acquisition id> <owner id>' (see ARGV[9] and
+--          lock-release.lua); one per client, beside its '#q' entry, rewritten by that client's
+--          refused attempts that register (the leading waiter of its line)
 -- KEYS[2]  fence: what the last fencing token of this lock name was made of (prelude.lua)
 -- ARGV[1]  owner id
 -- ARGV[2]  lease in milliseconds
@@ -34,6 +38,10 @@
 -- ARGV[7]  the owner's client, as its owner prefix '<client id>:'
 -- ARGV[8]  '1' when the owner waits if refused (then a refusal by another client's holder marks
 --          '#o' and lists the owner's client in '#q'), '0' when it does not
+-- ARGV[9]  '1' when the owner, refused by a holder of another client while it waits, registers
+--          as its client's waiter for a direct grant ('#g<owner prefix>'): only a first
+--          acquisition (known 0) of a client that takes grant messages sends it (absent or '0':
+--          it does not register; any registration of its client stays)
 -- Returns  {1, token, holdCount} when the owner holds the lock afterwards (holdCount: known + 1
 --          where the owner held it, or what the first run of this acquisition set; 1, with a new
 --          token, when the lock was free, whatever known: a client that knew a hold then sees
@@ -82,6 +90,15 @@ end
 
 local state = redis.call('HMGET', lock, owner, '#c', '#r', '#w', '#n', '#q', '#d', '#t', '#o', '#a')
 
+-- (direct grant) Registers the owner as its client's waiter for a direct grant (ARGV[9]), writing
+-- only when the registration changes: the lease, this acquisition's id and the owner.
+local function register()
+  local field, entry = '#g' .. client, ARGV[2] .. ' ' .. ARGV[6] .. ' ' .. owner
+  if redis.call('HGET', lock, field) ~= entry then
+    redis.call('HSET', lock, field, entry)
+  end
+end
+
 -- Refuses the owner: marks that somebody waits, and, when it will wait, lists its client among
 -- the waiting ones ('#q'); `other`: the lock is held by (or nominated for) another client;
 -- `retry`: when to ask again, in ms (the lock's PTTL if nil). Writes nothing that is there.
@@ -92,6 +109,9 @@ local function refuse(other, retry)
       redis.call('HSET', lock, '#w', 1, '#o', 1, '#q', queue .. client)
     elseif not state[5] and not (state[4] and state[9]) then
       redis.call('HSET', lock, '#w', 1, '#o', 1) -- (a nominated lock's taker writes them)
+    end
+    if ARGV[9] == '1' and ARGV[3] == '0' then
+      register()
     end
   elseif not state[4] then
     redis.call('HSET', lock, '#w', 1)
