@@ -28,6 +28,7 @@ final class ReentrantProtocol implements LockSide {
   private final String channel;
   private long handedToken = -1;
   private boolean othersWaitFar;
+  private final List<Grant> grants = new ArrayList<>();
 
   ReentrantProtocol(Wire wire, String name) {
     this.wire = wire;
@@ -79,7 +80,10 @@ final class ReentrantProtocol implements LockSide {
             FENCE_TERMS,
             acquisitionId,
             client(owner),
-            willWait ? "1" : "0");
+            willWait ? "1" : "0",
+            // a first acquisition that waits registers for a direct grant (MutexClaim.grantable:
+            // the model's holds all have the watchdog lease)
+            willWait && heldBefore == 0 ? "1" : "0");
     return attempt(reply);
   }
 
@@ -104,12 +108,29 @@ final class ReentrantProtocol implements LockSide {
     return lock + ":unlocked:" + owner;
   }
 
+  @Override
+  public Release giveBackGrant(String owner, String acquisitionId, long token) {
+    return lower(owner, 0, false, acquisitionId, "", Long.toString(token));
+  }
+
+  @Override
+  public List<Grant> takeGrants() {
+    List<Grant> made = List.copyOf(grants);
+    grants.clear();
+    return made;
+  }
+
   /** lock-release as the driver sends it; {@code yielding}: a full row of hand-offs ends. */
   private Release lower(String owner, int count, boolean yielding, String undo, String releaseId) {
+    return lower(owner, count, yielding, undo, releaseId, "");
+  }
+
+  private Release lower(
+      String owner, int count, boolean yielding, String undo, String releaseId, String grantToken) {
     List<Object> reply =
         wire.run(
             "lock-release",
-            List.of(lock, marker(lock, owner)),
+            List.of(lock, marker(lock, owner), fence),
             owner,
             Integer.toString(count),
             channel,
@@ -120,7 +141,17 @@ final class ReentrantProtocol implements LockSide {
             Long.toString(Settings.NOMINATED_LOCK_MILLIS),
             undo,
             releaseId,
-            MARKER_MILLIS);
+            MARKER_MILLIS,
+            Long.toString(Settings.GRANT_LEASE_MILLIS),
+            FENCE_TERMS,
+            grantToken);
+    if (reply.size() > 2 && number(reply, 2) == 1) {
+      // a direct grant: its message names the waiter's acquisition and the token
+      Map<String, Integer> holders = holds();
+      String to = holders.keySet().iterator().next();
+      grants.add(
+          new Grant(to, wire.redis.hget(lock, "#a"), Long.parseLong(wire.redis.hget(lock, "#t"))));
+    }
     return released(reply);
   }
 
