@@ -6,6 +6,7 @@ import dev.warden.DistributedLock;
 import dev.warden.Warden;
 import dev.warden.internal.base.Settings;
 import dev.warden.testkit.Blocking;
+import dev.warden.testkit.FaultProxy;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
@@ -22,6 +23,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
@@ -229,6 +233,57 @@ class DirectGrantIT {
     }
   }
 
+  @Test
+  void aReleaseWhoseReplyIsLostAfterItGrantedFindsItsMarkerAndTheGrantStands(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    Warden waiting = wardens.create(builder -> builder.recheckInterval(Duration.ofMinutes(1)));
+    try (FaultProxy proxy = FaultProxy.start(redis);
+        Warden holding =
+            Warden.builder().uri(proxy.uri()).commandTimeout(Duration.ofSeconds(1)).build()) {
+      DistributedLock holder = holding.lock(NAME);
+      DistributedLock waiter = waiting.lock(NAME);
+      ExecutorService holderThread = Executors.newSingleThreadExecutor();
+      try {
+        holderThread
+            .submit(
+                () -> {
+                  holder.lock();
+                })
+            .get(10, TimeUnit.SECONDS);
+        CompletableFuture<Long> granted = new CompletableFuture<>();
+        CompletableFuture<Void> checked = new CompletableFuture<>();
+        CompletableFuture<Void> holds =
+            Blocking.inThread(
+                () -> {
+                  waiter.lock();
+                  try {
+                    granted.complete(waiter.fencingToken());
+                    checked.get(20, TimeUnit.SECONDS);
+                  } finally {
+                    waiter.unlock();
+                  }
+                  return null;
+                });
+        String registration = awaitRegistration(redis);
+        String waiterOwner = ownerOf(registration);
+        proxy.blackhole(FaultProxy.Direction.TARGET_TO_CLIENT);
+        Future<?> unlocked = holderThread.submit(holder::unlock);
+        // the release ran and granted (its reply lost): the waiter is in from the message
+        long token = granted.get(10, TimeUnit.SECONDS);
+        proxy.cut();
+        proxy.heal();
+        unlocked.get(10, TimeUnit.SECONDS); // its run again finds its marker: released, no error
+        assertThat(redis.redis().hget(LOCK, waiterOwner)).isEqualTo("1");
+        assertThat(redis.redis().hget(LOCK, "#t")).isEqualTo(Long.toString(token));
+        checked.complete(null);
+        holds.get(10, TimeUnit.SECONDS);
+        assertThat(redis.redis().exists(LOCK)).isZero();
+      } finally {
+        holderThread.shutdownNow();
+      }
+    }
+  }
+
   // ---- the scripts ----
 
   @Test
@@ -375,10 +430,14 @@ class DirectGrantIT {
     return registration[0];
   }
 
-  /** The client id in a registration ('<lease> <acquisition id> <owner id>'). */
+  /** The owner id in a registration ('<lease> <acquisition id> <owner id>'). */
+  private static String ownerOf(String registration) {
+    return registration.substring(registration.indexOf(' ', registration.indexOf(' ') + 1) + 1);
+  }
+
+  /** The client id in a registration. */
   private static String clientOf(String registration) {
-    String owner =
-        registration.substring(registration.indexOf(' ', registration.indexOf(' ') + 1) + 1);
+    String owner = ownerOf(registration);
     return owner.substring(0, owner.indexOf(':'));
   }
 

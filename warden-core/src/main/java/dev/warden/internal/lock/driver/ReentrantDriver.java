@@ -24,6 +24,11 @@ import java.util.concurrent.CompletionException;
  * and gives it over in one script call (lock-transfer.lua: a new fencing token, the waiter's
  * lease), instead of a release and an acquisition. While no waiter a hand-off cannot reach was
  * refused, every such release is a hand-off; see {@link Successors#next()} for the cap otherwise.
+ *
+ * <p>Between clients: a last release gives the lock to the next listed client's registered waiter
+ * in the same script (a direct grant, lock-release.lua's 'Grants'), whose client completes the
+ * acquisition from the message; where it cannot (nobody listens there, no waiter registered, the
+ * client wake-up mode), it nominates that client as before. CONCURRENCY.md, "Direct grants".
  */
 public final class ReentrantDriver implements LockDriver {
   private final Scripts scripts;
