@@ -703,4 +703,22 @@ class AcquisitionTest {
     assertThat(named.attempts).hasSize(attempts);
     assertThat(named.grantsGivenBack).isEmpty();
   }
+
+  @Test
+  void aWaiterWhoseWaitRunsOutAsTheGrantLandsGivesTheGrantBackByItsToken() {
+    ScriptedClaim named = ScriptedClaim.inLine("client-1:1");
+    named.grantId = "a1";
+    long deadline = time.nanoTime() + Duration.ofSeconds(2).toNanos();
+    Result result = new Result(parked(named, Duration.ofSeconds(2), 0));
+    time.advanceTo(deadline); // its last attempt, at the deadline, is on its way
+    int attempts = named.attempts.size();
+
+    pubSub.publish(OWN, "granted 42 a1 client-1:1"); // the grant lands meanwhile
+    named.refuse(0); // the attempt ran before it
+
+    assertThat(result.done).as("the wait ran out: it ends without the lock").isTrue();
+    assertThat(result.granted).isNull();
+    assertThat(named.attempts).hasSize(attempts);
+    assertThat(named.grantsGivenBack).containsExactly("client-1:1 a1 42");
+  }
 }
