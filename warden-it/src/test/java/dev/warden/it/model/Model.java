@@ -195,6 +195,7 @@ final class Model {
       for (LockSide side : sides) {
         for (LockSide.Grant grant : side.takeGrants()) {
           any = true;
+          clients.turns.granted(side);
           grants.append("; ").append(clients.granted(side, grant, s.grantLost() && round == 0));
         }
       }
