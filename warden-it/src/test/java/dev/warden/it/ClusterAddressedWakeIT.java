@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Addressed wake-ups on a 3+3 Redis Cluster: a waiting client subscribes (SSUBSCRIBE) to the
  * object's shared channel and to its own one on the object's shard, and the release that gives it
- * its turn (a reentrant lock's nomination, a fair lock's 'w:<head>') is one SPUBLISH there, heard
+ * its turn (a reentrant lock's direct grant, a fair lock's 'w:<head>') is one SPUBLISH there, heard
  * by that client: it takes the lock long before its one-minute re-check.
  */
 @ExtendWith(WardenExtension.class)
@@ -80,9 +80,15 @@ class ClusterAddressedWakeIT {
           });
       listener.sync().ssubscribe(shared);
       long before = ClusterNames.commandStats(master, "spublish")[0];
+      long acquisitions = ClusterNames.commandStats(master, "exists")[0];
 
       held.unlock();
       holds.get(10, TimeUnit.SECONDS);
+      if (type.equals("lock")) {
+        // the SPUBLISH carried a direct grant (DirectGrantIT): the waiter ran no lock-acquire
+        // (each runs EXISTS first)
+        assertThat(ClusterNames.commandStats(master, "exists")[0]).isEqualTo(acquisitions);
+      }
       assertThat(ClusterNames.commandStats(master, "spublish")[0] - before)
           .as("one SPUBLISH, heard on %s: no second one on the shared channel", addressed)
           .isOne();

@@ -54,6 +54,15 @@ public final class Settings {
    */
   public static final long NOMINATED_LOCK_MILLIS = 1_000;
 
+  /**
+   * How long a direct grant (a last release giving the reentrant lock to another client's
+   * registered waiter, lock-release.lua) holds the lock for that waiter before the waiter confirms
+   * it: its client, on the grant message, sends the hold's first renewal at once, which sets its
+   * full lease. A grant to a process that died after the message therefore keeps the others out for
+   * at most this long.
+   */
+  public static final long GRANT_LEASE_MILLIS = 3_000;
+
   /** Holds renewed by one script call: bounds the time Redis spends in one script. */
   public static final int RENEWAL_BATCH = 256;
 

@@ -242,6 +242,22 @@ public final class LeaseKeeper {
     timer.execute(this::renewAll);
   }
 
+  /**
+   * Renews one hold now, on its own, as a tick would (its reply extends the hold's deadline, or
+   * reports it lost): a direct grant's confirmation, whose lease in Redis is the short grant lease
+   * until this lands. The hold stays in its batch for the ticks that follow.
+   */
+  public void renewNow(Hold hold) {
+    long lease = leaseMillis;
+    if (maxHoldNanos > 0) {
+      long left = hold.startedNanos() + maxHoldNanos - clock.nanoTime();
+      lease = Math.max(1, Math.min(lease, TimeUnit.NANOSECONDS.toMillis(left)));
+    }
+    Batch batch = new Batch(hold.renewal().script(), lease);
+    batch.add(hold);
+    renew(batch);
+  }
+
   /** Stops renewing for good (the Warden closes). */
   public synchronized void stop() {
     stopped = true;

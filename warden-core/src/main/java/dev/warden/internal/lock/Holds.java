@@ -64,6 +64,11 @@ final class Holds {
     hold.reportStarted();
   }
 
+  /** Renews a kept hold now, on its own (a direct grant's confirmation). */
+  void confirm(Hold hold) {
+    keeper.renewNow(hold);
+  }
+
   /** The lease keeper renews the hold from now on (a re-entry without an explicit lease). */
   void renew(Hold hold) {
     if (!hold.renewed()) {

@@ -119,7 +119,14 @@ final class LockCore {
     Granted granted =
         new Acquisition<>(
                 context.waiting(),
-                new MutexClaim(this, owner, heldBefore, lease.millis(), waitNanos != 0, reported),
+                new MutexClaim(
+                    this,
+                    owner,
+                    heldBefore,
+                    lease.millis(),
+                    waitNanos != 0,
+                    reported,
+                    lease.renewed()),
                 waitNanos)
             .start()
             .await(interruptible);
@@ -211,7 +218,7 @@ final class LockCore {
       }
       throw leaseExpired(before, "acquire again");
     }
-    long deadline = granted.sentAtNanos() + TimeUnit.MILLISECONDS.toNanos(lease.millis());
+    long deadline = granted.leaseDeadline(lease.millis());
     if (before == null) {
       Hold hold =
           new Hold(
@@ -228,6 +235,9 @@ final class LockCore {
               (lost, reason) -> Revocation.revoke(this, lost, reason));
       hold.acquisition(granted.acquisitionId());
       context.holds().add(driver.holdKey(), hold, driver.waitsForLocalHolder(), lease.renewed());
+      if (granted.unconfirmed()) {
+        context.holds().confirm(hold); // only a watchdog lease takes grants: it is kept
+      }
       return hold;
     }
     before.count(granted.holdCount());

@@ -4,12 +4,15 @@ import dev.warden.internal.base.Subject;
 import dev.warden.internal.lease.Hold;
 import dev.warden.internal.lock.driver.LockDriver;
 import dev.warden.internal.lock.driver.RefusalHint;
+import dev.warden.internal.redis.Failures;
 import dev.warden.internal.wait.Acquisition;
 import dev.warden.internal.wait.Claim;
 import dev.warden.internal.wait.HandOffTerms;
 import dev.warden.internal.wait.Outcome;
 import dev.warden.internal.wait.SharedWait;
 import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One owner's claim on one lock, for {@link Acquisition}: the attempt through the lock's driver,
@@ -19,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
  * refusals taught it ({@link RefusalHint}), which makes an attempt after a refusal cheaper.
  */
 final class MutexClaim implements Claim<Granted> {
+  private static final Logger log = LoggerFactory.getLogger(MutexClaim.class);
   private final LockCore core;
   private final LockDriver driver;
   private final String owner;
@@ -34,6 +38,7 @@ final class MutexClaim implements Claim<Granted> {
   private volatile boolean left;
 
   private final boolean reported;
+  private final boolean grantable;
 
   MutexClaim(
       LockCore core,
@@ -42,7 +47,24 @@ final class MutexClaim implements Claim<Granted> {
       long leaseMillis,
       boolean willWait,
       boolean reported) {
+    this(core, owner, heldBefore, leaseMillis, willWait, reported, false);
+  }
+
+  /**
+   * @param grantable whether the acquisition takes a direct grant: a first acquisition that waits,
+   *     with a lease the lease keeper renews (its confirmation is a renewal), of a lock type that
+   *     grants (the reentrant lock; the others ignore the registration)
+   */
+  MutexClaim(
+      LockCore core,
+      String owner,
+      int heldBefore,
+      long leaseMillis,
+      boolean willWait,
+      boolean reported,
+      boolean grantable) {
     this.core = core;
+    this.grantable = grantable && heldBefore == 0 && willWait && core.driver().grantsDirectly();
     this.reported = reported;
     this.driver = core.driver();
     this.id = core.newAcquisitionId();
@@ -77,7 +99,7 @@ final class MutexClaim implements Claim<Granted> {
   public CompletableFuture<Outcome<Granted>> attempt(boolean othersWait) {
     long sentAt = core.now();
     return driver
-        .acquire(owner, id, heldBefore, leaseMillis, othersWait, willWait, hint)
+        .acquire(owner, id, heldBefore, leaseMillis, othersWait, willWait, hint, grantable)
         .thenApply(
             reply ->
                 reply.acquired()
@@ -173,6 +195,35 @@ final class MutexClaim implements Claim<Granted> {
   @Override
   public Granted handedOver(long token, long sentAtNanos) {
     return new Granted(token, 1, id, sentAtNanos);
+  }
+
+  @Override
+  public String grantId() {
+    return grantable ? id : null;
+  }
+
+  /** A direct grant holds the lock once, for this acquisition, until its renewal confirms it. */
+  @Override
+  public Granted grantedDirectly(long token, long receivedAtNanos) {
+    return new Granted(token, 1, id, receivedAtNanos, true);
+  }
+
+  @Override
+  public CompletableFuture<?> giveBackGrant(String owner, String acquisitionId, long token) {
+    return driver
+        .giveBackGrant(owner, acquisitionId, token)
+        .whenComplete(
+            (released, failure) -> {
+              if (failure == null && released.held() && released.remaining() == 0) {
+                core.wakeLocal(released.wake()); // it ended the hold: as a release would
+              } else if (failure != null) {
+                log.warn(
+                    "{}: could not give back a direct grant nobody took; it ends with its grant"
+                        + " lease: {}",
+                    describe(),
+                    Failures.unwrap(failure).toString());
+              }
+            });
   }
 
   @Override

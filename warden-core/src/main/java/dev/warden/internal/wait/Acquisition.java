@@ -202,6 +202,37 @@ public final class Acquisition<T> implements Waiter, Successor {
     }
   }
 
+  /**
+   * Completes the acquisition with a direct grant's token; {@link Topic#granted} took it off its
+   * topic (it was parked: no attempt of its own in flight). If it is ending meanwhile, the grant is
+   * given back by its acquisition id, as any grant nobody will use.
+   */
+  void grantedDirectly(long token) {
+    granted(claim.grantedDirectly(token, waiting.clock().nanoTime()));
+  }
+
+  /**
+   * Leaves the topic's list of acquisitions that take direct grants; gives back, by its id and
+   * token, a grant it missed there (a no-op in Redis if it took it by a replay).
+   */
+  // FutureReturnValueIgnored: the claim's give-back logs its own failure
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void unenlist(Topic from) {
+    String id = claim.grantId();
+    if (id == null) {
+      return;
+    }
+    Topic.MissedGrant missed = from.unenlist(id, this);
+    if (missed != null) {
+      claim.giveBackGrant(missed.owner, id, missed.token);
+    }
+  }
+
+  /** The claim, for its topic's give-back of direct grants nobody took. */
+  Claim<T> claim() {
+    return claim;
+  }
+
   @Override
   public void handOffInDoubt() {
     giveBacks.handOffInDoubt(); // over: gives back what it may have been handed
@@ -334,6 +365,9 @@ public final class Acquisition<T> implements Waiter, Successor {
       }
       if (topic == null) {
         topic = subscriptions.join(channel);
+        if (claim.grantId() != null) {
+          topic.enlist(claim.grantId(), this);
+        }
         if (order < 0) {
           order = waiting.nextOrder();
         }
@@ -364,6 +398,7 @@ public final class Acquisition<T> implements Waiter, Successor {
       }
     }
     if (left != null) {
+      unenlist(left);
       subscriptions.leave(left);
     }
     if (joined != null) {
@@ -469,6 +504,7 @@ public final class Acquisition<T> implements Waiter, Successor {
     }
     if (left != null) {
       left.unpark(this);
+      unenlist(left);
       waiting.subscriptions().leave(left);
     }
     waiting.unregister(this);

@@ -125,6 +125,34 @@ public interface Claim<T> {
   }
 
   /**
+   * The id by which a direct grant names this claim's acquisition (the reentrant lock's
+   * lock-release.lua, 'Grants'), or null when it takes no direct grant (the default). A claim that
+   * takes them registers in Redis through its refused attempts, and implements {@link
+   * #grantedDirectly} and {@link #giveBackGrant}.
+   */
+  default String grantId() {
+    return null;
+  }
+
+  /**
+   * The grant a direct grant made with this token, its message having arrived at {@code
+   * receivedAtNanos} (called only when {@link #grantId()} is not null).
+   */
+  default T grantedDirectly(long token, long receivedAtNanos) {
+    throw new UnsupportedOperationException(describe() + ": " + verb() + " takes no direct grant");
+  }
+
+  /**
+   * Gives back a direct grant to acquisition {@code acquisitionId} of {@code owner} under {@code
+   * token} that no acquisition of this client took: it changes nothing unless Redis still has
+   * exactly that grant (see the lock driver's {@code giveBackGrant}). Null when the claim takes no
+   * direct grant (the default).
+   */
+  default CompletableFuture<?> giveBackGrant(String owner, String acquisitionId, long token) {
+    return null;
+  }
+
+  /**
    * Whether this claim re-enters a hold its owner already has (it waits for nothing): re-entries go
    * on while a closing Warden lets holders finish ({@link Waiting#drain}). False by default.
    */

@@ -33,6 +33,7 @@ import java.util.concurrent.RejectedExecutionException;
  */
 public final class Subscriptions {
   private static final String RELEASED = WakeMessage.released("");
+  private static final String GRANTED = "granted ";
 
   private final PubSub pubSub;
   private final Map<String, Topic> topics = new ConcurrentHashMap<>();
@@ -63,6 +64,10 @@ public final class Subscriptions {
         new PubSub.Listener() {
           @Override
           public void message(String channel, String message) {
+            if (message.startsWith(GRANTED)) {
+              granted(channel, message);
+              return;
+            }
             if (message.startsWith(ownRelease)
                 && (message.length() == ownRelease.length()
                     || message.charAt(ownRelease.length()) == ' ')) {
@@ -93,6 +98,31 @@ public final class Subscriptions {
             }
           }
         });
+  }
+
+  /**
+   * Hands a direct grant ({@code granted <token> <acquisition id> <owner id>}, lock-release.lua),
+   * published on this client's own channel of the lock, to that lock's topic; a payload of another
+   * shape is ignored (no client of this version sends one).
+   */
+  private void granted(String channel, String message) {
+    String[] parts = message.split(" ", 4);
+    long token;
+    try {
+      token = parts.length == 4 ? Long.parseLong(parts[1]) : -1;
+    } catch (NumberFormatException notAToken) {
+      return;
+    }
+    if (token < 0) {
+      return;
+    }
+    Topic topic =
+        channel.endsWith(addressSuffix)
+            ? topics.get(channel.substring(0, channel.length() - addressSuffix.length()))
+            : null;
+    if (topic != null) {
+      topic.granted(token, parts[2], parts[3]);
+    }
   }
 
   /**

@@ -64,6 +64,35 @@ public final class Topic {
   private final Map<String, Parked.Entry> byId = new HashMap<>(); // guarded by monitor
   private final Map<String, Line> lines = new HashMap<>(); // by object; guarded by monitor
 
+  /**
+   * The acquisitions that take direct grants, by the id a grant names them by (their acquisition
+   * id), while they are members. Guarded by monitor.
+   */
+  private final Map<String, Acquisition<?>> grantees = new HashMap<>();
+
+  /**
+   * Direct grants that came for a listed acquisition while it was not parked (its attempt in
+   * flight, or about to be sent), by acquisition: it does not park after its next attempt, but
+   * tries once more (a replay, which takes the grant); it gives the grant back, by its id and
+   * token, when it ends (a no-op if it took it). Guarded by monitor.
+   */
+  private final IdentityHashMap<Waiter, MissedGrant> missedGrants = new IdentityHashMap<>();
+
+  /** A direct grant its acquisition missed (see {@code missedGrants}). */
+  static final class MissedGrant {
+    final long token;
+    final String owner;
+    boolean retried; // guarded by the topic's monitor
+
+    MissedGrant(long token, String owner) {
+      this.token = token;
+      this.owner = owner;
+    }
+  }
+
+  /** The claim of the last grantee that joined: gives back grants nobody here took. */
+  private volatile Claim<?> grantReturns;
+
   /** Ids woken while not parked (their attempt was in flight): they must not park next. */
   private final Set<String> missed = new LinkedHashSet<>(); // guarded by monitor
 
@@ -132,6 +161,11 @@ public final class Topic {
    */
   boolean restore(Waiter waiter, long seenGeneration, BooleanSupplier stillDue, long recheckNanos) {
     synchronized (monitor) {
+      MissedGrant grant = missedGrants.isEmpty() ? null : missedGrants.get(waiter);
+      if (grant != null && !grant.retried) {
+        grant.retried = true; // a direct grant came meanwhile: its next attempt takes it
+        return false;
+      }
       String id = waiter.waiterId();
       boolean named = id != null && missed.remove(id);
       if (named || generation.get() != seenGeneration || !stillDue.getAsBoolean()) {
@@ -231,6 +265,66 @@ public final class Topic {
       line.reset(); // a local hand-off: the lock changed hands
       remove(first);
       return first.successor;
+    }
+  }
+
+  /** Lists an acquisition that takes direct grants, by the id grants name it by. */
+  void enlist(String grantId, Acquisition<?> acquisition) {
+    synchronized (monitor) {
+      grantees.put(grantId, acquisition);
+    }
+    grantReturns = acquisition.claim();
+  }
+
+  /**
+   * Takes an acquisition off the list of those that take direct grants; returns a grant it missed
+   * while listed (see {@link #granted}), for it to give back, or null.
+   */
+  MissedGrant unenlist(String grantId, Acquisition<?> acquisition) {
+    synchronized (monitor) {
+      grantees.remove(grantId, acquisition);
+      return missedGrants.isEmpty() ? null : missedGrants.remove(acquisition);
+    }
+  }
+
+  /**
+   * Delivers a direct grant ({@code granted <token> <acquisition id> <owner>}, lock-release.lua):
+   * to the acquisition it names if that is parked here (taken off, so no attempt of its own is in
+   * flight, and completed with the token: no script). One listed here but not parked (an attempt in
+   * flight, or about to be sent) is not completed from the message, which could race with its
+   * attempt's reply: it does not park after its next attempt but tries once more, a replay that
+   * takes the grant (with a new token), and gives the grant back by id and token when it ends. An
+   * acquisition not listed here (over, or never of this client's) has the grant given back at once
+   * by its id and token, on the command connection. Such a give-back changes nothing when the
+   * acquisition took the grant by an attempt of its own (a replay mints a new token) or another
+   * acquisition of the owner took the hold over. So a grant is taken at most once, and one nobody
+   * takes ends at once, or with its grant lease when even this message is lost.
+   */
+  // FutureReturnValueIgnored: the give-back logs its own failure
+  @SuppressWarnings("FutureReturnValueIgnored")
+  void granted(long token, String grantId, String owner) {
+    Acquisition<?> taken = null;
+    synchronized (monitor) {
+      Acquisition<?> named = grantees.get(grantId);
+      Parked.Entry entry = named == null ? null : entries.get(named);
+      if (entry != null) {
+        if (entry.line != null) {
+          entry.line.reset(); // the lock changed hands
+        }
+        remove(entry);
+        taken = named;
+      } else if (named != null) {
+        missedGrants.put(named, new MissedGrant(token, owner));
+        return;
+      }
+    }
+    if (taken != null) {
+      taken.grantedDirectly(token);
+      return;
+    }
+    Claim<?> returns = grantReturns;
+    if (returns != null) {
+      returns.giveBackGrant(owner, grantId, token);
     }
   }
 

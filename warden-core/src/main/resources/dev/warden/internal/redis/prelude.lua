@@ -59,6 +59,29 @@ local function publish_to(channel, owner, message)
   end
 end
 
+-- Sends a message to the client that `owner` names alone, on its own channel of the object
+-- (addressed), only where that client is known to hear it there: returns true when it was sent
+-- and the channel's own subscribers heard it, false when nobody subscribes to that channel (a
+-- client gone, or of a version without such a channel: the message reached no client), and false
+-- in the recording twin, which sends nothing: its client publishes after the reply, and a script
+-- cannot know who will hear it. One server: PUBSUB NUMSUB of the channel decides before the
+-- PUBLISH (PUBLISH's own count takes in pattern subscribers, which act on nothing). A cluster:
+-- SPUBLISH's count, which takes in no patterns (0: the message went to nobody).
+local function tell_listening(channel, owner, message)
+  if not PUBLISH then
+    return false
+  end
+  local to = addressed(channel, owner)
+  if PUBLISH == 'PUBLISH' then
+    if redis.call('PUBSUB', 'NUMSUB', to)[2] == 0 then
+      return false
+    end
+    redis.call(PUBLISH, to, message)
+    return true
+  end
+  return redis.call(PUBLISH, to, message) > 0
+end
+
 -- The server clock: TIME is read at most once per run (the script runs as one instant, so every
 -- deadline it writes and every token it mints come from the same reading), and only when a
 -- script first asks.

@@ -627,4 +627,98 @@ class AcquisitionTest {
     assertThat(claims.get(0).attempts).hasSize(3);
     assertThat(alone.attempts).hasSize(2);
   }
+
+  // ---- direct grants ----
+
+  private static final String OWN = CHANNEL + ":client-1";
+
+  @Test
+  void aDirectGrantCompletesTheParkedAcquisitionItNamesWithNoAttempt() {
+    ScriptedClaim named = ScriptedClaim.inLine("client-1:1");
+    named.grantId = "a1";
+    Result result = new Result(parked(named, null, 0));
+    int attempts = named.attempts.size();
+
+    pubSub.publish(OWN, "granted 42 a1 client-1:1");
+
+    assertThat(result.granted).isEqualTo("granted-42");
+    assertThat(named.attempts).hasSize(attempts);
+    assertThat(named.grantsGivenBack).isEmpty();
+    assertThat(subscriptions.parked()).isZero();
+  }
+
+  @Test
+  void aDirectGrantForAnAcquisitionInFlightMakesItTryOnceMoreAndIsGivenBackByTokenWhenItEnds() {
+    ScriptedClaim named = ScriptedClaim.inLine("client-1:1");
+    named.grantId = "a1";
+    Result result = new Result(parked(named, null, 0));
+    pubSub.publish(CHANNEL, "released client-2"); // woken: its attempt is in flight
+    int attempts = named.attempts.size();
+
+    pubSub.publish(OWN, "granted 42 a1 client-1:1");
+    assertThat(result.done).as("not completed from the message: its attempt may answer").isFalse();
+    named.refuse(0); // it ran before the grant
+
+    assertThat(named.attempts)
+        .as("not parked: it tries again, a replay of the granted acquisition")
+        .hasSize(attempts + 1);
+    named.grant("replayed");
+    assertThat(result.granted).isEqualTo("replayed");
+    // the grant's own token is given back: Redis changes nothing (the replay minted another)
+    assertThat(named.grantsGivenBack).containsExactly("client-1:1 a1 42");
+  }
+
+  @Test
+  void aDirectGrantForAnAcquisitionThatIsOverOrUnknownIsGivenBackAtOnce() {
+    ScriptedClaim listed = ScriptedClaim.inLine("client-1:1");
+    listed.grantId = "a1";
+    Acquisition<String> acquisition = parked(listed, null, 0);
+    ScriptedClaim other = ScriptedClaim.inLine("client-1:2");
+    other.grantId = "a2";
+    Result waiting = new Result(start(other, null));
+    other.refuse(0); // subscribed already: it parks
+    assertThat(subscriptions.parked()).isEqualTo(2);
+
+    pubSub.publish(OWN, "granted 7 zz client-1:9"); // an acquisition this client does not have
+    acquisition.cancel();
+    pubSub.publish(OWN, "granted 8 a1 client-1:1"); // one that ended
+
+    assertThat(listed.grantsGivenBack.size() + other.grantsGivenBack.size()).isEqualTo(2);
+    assertThat(waiting.done).isFalse();
+    assertThat(listed.rollbacks).isEmpty();
+  }
+
+  @Test
+  void aGrantMessageOfAnotherShapeOrOnTheSharedChannelIsIgnored() {
+    ScriptedClaim named = ScriptedClaim.inLine("client-1:1");
+    named.grantId = "a1";
+    Result result = new Result(parked(named, null, 0));
+    int attempts = named.attempts.size();
+
+    pubSub.publish(CHANNEL, "granted 42 a1 client-1:1");
+    pubSub.publish(OWN, "granted x a1 client-1:1");
+    pubSub.publish(OWN, "granted 42 a1");
+
+    assertThat(result.done).isFalse();
+    assertThat(named.attempts).hasSize(attempts);
+    assertThat(named.grantsGivenBack).isEmpty();
+  }
+
+  @Test
+  void aWaiterWhoseWaitRunsOutAsTheGrantLandsGivesTheGrantBackByItsToken() {
+    ScriptedClaim named = ScriptedClaim.inLine("client-1:1");
+    named.grantId = "a1";
+    long deadline = time.nanoTime() + Duration.ofSeconds(2).toNanos();
+    Result result = new Result(parked(named, Duration.ofSeconds(2), 0));
+    time.advanceTo(deadline); // its last attempt, at the deadline, is on its way
+    int attempts = named.attempts.size();
+
+    pubSub.publish(OWN, "granted 42 a1 client-1:1"); // the grant lands meanwhile
+    named.refuse(0); // the attempt ran before it
+
+    assertThat(result.done).as("the wait ran out: it ends without the lock").isTrue();
+    assertThat(result.granted).isNull();
+    assertThat(named.attempts).hasSize(attempts);
+    assertThat(named.grantsGivenBack).containsExactly("client-1:1 a1 42");
+  }
 }

@@ -33,6 +33,12 @@ final class ScriptedClaim implements Claim<String> {
   /** How a parked acquisition of it shares its waiting; null (the default) waits alone. */
   SharedWait sharing;
 
+  /** The id direct grants name it by; null (the default) takes none. */
+  String grantId;
+
+  /** The direct grants given back: "owner id token". */
+  final List<String> grantsGivenBack = new ArrayList<>();
+
   /** What {@link #heldLocally()} says: another owner of this client holds the object. */
   boolean heldLocally;
 
@@ -111,6 +117,23 @@ final class ScriptedClaim implements Claim<String> {
   @Override
   public boolean heldLocally() {
     return heldLocally;
+  }
+
+  @Override
+  public String grantId() {
+    return grantId;
+  }
+
+  @Override
+  public String grantedDirectly(long token, long receivedAtNanos) {
+    return "granted-" + token;
+  }
+
+  @Override
+  public CompletableFuture<?> giveBackGrant(String owner, String acquisitionId, long token) {
+    grantsGivenBack.add(owner + " " + acquisitionId + " " + token);
+    log.add("give-back-grant");
+    return CompletableFuture.completedFuture(null);
   }
 
   @Override

@@ -170,6 +170,59 @@ final class Clients {
     side.forget(owner, p.acquisitionId);
     turns.farWaiterGone(side, owner);
     adopt(side, owner, p, a.token(), before);
+    giveBackMissedGrant(side, owner, p); // it took it by this replay: a no-op in Redis
+  }
+
+  /** The give-back, by id and token, of a direct grant the acquisition missed (Acquisition). */
+  private static void giveBackMissedGrant(LockSide side, String owner, Parked p) {
+    if (p.missedGrant != 0) {
+      side.giveBackGrant(owner, p.acquisitionId, p.missedGrant);
+      p.missedGrant = 0;
+    }
+  }
+
+  /**
+   * The message of a direct grant reaches the waiter's client ({@code lost}: it does not), as
+   * Topic.granted handles it: the acquisition it names, if parked, takes it (LockCore.adopt) and
+   * confirms it with a renewal; one whose attempt is in flight notes it and tries again; otherwise
+   * it is given back by id and token. Returns what happened, in words.
+   */
+  String granted(LockSide side, LockSide.Grant grant, boolean lost) {
+    Views v = views(side);
+    String owner = grant.owner();
+    if (lost) {
+      // a hold its client does not know of until its waiter's next attempt (a replay) takes it,
+      // or the grant lease ends it
+      long ends = side.expiresAt(owner);
+      if (ends >= 0 && v.hold(owner) == null) {
+        v.revived.put(owner, ends);
+      }
+      Coverage.hit("direct grant lost");
+      return "the grant to " + owner + " is lost";
+    }
+    Parked p = v.parked.get(owner);
+    if (p != null && p.acquisitionId.equals(grant.acquisitionId()) && !p.inDoubt) {
+      long before = maxToken(side);
+      v.parked.remove(owner);
+      side.forget(owner, p.acquisitionId);
+      turns.farWaiterGone(side, owner);
+      if (adopt(side, owner, p, grant.token(), before)) {
+        giveBackMissedGrant(side, owner, p);
+        for (String notRenewed : side.renew(List.of(owner), LEASE)) {
+          lost(side, notRenewed); // the confirmation found it gone
+        }
+      }
+      Coverage.hit("direct grant taken");
+      return owner + " takes the grant";
+    }
+    if (p != null && p.acquisitionId.equals(grant.acquisitionId())) {
+      p.missedGrant = grant.token(); // its attempt is in flight: its next one replays it
+      Coverage.hit("direct grant missed");
+      return owner + " misses the grant, its attempt in flight";
+    }
+    side.giveBackGrant(owner, grant.acquisitionId(), grant.token());
+    Coverage.hit("direct grant given back");
+    return owner + " gives the grant back";
   }
 
   /** The write side refused an owner for its read holds: wrong unless its client knows them. */
@@ -267,6 +320,7 @@ final class Clients {
         side.giveBack(owner, p.acquisitionId, p.heldBefore); // MutexClaim.giveBackInDoubt
       }
       leave.run();
+      giveBackMissedGrant(side, owner, p);
     };
   }
 

@@ -138,6 +138,12 @@ final class Hearing implements AutoCloseable {
       int colon = message.indexOf(':', 2);
       return colon < 0 ? null : message.substring(2, colon);
     }
+    if (message.startsWith("granted ")) {
+      // granted <token> <acquisition id> <owner id>: to the owner's client
+      String owner = message.substring(message.lastIndexOf(' ') + 1);
+      int colon = owner.indexOf(':');
+      return colon < 0 ? null : owner.substring(0, colon);
+    }
     if (!message.startsWith("released ")) {
       return null;
     }

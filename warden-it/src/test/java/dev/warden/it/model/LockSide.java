@@ -34,6 +34,19 @@ interface LockSide {
     LOST
   }
 
+  /** A direct grant a release made (lock-release.lua, 'Grants'): to whom, and its token. */
+  record Grant(String owner, String acquisitionId, long token) {}
+
+  /** The direct grants made since the last call, in order (none for most types). */
+  default List<Grant> takeGrants() {
+    return List.of();
+  }
+
+  /** Gives back a direct grant nobody took, by its acquisition id and token (MutexClaim). */
+  default Release giveBackGrant(String owner, String acquisitionId, long token) {
+    throw new UnsupportedOperationException(describe() + " makes no direct grant");
+  }
+
   /** A waiter a release may hand the lock to: its owner, lease and acquisition id. */
   record Terms(String owner, long lease, String acquisitionId) {}
 

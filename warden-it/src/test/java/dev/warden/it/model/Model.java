@@ -189,6 +189,29 @@ final class Model {
   }
 
   private String applyToLocks(Step s) {
+    String done = applyToLocksOnce(s);
+    if (done == null || family != Family.REENTRANT) {
+      return done;
+    }
+    // the direct grants its releases made reach their clients (a give-back may grant again)
+    StringBuilder grants = new StringBuilder(done);
+    for (int round = 0; round < 10; round++) {
+      boolean any = false;
+      for (LockSide side : sides) {
+        for (LockSide.Grant grant : side.takeGrants()) {
+          any = true;
+          clients.turns.granted(side);
+          grants.append("; ").append(clients.granted(side, grant, s.grantLost() && round == 0));
+        }
+      }
+      if (!any) {
+        break;
+      }
+    }
+    return grants.toString();
+  }
+
+  private String applyToLocksOnce(Step s) {
     String owner = s.owner();
     LockSide side = sides.get(s.target() % sides.size());
     Views v = clients.views(side);

@@ -41,6 +41,7 @@ final class ReentrantProtocol implements LockSide {
   private int hints;
   // per client and acquisition id: what its refusals taught it (RefusalHint)
   private final Map<String, String> heardHolder = new HashMap<>();
+  private final List<Grant> grants = new ArrayList<>();
 
   ReentrantProtocol(Wire wire, String name) {
     this.wire = wire;
@@ -118,7 +119,10 @@ final class ReentrantProtocol implements LockSide {
       client(owner),
       willWait ? "1" : "0",
       refused,
-      holder
+      holder,
+      // a first acquisition that waits registers for a direct grant (MutexClaim.grantable: the
+      // model's holds all have the watchdog lease)
+      willWait && heldBefore == 0 ? "1" : "0"
     };
     List<Object> reference = null;
     Map<String, Wire.Saved> before = null;
@@ -229,12 +233,29 @@ final class ReentrantProtocol implements LockSide {
     return lock + ":unlocked:" + owner;
   }
 
+  @Override
+  public Release giveBackGrant(String owner, String acquisitionId, long token) {
+    return lower(owner, 0, false, acquisitionId, "", Long.toString(token));
+  }
+
+  @Override
+  public List<Grant> takeGrants() {
+    List<Grant> made = List.copyOf(grants);
+    grants.clear();
+    return made;
+  }
+
   /** lock-release as the driver sends it; {@code yielding}: a full row of hand-offs ends. */
   private Release lower(String owner, int count, boolean yielding, String undo, String releaseId) {
+    return lower(owner, count, yielding, undo, releaseId, "");
+  }
+
+  private Release lower(
+      String owner, int count, boolean yielding, String undo, String releaseId, String grantToken) {
     List<Object> reply =
         wire.run(
             "lock-release",
-            List.of(lock, marker(lock, owner)),
+            List.of(lock, marker(lock, owner), fence),
             owner,
             Integer.toString(count),
             channel,
@@ -245,7 +266,17 @@ final class ReentrantProtocol implements LockSide {
             Long.toString(Settings.NOMINATED_LOCK_MILLIS),
             undo,
             releaseId,
-            MARKER_MILLIS);
+            MARKER_MILLIS,
+            Long.toString(Settings.GRANT_LEASE_MILLIS),
+            FENCE_TERMS,
+            grantToken);
+    if (reply.size() > 2 && number(reply, 2) == 1) {
+      // a direct grant: its message names the waiter's acquisition and the token
+      Map<String, Integer> holders = holds();
+      String to = holders.keySet().iterator().next();
+      grants.add(
+          new Grant(to, wire.redis.hget(lock, "#a"), Long.parseLong(wire.redis.hget(lock, "#t"))));
+    }
     return released(reply);
   }
 

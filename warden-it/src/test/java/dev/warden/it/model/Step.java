@@ -70,6 +70,11 @@ record Step(Op op, int target, int client, int thread, int variant) {
     return variant % 5 == 0;
   }
 
+  /** For a direct grant the step's release made: whether its message is lost. */
+  boolean grantLost() {
+    return variant % 7 == 3;
+  }
+
   /** For a waiter that gives up: whether its leave (and give-back) reach Redis only later. */
   boolean late() {
     return variant % 3 == 0;

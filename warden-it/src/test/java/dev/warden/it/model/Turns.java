@@ -136,6 +136,18 @@ final class Turns {
     }
   }
 
+  /**
+   * A release granted the lock directly to another client's waiter: a real release, which ends the
+   * count of hand-offs the far waiters saw, as when the lock is found free (they must be refused
+   * anew to count again; the new holder's client counts its own row from its first hand-off).
+   */
+  void granted(LockSide side) {
+    if (side instanceof ReentrantProtocol lock) {
+      passedOver.remove(lock.key());
+      farWaiters.remove(lock.key());
+    }
+  }
+
   /** A rewind: what the far waiters' refusals wrote may be gone; they count from their next. */
   void rewound() {
     passedOver.clear();

@@ -74,6 +74,12 @@ final class Views {
      */
     boolean giveBackDue;
 
+    /**
+     * The token of a direct grant that came while an attempt of it was in flight (Topic's
+     * MissedGrant), given back by id and token when it ends; 0 for none.
+     */
+    long missedGrant;
+
     /** Whether a rewind may have taken its entry in the object's queue (until its next reply). */
     boolean rewound;
 

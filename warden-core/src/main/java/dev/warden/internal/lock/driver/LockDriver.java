@@ -123,9 +123,11 @@ public interface LockDriver {
 
   /**
    * Tries once, as {@link #acquire(String, String, int, long, boolean, boolean)}, with what the
-   * acquisition learnt from its refusals so far, which its reply adds to: where the lock type uses
-   * it (the reentrant lock), an attempt after a refusal costs Redis fewer commands. It never
-   * changes the outcome. By default the hint is not used.
+   * acquisition learnt from its refusals so far ({@code hint}), which its reply adds to: where the
+   * lock type uses it (the reentrant lock), an attempt after a refusal costs Redis fewer commands;
+   * it never changes the outcome. {@code registers}: a refusal by a holder of another client
+   * registers the owner as its client's waiter for a direct grant (the reentrant lock's
+   * lock-acquire.lua, ARGV[11]). Lock types without them ignore both (the default).
    */
   default CompletableFuture<Attempt> acquire(
       String owner,
@@ -134,8 +136,29 @@ public interface LockDriver {
       long leaseMillis,
       boolean othersWait,
       boolean willWait,
-      RefusalHint hint) {
+      RefusalHint hint,
+      boolean registers) {
     return acquire(owner, acquisitionId, heldBefore, leaseMillis, othersWait, willWait);
+  }
+
+  /**
+   * Whether a last release may grant this lock directly to another client's registered waiter (the
+   * reentrant lock): only then do acquisitions register ({@link #acquire(String, String, int, long,
+   * boolean, boolean, RefusalHint, boolean)}).
+   */
+  default boolean grantsDirectly() {
+    return false;
+  }
+
+  /**
+   * Gives back a direct grant to acquisition {@code acquisitionId} of the owner under {@code token}
+   * (one its client did not deliver to that acquisition), if the owner's hold in Redis is still
+   * exactly that grant: its acquisition and its token. Changes nothing otherwise: the acquisition
+   * took it by a replay of its own (a new token), or another acquisition of the owner took it over.
+   * Lock types without direct grants have nothing to give back (the default).
+   */
+  default CompletableFuture<Release> giveBackGrant(String owner, String acquisitionId, long token) {
+    return CompletableFuture.completedFuture(new Release(false, 0, WakeMessage.NONE));
   }
 
   /**

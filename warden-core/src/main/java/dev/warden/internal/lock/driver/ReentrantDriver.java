@@ -24,6 +24,11 @@ import java.util.concurrent.CompletionException;
  * and gives it over in one script call (lock-transfer.lua: a new fencing token, the waiter's
  * lease), instead of a release and an acquisition. While no waiter a hand-off cannot reach was
  * refused, every such release is a hand-off; see {@link Successors#next()} for the cap otherwise.
+ *
+ * <p>Between clients: a last release gives the lock to the next listed client's registered waiter
+ * in the same script (a direct grant, lock-release.lua's 'Grants'), whose client completes the
+ * acquisition from the message; where it cannot (nobody listens there, no waiter registered, the
+ * client wake-up mode), it nominates that client as before. CONCURRENCY.md, "Direct grants".
  */
 public final class ReentrantDriver implements LockDriver {
   private final Scripts scripts;
@@ -31,6 +36,7 @@ public final class ReentrantDriver implements LockDriver {
   private static final String RESERVATION = Long.toString(Settings.CROSS_CLIENT_RESERVATION_MILLIS);
   private static final String TURN = Long.toString(Settings.CROSS_CLIENT_TURN_MILLIS);
   private static final String NOMINATED_LIFE = Long.toString(Settings.NOMINATED_LOCK_MILLIS);
+  private static final String GRANT_LEASE = Long.toString(Settings.GRANT_LEASE_MILLIS);
   private final String releaseMessage;
   private final LockKeys keys;
   private final Parts parts;
@@ -87,14 +93,16 @@ public final class ReentrantDriver implements LockDriver {
       long leaseMillis,
       boolean othersWait,
       boolean willWait) {
-    return send(owner, acquisitionId, heldBefore, leaseMillis, othersWait, willWait, "0", "")
+    return send(owner, acquisitionId, heldBefore, leaseMillis, othersWait, willWait, "0", "", false)
         .thenApply(Replies::attempt);
   }
 
   /**
    * Tries once, passing the hint's arguments: an attempt after a refusal skips the EXISTS, and a
    * refusal by the holder whose lease the hint knows has not ended does not read its PTTL (see
-   * lock-acquire.lua's "Hints"); the reply of a refusal teaches the hint.
+   * lock-acquire.lua's "Hints"); the reply of a refusal teaches the hint. {@code registers}: a
+   * refusal by another client's holder registers the owner as this client's waiter for a direct
+   * grant (ARGV[11]); the caller asks it only where {@link #grantsDirectly()}.
    */
   @Override
   public CompletableFuture<Attempt> acquire(
@@ -104,7 +112,8 @@ public final class ReentrantDriver implements LockDriver {
       long leaseMillis,
       boolean othersWait,
       boolean willWait,
-      RefusalHint hint) {
+      RefusalHint hint,
+      boolean registers) {
     long sentAt = hint.now();
     hint.sentUnder(scripts.fenceTerms());
     return send(
@@ -115,7 +124,8 @@ public final class ReentrantDriver implements LockDriver {
             othersWait,
             willWait,
             hint.refusedArgument(),
-            hint.holderArgument())
+            hint.holderArgument(),
+            registers)
         .thenApply(
             reply ->
                 Scripts.succeeded(reply)
@@ -131,7 +141,8 @@ public final class ReentrantDriver implements LockDriver {
       boolean othersWait,
       boolean willWait,
       String refusedBefore,
-      String knownHolder) {
+      String knownHolder,
+      boolean registers) {
     return scripts.run(
         DriverScripts.LOCK_ACQUIRE,
         new String[] {keys.lock(), keys.fence()},
@@ -144,12 +155,23 @@ public final class ReentrantDriver implements LockDriver {
         ownerPrefix,
         willWait ? "1" : "0",
         refusedBefore,
-        knownHolder);
+        knownHolder,
+        registers ? "1" : "0");
   }
 
   @Override
   public CompletableFuture<Release> lower(String owner, int count, String undo, String releaseId) {
-    return release(owner, count, false, undo, releaseId);
+    return release(owner, count, false, undo, releaseId, "");
+  }
+
+  @Override
+  public boolean grantsDirectly() {
+    return !scripts.clientPublishes(); // the recording twins grant nothing (lock-release.lua)
+  }
+
+  @Override
+  public CompletableFuture<Release> giveBackGrant(String owner, String acquisitionId, long token) {
+    return release(owner, 0, false, acquisitionId, "", Long.toString(token));
   }
 
   /**
@@ -157,14 +179,16 @@ public final class ReentrantDriver implements LockDriver {
    * nominates the first client whose waiters a holder of another client refused, if any, and only
    * that client wakes a waiter; {@code yielding}: the release ends a full row of hand-offs while
    * another client's waiter waits, so when no client is listed the lock is kept from this client
-   * for a moment.
+   * for a moment. A last release may instead grant the lock directly to that client's registered
+   * waiter (lock-release.lua's 'Grants'), for {@link Settings#GRANT_LEASE_MILLIS} until it
+   * confirms; {@code grantToken}: for the give-back of a grant, its token ('' otherwise).
    */
   private CompletableFuture<Release> release(
-      String owner, int count, boolean yielding, String undo, String releaseId) {
+      String owner, int count, boolean yielding, String undo, String releaseId, String grantToken) {
     return scripts
         .run(
             DriverScripts.LOCK_RELEASE,
-            new String[] {keys.lock(), keys.releaseMarker(owner)},
+            new String[] {keys.lock(), keys.releaseMarker(owner), keys.fence()},
             owner,
             Integer.toString(count),
             keys.channel(),
@@ -175,7 +199,10 @@ public final class ReentrantDriver implements LockDriver {
             NOMINATED_LIFE,
             undo,
             releaseId,
-            markerMillis)
+            markerMillis,
+            GRANT_LEASE,
+            scripts.fenceTerms(),
+            grantToken)
         .thenApply(reply -> Replies.release(reply, WakeMessage.ONE));
   }
 
@@ -190,7 +217,7 @@ public final class ReentrantDriver implements LockDriver {
       String owner, String releaseId, Successors successors) {
     Successors.Candidate next = successors.next();
     if (next == null) {
-      return release(owner, 1, successors.yielding(), "", releaseId);
+      return release(owner, 1, successors.yielding(), "", releaseId, "");
     }
     HandOffTerms to = next.terms();
     return scripts
@@ -225,7 +252,7 @@ public final class ReentrantDriver implements LockDriver {
             handedOver ->
                 handedOver
                     ? CompletableFuture.completedFuture(Release.HANDED_OVER)
-                    : release(owner, 1, false, "", releaseId));
+                    : release(owner, 1, false, "", releaseId, ""));
   }
 
   @Override

@@ -21,6 +21,10 @@
 --          '#e' -> present when a lock-renew.lua call did not lengthen the lease under the current
 --          '#t' (extend or closeAfter with a shorter lease, a renewal after a re-entry's longer
 --          lease): ARGV[10] is then ignored, and a refusal reads the PTTL (see Hints)
+--          '#g<owner prefix>' -> a waiting client's registered waiter, which a last release may
+--          grant the lock to directly: '<lease ms> <acquisition id> <owner id>' (see ARGV[11] and
+--          lock-release.lua); one per client, beside its '#q' entry, rewritten by that client's
+--          refused attempts that register (the leading waiter of its line)
 -- KEYS[2]  fence: what the last fencing token of this lock name was made of (prelude.lua)
 -- ARGV[1]  owner id
 -- ARGV[2]  lease in milliseconds
@@ -44,6 +48,10 @@
 --          it sent that call, so no later than the hash's) is not reached. A refusal by a holder
 --          of another owner under that same token then does not read PTTL: {0, -2} says "the
 --          expiry you know stands" (see Hints)
+-- ARGV[11] '1' when the owner, refused by a holder of another client while it waits, registers
+--          as its client's waiter for a direct grant ('#g<owner prefix>'): only a first
+--          acquisition (known 0) of a client that takes grant messages sends it (absent or '0':
+--          it does not register; any registration of its client stays)
 -- Returns  {1, token, holdCount} when the owner holds the lock afterwards (holdCount: known + 1
 --          where the owner held it, or what the first run of this acquisition set; 1, with a new
 --          token, when the lock was free, whatever known: a client that knew a hold then sees
@@ -54,7 +62,7 @@
 --          client's turn or the lock is reserved (pttl: the ms until the turn ends, or the hash's).
 -- Cost     a lock without a hash (free, and kept for nobody: what a single thread finds after its
 --          own last release, which deleted it) is taken after an EXISTS instead of the HMGET of
---          eleven fields, which would all be nil: the same outcome, for about 0.5 us less Redis time
+--          twelve fields, which would all be nil: the same outcome, for about 0.5 us less Redis time
 --          (docs/performance.md, 'One thread'); any other lock costs the EXISTS more. A re-entry
 --          passes on the '#a' and '#t' its HMGET read, rather than reading them again. An
 --          attempt after a refusal (ARGV[9]) skips the EXISTS: on a missing hash the HMGET reads
@@ -116,7 +124,17 @@ if ARGV[9] ~= '1' and redis.call('EXISTS', lock) == 0 then
 end
 
 local state = redis.call('HMGET', lock, owner, '#c', '#r', '#w', '#n', '#q', '#d', '#t', '#o', '#a',
-  '#e')
+  '#e', '#g' .. client)
+
+-- (direct grant) Registers the owner as its client's waiter for a direct grant (ARGV[11]),
+-- writing only when the registration (read by the HMGET above) changes: the lease, this
+-- acquisition's id and the owner.
+local function register()
+  local entry = ARGV[2] .. ' ' .. ARGV[6] .. ' ' .. owner
+  if state[12] ~= entry then
+    redis.call('HSET', lock, '#g' .. client, entry)
+  end
+end
 
 -- Refuses the owner: marks that somebody waits, and, when it will wait, lists its client among
 -- the waiting ones ('#q'); `other`: the lock is held by (or nominated for) another client;
@@ -129,6 +147,9 @@ local function refuse(other, retry, holder)
       redis.call('HSET', lock, '#w', 1, '#o', 1, '#q', queue .. client)
     elseif not state[5] and not (state[4] and state[9]) then
       redis.call('HSET', lock, '#w', 1, '#o', 1) -- (a nominated lock's taker writes them)
+    end
+    if ARGV[11] == '1' and ARGV[3] == '0' then
+      register()
     end
   elseif not state[4] then
     redis.call('HSET', lock, '#w', 1)

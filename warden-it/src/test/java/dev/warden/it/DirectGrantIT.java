@@ -1,0 +1,519 @@
+package dev.warden.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.warden.DistributedLock;
+import dev.warden.Warden;
+import dev.warden.internal.base.Settings;
+import dev.warden.testkit.Blocking;
+import dev.warden.testkit.FaultProxy;
+import dev.warden.testkit.RedisServer;
+import dev.warden.testkit.WardenExtension;
+import dev.warden.testkit.WardenFactory;
+import dev.warden.testkit.WardenOptions;
+import io.lettuce.core.KillArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.TransactionResult;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The direct grant (lock-release.lua, 'Grants'): a last release gives the reentrant lock to the
+ * registered waiter of the next waiting client in its own script, and that client completes the
+ * acquisition from the message, with no script of its own; a grant nobody takes is given back by
+ * its acquisition id and token, a grant to a process that is gone ends with the grant lease, a lost
+ * message costs one re-check, and a stale give-back never ends a hold taken since.
+ */
+@ExtendWith(WardenExtension.class)
+class DirectGrantIT {
+  private static final String NAME = "granted";
+  private static final String LOCK = "warden:{" + NAME + "}:lock";
+  private static final String FENCE = LOCK + ":fence";
+  private static final String CHANNEL = LOCK + ":released";
+  private static final String TERMS = Settings.FENCE_RETENTION_MILLIS + ":0";
+  private static final String LEASE = "30000";
+
+  // ---- through the API ----
+
+  @Test
+  @WardenOptions(recheckIntervalMillis = 60_000)
+  void aCrossClientHandOffCostsTheReleaseAndAConfirmationAndNoAcquisitionScript(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    DistributedLock held = wardens.create().lock(NAME);
+    held.lock();
+    DistributedLock waiter = wardens.create().lock(NAME);
+    CompletableFuture<Long> granted = new CompletableFuture<>();
+    CompletableFuture<Void> counted = new CompletableFuture<>();
+    CompletableFuture<Void> holding =
+        Blocking.inThread(
+            () -> {
+              waiter.lock();
+              try {
+                granted.complete(waiter.fencingToken());
+                counted.get(10, TimeUnit.SECONDS);
+              } finally {
+                waiter.unlock();
+              }
+              return null;
+            });
+    awaitRegistration(redis);
+    redis.redis().configResetstat();
+
+    held.unlock();
+
+    long token = granted.get(10, TimeUnit.SECONDS);
+    // confirmed: its first renewal set the full lease
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> redis.redis().pttl(LOCK) > Settings.GRANT_LEASE_MILLIS);
+    Map<String, Long> calls = redis.commandCalls();
+    // after: the release (which granted) and the confirmation (lock-renew); the waiter ran no
+    // lock-acquire
+    assertThat(calls.get("evalsha")).isEqualTo(2L);
+    assertThat(calls.get("publish")).isEqualTo(1L); // the grant, to the waiter's client alone
+    assertThat(redis.redis().hget(LOCK, "#t")).isEqualTo(Long.toString(token));
+    assertThat(redis.redis().hkeys(LOCK)).noneMatch(field -> field.startsWith("#g"));
+
+    // before (today's nomination, which a waiter with an explicit lease still gets): the release,
+    // the nominee's own acquisition (and its release)
+    DistributedLock explicit = wardens.create().lock(NAME);
+    CompletableFuture<Boolean> nominated =
+        Blocking.inThread(
+            () -> {
+              boolean in = explicit.tryLock(10, 20, TimeUnit.SECONDS);
+              explicit.unlock();
+              return in;
+            });
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> redis.redis().hget(LOCK, "#q") != null);
+    redis.redis().configResetstat();
+    counted.complete(null);
+    holding.get(10, TimeUnit.SECONDS);
+    assertThat(nominated.get(10, TimeUnit.SECONDS)).isTrue();
+    Map<String, Long> before = redis.commandCalls();
+    // the nominee's acquisition mints its token (TIME: prelude.lua's mint_token); a nomination
+    // mints none
+    assertThat(before.get("time")).as("the nominee's acquisition").isGreaterThanOrEqualTo(1L);
+    assertThat(before.get("evalsha")).isGreaterThanOrEqualTo(3L);
+  }
+
+  @Test
+  @WardenOptions(recheckIntervalMillis = 60_000)
+  void aGrantToAnAcquisitionItsClientNoLongerHasIsGivenBackAtOnce(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    Warden holding = wardens.create();
+    DistributedLock held = holding.lock(NAME);
+    held.lock();
+    DistributedLock waiter = wardens.create().lock(NAME);
+    CompletableFuture<Long> waited =
+        Blocking.inThread(
+            () -> {
+              long started = System.nanoTime();
+              waiter.lock();
+              waiter.unlock();
+              return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            });
+    String client = clientOf(awaitRegistration(redis)) + ":";
+    // an acquisition of the waiting client that ended (gave up, timed out) registered last: the
+    // release grants to it, and that client, which does not have it, gives it back
+    RedisCommands<String, String> r = redis.redis();
+    assertThat(acquire(r, client + "gone", "a-gone", "0", "1", "1")).element(0).isEqualTo(0L);
+    long started = System.nanoTime();
+
+    held.unlock();
+
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(waited::isDone);
+    // given back at once: the client's real waiter got in long before the grant lease ran out
+    // (without the give-back it waits for the grant lease, 3 s)
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started))
+        .isLessThan(Settings.GRANT_LEASE_MILLIS / 2);
+    assertThat(waited.get()).isPositive();
+    assertThat(r.hexists(LOCK, client + "gone")).isFalse();
+  }
+
+  @Test
+  @WardenOptions(recheckIntervalMillis = 200)
+  void aGrantToAProcessThatIsGoneEndsWithTheGrantLease(RedisServer redis, WardenFactory wardens)
+      throws Exception {
+    DistributedLock held = wardens.create().lock(NAME);
+    held.lock();
+    RedisCommands<String, String> r = redis.redis();
+    // a process that registered its waiter and listens on its channel, then dies after the grant
+    // (it never confirms)
+    RedisClient raw = RedisClient.create(redis.uri());
+    try (StatefulRedisPubSubConnection<String, String> gone = raw.connectPubSub()) {
+      gone.sync().subscribe(CHANNEL + ":dead");
+      assertThat(acquire(r, "dead:1", "a1", "0", "1", "1")).element(0).isEqualTo(0L);
+      DistributedLock next = wardens.create().lock(NAME);
+      CompletableFuture<Long> waited =
+          Blocking.inThread(
+              () -> {
+                long started = System.nanoTime();
+                next.lock();
+                next.unlock();
+                return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+              });
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> "dead:".equals(r.hget(LOCK, "#q")) == false && r.hget(LOCK, "#q") != null);
+
+      held.unlock();
+
+      assertThat(r.hget(LOCK, "dead:1")).isEqualTo("1");
+      assertThat(r.pttl(LOCK)).isBetween(1L, Settings.GRANT_LEASE_MILLIS);
+      // the next client's waiter gets in once the grant lease ends, not after the dead waiter's
+      // 30 s lease
+      assertThat(waited.get(Settings.GRANT_LEASE_MILLIS + 5_000, TimeUnit.MILLISECONDS))
+          .isBetween(Settings.GRANT_LEASE_MILLIS / 2, Settings.GRANT_LEASE_MILLIS + 3_000);
+    } finally {
+      raw.shutdown();
+    }
+  }
+
+  @Test
+  @WardenOptions(recheckIntervalMillis = 60_000)
+  void aLostGrantMessageCostsTheWaiterOneRecheck(RedisServer redis, WardenFactory wardens)
+      throws Exception {
+    RedisCommands<String, String> r = redis.redis();
+    assertThat(acquire(r, "raw:1", "h1", "0", "0", "0")).element(0).isEqualTo(1L);
+    Warden waiting = wardens.create();
+    DistributedLock waiter = waiting.lock(NAME);
+    CompletableFuture<Long> granted = Blocking.inThread(() -> Waiters.tokenAfterWaiting(waiter));
+    String client = clientOf(awaitRegistration(redis));
+    RedisClient raw = RedisClient.create(redis.uri());
+    try (StatefulRedisPubSubConnection<String, String> standIn = raw.connectPubSub()) {
+      // somebody else listens on the waiter's channel, so the release grants; the waiter's client
+      // loses its pub/sub connection (and the message) in the same transaction
+      long standInId = standIn.sync().clientId();
+      BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+      standIn.addListener(
+          new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String channel, String message) {
+              heard.add(message);
+            }
+          });
+      standIn.sync().subscribe(CHANNEL + ":" + client);
+      long pubSubId = pubSubConnectionOtherThan(r, standInId);
+      r.multi();
+      r.clientKill(KillArgs.Builder.id(pubSubId));
+      r.eval(
+          LuaScripts.body("lock-release"),
+          ScriptOutputType.MULTI,
+          new String[] {LOCK, LOCK + ":unlocked:raw:1", FENCE},
+          releaseArgs("raw:1", "1", "", "r1", ""));
+      TransactionResult done = r.exec();
+      List<Object> released = done.get(1);
+      assertThat(released).isEqualTo(List.of(1L, 0L, 1L));
+      String message = heard.poll(5, TimeUnit.SECONDS);
+      assertThat(message).startsWith("granted ");
+      long grantToken = Long.parseLong(message.substring(8, message.indexOf(' ', 8)));
+
+      // its re-subscription re-checks at once (not at its one-minute recheck): a replay of the
+      // granted acquisition, which takes it with a new token
+      long token = granted.get(10, TimeUnit.SECONDS);
+      assertThat(token).isGreaterThan(grantToken);
+    } finally {
+      raw.shutdown();
+    }
+  }
+
+  @Test
+  void aReleaseWhoseReplyIsLostAfterItGrantedFindsItsMarkerAndTheGrantStands(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    Warden waiting = wardens.create(builder -> builder.recheckInterval(Duration.ofMinutes(1)));
+    try (FaultProxy proxy = FaultProxy.start(redis);
+        Warden holding =
+            Warden.builder().uri(proxy.uri()).commandTimeout(Duration.ofSeconds(1)).build()) {
+      DistributedLock holder = holding.lock(NAME);
+      DistributedLock waiter = waiting.lock(NAME);
+      ExecutorService holderThread = Executors.newSingleThreadExecutor();
+      try {
+        holderThread
+            .submit(
+                () -> {
+                  holder.lock();
+                })
+            .get(10, TimeUnit.SECONDS);
+        CompletableFuture<Long> granted = new CompletableFuture<>();
+        CompletableFuture<Void> checked = new CompletableFuture<>();
+        CompletableFuture<Void> holds =
+            Blocking.inThread(
+                () -> {
+                  waiter.lock();
+                  try {
+                    granted.complete(waiter.fencingToken());
+                    checked.get(20, TimeUnit.SECONDS);
+                  } finally {
+                    waiter.unlock();
+                  }
+                  return null;
+                });
+        String registration = awaitRegistration(redis);
+        String waiterOwner = ownerOf(registration);
+        proxy.blackhole(FaultProxy.Direction.TARGET_TO_CLIENT);
+        Future<?> unlocked = holderThread.submit(holder::unlock);
+        // the release ran and granted (its reply lost): the waiter is in from the message
+        long token = granted.get(10, TimeUnit.SECONDS);
+        proxy.cut();
+        proxy.heal();
+        unlocked.get(10, TimeUnit.SECONDS); // its run again finds its marker: released, no error
+        assertThat(redis.redis().hget(LOCK, waiterOwner)).isEqualTo("1");
+        assertThat(redis.redis().hget(LOCK, "#t")).isEqualTo(Long.toString(token));
+        checked.complete(null);
+        holds.get(10, TimeUnit.SECONDS);
+        assertThat(redis.redis().exists(LOCK)).isZero();
+      } finally {
+        holderThread.shutdownNow();
+      }
+    }
+  }
+
+  // ---- the scripts ----
+
+  @Test
+  void aGrantRecordsTheWaitersAcquisitionSoThatItsReplayFindsIt(RedisServer redis)
+      throws Exception {
+    RedisCommands<String, String> r = redis.redis();
+    RedisClient raw = RedisClient.create(redis.uri());
+    try (StatefulRedisPubSubConnection<String, String> c2 = raw.connectPubSub();
+        StatefulRedisPubSubConnection<String, String> c3 = raw.connectPubSub()) {
+      c2.sync().subscribe(CHANNEL + ":c2");
+      c3.sync().subscribe(CHANNEL + ":c3");
+      assertThat(acquire(r, "c1:1", "h1", "0", "0", "0")).element(0).isEqualTo(1L);
+      assertThat(acquire(r, "c2:1", "a2", "0", "1", "1")).element(0).isEqualTo(0L);
+      assertThat(acquire(r, "c3:1", "a3", "0", "1", "1")).element(0).isEqualTo(0L);
+      assertThat(r.hget(LOCK, "#gc2:")).isEqualTo(LEASE + " a2 c2:1");
+
+      assertThat(release(r, "c1:1", "r1")).isEqualTo(List.of(1L, 0L, 1L));
+
+      assertThat(r.hget(LOCK, "c2:1")).isEqualTo("1");
+      assertThat(r.hget(LOCK, "#a")).isEqualTo("a2");
+      assertThat(r.hget(LOCK, "#c")).isEqualTo("c2:");
+      assertThat(r.hget(LOCK, "#q")).isEqualTo("c3:");
+      assertThat(r.hexists(LOCK, "c1:1")).isFalse();
+      assertThat(r.hexists(LOCK, "#gc2:")).isFalse();
+      assertThat(r.hget(LOCK, "#gc3:")).as("the next client's stays").isEqualTo(LEASE + " a3 c3:1");
+      assertThat(r.pttl(LOCK)).isBetween(1L, Settings.GRANT_LEASE_MILLIS);
+      long token = Long.parseLong(r.hget(LOCK, "#t"));
+
+      // the release replayed (its reply lost): its marker says it ended the hold; nothing more
+      assertThat(release(r, "c1:1", "r1")).isEqualTo(List.of(1L, 0L));
+      assertThat(r.hget(LOCK, "c2:1")).isEqualTo("1");
+
+      // the waiter's own attempt (its message lost) is a replay: it holds once, with a new token
+      List<Object> replay = acquire(r, "c2:1", "a2", "0", "1", "1");
+      assertThat(replay.get(0)).isEqualTo(1L);
+      assertThat(Long.parseLong(String.valueOf(replay.get(1)))).isGreaterThan(token);
+      assertThat(replay.get(2)).isEqualTo(1L);
+
+      // a give-back of the grant (the message came late, after the replay) changes nothing
+      assertThat(giveBackGrant(r, "c2:1", "a2", token)).isEqualTo(List.of(0L));
+      assertThat(r.hget(LOCK, "c2:1")).isEqualTo("1");
+
+      // the next release grants to the next client
+      assertThat(release(r, "c2:1", "r2")).isEqualTo(List.of(1L, 0L, 1L));
+      assertThat(r.hget(LOCK, "c3:1")).isEqualTo("1");
+      assertThat(r.hexists(LOCK, "#q")).isFalse();
+      assertThat(r.hexists(LOCK, "#o")).isFalse();
+      assertThat(r.hexists(LOCK, "#w")).as("nobody else is known to wait").isFalse();
+    } finally {
+      raw.shutdown();
+    }
+  }
+
+  @Test
+  void aGiveBackOfAGrantNeverEndsTheSameOwnersNextHold(RedisServer redis) throws Exception {
+    RedisCommands<String, String> r = redis.redis();
+    RedisClient raw = RedisClient.create(redis.uri());
+    try (StatefulRedisPubSubConnection<String, String> c2 = raw.connectPubSub()) {
+      c2.sync().subscribe(CHANNEL + ":c2");
+      assertThat(acquire(r, "c1:1", "h1", "0", "0", "0")).element(0).isEqualTo(1L);
+      assertThat(acquire(r, "c2:1", "a2", "0", "1", "1")).element(0).isEqualTo(0L);
+      assertThat(release(r, "c1:1", "r1")).isEqualTo(List.of(1L, 0L, 1L));
+      long token = Long.parseLong(r.hget(LOCK, "#t"));
+
+      // the acquisition gave up as the grant landed; the same thread acquires again first
+      List<Object> next = acquire(r, "c2:1", "b2", "0", "1", "1");
+      assertThat(next.get(0)).isEqualTo(1L);
+      assertThat(Long.parseLong(String.valueOf(next.get(1)))).isGreaterThan(token);
+
+      // then the give-back of the grant arrives: the hold is the next acquisition's, it stays
+      assertThat(giveBackGrant(r, "c2:1", "a2", token)).isEqualTo(List.of(0L));
+      assertThat(r.hget(LOCK, "c2:1")).isEqualTo("1");
+      assertThat(r.hget(LOCK, "#a")).isEqualTo("b2");
+
+      // the other order: the give-back first ends the grant, and the next acquisition takes the
+      // lock afresh
+      assertThat(release(r, "c2:1", "r2")).element(0).isEqualTo(1L);
+      assertThat(acquire(r, "c1:1", "h2", "0", "0", "0")).element(0).isEqualTo(1L);
+      assertThat(acquire(r, "c2:1", "a3", "0", "1", "1")).element(0).isEqualTo(0L);
+      assertThat(release(r, "c1:1", "r3")).isEqualTo(List.of(1L, 0L, 1L));
+      token = Long.parseLong(r.hget(LOCK, "#t"));
+      assertThat(giveBackGrant(r, "c2:1", "a3", token)).isEqualTo(List.of(1L, 0L));
+      assertThat(r.exists(LOCK)).isZero();
+      assertThat(acquire(r, "c2:1", "b3", "0", "1", "1")).element(0).isEqualTo(1L);
+    } finally {
+      raw.shutdown();
+    }
+  }
+
+  @Test
+  void nobodyListeningOrTheRecordingTwinMeansTheNominationAsBefore(RedisServer redis) {
+    RedisCommands<String, String> r = redis.redis();
+    // registered, but its client does not listen on its channel (gone, or unsubscribed)
+    assertThat(acquire(r, "c1:1", "h1", "0", "0", "0")).element(0).isEqualTo(1L);
+    assertThat(acquire(r, "c2:1", "a2", "0", "1", "1")).element(0).isEqualTo(0L);
+    assertThat(release(r, "c1:1", "r1")).isEqualTo(List.of(1L, 0L));
+    assertThat(r.hget(LOCK, "#n")).isEqualTo("c2:");
+    assertThat(r.hexists(LOCK, "c2:1")).isFalse();
+
+    // the client wake-up mode's recording twin never grants: it cannot know who will hear
+    r.del(LOCK);
+    assertThat(acquire(r, "c1:1", "h2", "0", "0", "0")).element(0).isEqualTo(1L);
+    assertThat(acquire(r, "c2:1", "a3", "0", "1", "1")).element(0).isEqualTo(0L);
+    List<Object> recorded =
+        r.eval(
+            LuaScripts.load("lock-release").recording().body(),
+            ScriptOutputType.MULTI,
+            new String[] {LOCK, LOCK + ":unlocked:c1:1", FENCE},
+            releaseArgs("c1:1", "1", "", "r2", ""));
+    assertThat(recorded).isNotEmpty();
+    assertThat(r.hget(LOCK, "#n")).isEqualTo("c2:");
+    assertThat(r.hexists(LOCK, "c2:1")).isFalse();
+  }
+
+  @Test
+  void onlyAFirstAcquisitionThatWaitsRegisters(RedisServer redis) {
+    RedisCommands<String, String> r = redis.redis();
+    assertThat(acquire(r, "c1:1", "h1", "0", "0", "0")).element(0).isEqualTo(1L);
+    assertThat(acquire(r, "c2:1", "t2", "0", "0", "1")).element(0).isEqualTo(0L); // a try
+    assertThat(acquire(r, "c2:1", "k2", "1", "1", "1")).element(0).isEqualTo(0L); // knew a hold
+    assertThat(acquire(r, "c2:1", "n2", "0", "1", "0")).element(0).isEqualTo(0L); // no grants
+    assertThat(r.hexists(LOCK, "#gc2:")).isFalse();
+    assertThat(acquire(r, "c2:2", "w2", "0", "1", "1")).element(0).isEqualTo(0L);
+    assertThat(r.hget(LOCK, "#gc2:")).isEqualTo(LEASE + " w2 c2:2");
+  }
+
+  // ---- helpers ----
+
+  /** Waits until a waiter registered for a direct grant; returns its registration. */
+  private static String awaitRegistration(RedisServer redis) {
+    String[] registration = new String[1];
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              for (Map.Entry<String, String> field : redis.redis().hgetall(LOCK).entrySet()) {
+                if (field.getKey().startsWith("#g")) {
+                  registration[0] = field.getValue();
+                  return true;
+                }
+              }
+              return false;
+            });
+    return registration[0];
+  }
+
+  /** The owner id in a registration ('<lease> <acquisition id> <owner id>'). */
+  private static String ownerOf(String registration) {
+    return registration.substring(registration.indexOf(' ', registration.indexOf(' ') + 1) + 1);
+  }
+
+  /** The client id in a registration. */
+  private static String clientOf(String registration) {
+    String owner = ownerOf(registration);
+    return owner.substring(0, owner.indexOf(':'));
+  }
+
+  /** The id of the pub/sub connection (a subscriber) that is not {@code other}. */
+  private static long pubSubConnectionOtherThan(RedisCommands<String, String> r, long other) {
+    for (String line : r.clientList().lines().toList()) {
+      if (line.contains(" sub=") && !line.contains(" sub=0 ")) {
+        long id = Long.parseLong(line.substring(3, line.indexOf(' ')));
+        if (id != other) {
+          return id;
+        }
+      }
+    }
+    throw new AssertionError("no other subscriber: " + r.clientList());
+  }
+
+  private static List<Object> acquire(
+      RedisCommands<String, String> r,
+      String owner,
+      String acquisition,
+      String known,
+      String willWait,
+      String registers) {
+    return LuaScripts.run(
+        r,
+        "lock-acquire",
+        new String[] {LOCK, FENCE},
+        owner,
+        LEASE,
+        known,
+        "0",
+        TERMS,
+        acquisition,
+        owner.substring(0, owner.indexOf(':') + 1),
+        willWait,
+        "0", // no hints (ARGV[9], ARGV[10]): every attempt takes the full path
+        "",
+        registers);
+  }
+
+  private static List<Object> release(RedisCommands<String, String> r, String owner, String id) {
+    return LuaScripts.run(
+        r,
+        "lock-release",
+        new String[] {LOCK, LOCK + ":unlocked:" + owner, FENCE},
+        releaseArgs(owner, "1", "", id, ""));
+  }
+
+  private static List<Object> giveBackGrant(
+      RedisCommands<String, String> r, String owner, String acquisition, long token) {
+    return LuaScripts.run(
+        r,
+        "lock-release",
+        new String[] {LOCK, LOCK + ":unlocked:" + owner, FENCE},
+        releaseArgs(owner, "0", acquisition, "", Long.toString(token)));
+  }
+
+  /** lock-release's arguments as ReentrantDriver sends them. */
+  private static String[] releaseArgs(
+      String owner, String count, String undo, String releaseId, String grantToken) {
+    return new String[] {
+      owner,
+      count,
+      CHANNEL,
+      "released " + owner.substring(0, owner.indexOf(':')),
+      "0",
+      Long.toString(Settings.CROSS_CLIENT_TURN_MILLIS),
+      Long.toString(Settings.CROSS_CLIENT_RESERVATION_MILLIS),
+      Long.toString(Settings.NOMINATED_LOCK_MILLIS),
+      undo,
+      releaseId,
+      "60000",
+      Long.toString(Settings.GRANT_LEASE_MILLIS),
+      TERMS,
+      grantToken
+    };
+  }
+}
