@@ -202,6 +202,12 @@ final class MutexClaim implements Claim<Granted> {
     return grantable ? id : null;
   }
 
+  /** Any claim on a lock type that grants: its client may hear grants it must give back. */
+  @Override
+  public boolean givesBackGrants() {
+    return driver.grantsDirectly();
+  }
+
   /** A direct grant holds the lock once, for this acquisition, until its renewal confirms it. */
   @Override
   public Granted grantedDirectly(long token, long receivedAtNanos) {
