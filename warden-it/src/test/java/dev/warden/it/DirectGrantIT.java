@@ -148,6 +148,103 @@ class DirectGrantIT {
   }
 
   @Test
+  @WardenOptions(recheckIntervalMillis = 60_000)
+  void aGrantToAnAcquisitionThatEndedIsGivenBackWhenItsClientNowWaitsWithoutRegistering(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    DistributedLock held = wardens.create().lock(NAME);
+    held.lock();
+    Warden waiting = wardens.create();
+    DistributedLock timedOut = waiting.lock(NAME);
+    // a waiter that registers, gives up, and whose client then drops the lock's subscription (its
+    // topic goes after the linger time): its registration stays in the hash
+    assertThat(
+            Blocking.inThread(() -> timedOut.tryLock(100, TimeUnit.MILLISECONDS))
+                .get(10, TimeUnit.SECONDS))
+        .isFalse();
+    String registration = awaitRegistration(redis);
+    RedisCommands<String, String> r = redis.redis();
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> r.pubsubChannels("warden:{" + NAME + "}*").isEmpty());
+    // the same client waits again, with an explicit lease (it does not register): a new topic, in
+    // which no acquisition that registers ever enlisted
+    DistributedLock explicit = waiting.lock(NAME);
+    CompletableFuture<Long> waited =
+        Blocking.inThread(
+            () -> {
+              long started = System.nanoTime();
+              explicit.lock(20, TimeUnit.SECONDS);
+              explicit.unlock();
+              return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            });
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> !r.pubsubChannels("warden:{" + NAME + "}*").isEmpty());
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> r.hget(LOCK, "#q") != null && r.hget(LOCK, "#q").contains(":"));
+    long started = System.nanoTime();
+
+    held.unlock(); // grants to the registration of the waiter that gave up
+
+    // given back at once, which wakes the explicit waiter: without the give-back the lock stays
+    // with the grant for 3 s, and the waiter, told nothing, waits for its re-check (the holder's
+    // lease it was refused with, 30 s)
+    assertThat(waited.get(10, TimeUnit.SECONDS)).isPositive();
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started))
+        .isLessThan(Settings.GRANT_LEASE_MILLIS / 2);
+    assertThat(r.hexists(LOCK, ownerOf(registration))).isFalse();
+  }
+
+  @Test
+  @WardenOptions(recheckIntervalMillis = 60_000)
+  void aGrantToAnAcquisitionThatEndedIsGivenBackWhenItsClientNowWaitsInAMultiLock(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    DistributedLock held = wardens.create().lock(NAME);
+    held.lock();
+    Warden waiting = wardens.create();
+    DistributedLock timedOut = waiting.lock(NAME);
+    assertThat(
+            Blocking.inThread(() -> timedOut.tryLock(100, TimeUnit.MILLISECONDS))
+                .get(10, TimeUnit.SECONDS))
+        .isFalse();
+    String registration = awaitRegistration(redis);
+    RedisCommands<String, String> r = redis.redis();
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> r.pubsubChannels("warden:{" + NAME + "}*").isEmpty());
+    // the same client waits again in a multi-lock, refused by this lock: it waits on its channel,
+    // in a new topic that only the multi-lock joined
+    DistributedLock group =
+        waiting.multiLock(
+            waiting.lock(NAME), waiting.lock("granted-29590")); // of the same slot: one group
+    CompletableFuture<Long> waited =
+        Blocking.inThread(
+            () -> {
+              long started = System.nanoTime();
+              group.lock();
+              group.unlock();
+              return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            });
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> !r.pubsubChannels("warden:{" + NAME + "}*").isEmpty());
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> r.hget(LOCK, "#q") != null && r.hget(LOCK, "#q").contains(":"));
+    long started = System.nanoTime();
+
+    held.unlock(); // grants to the registration of the waiter that gave up
+
+    // given back at once, which wakes the multi-lock (without it: 3 s of the grant lease, and the
+    // multi-lock, told nothing, waits for its re-check)
+    assertThat(waited.get(10, TimeUnit.SECONDS)).isPositive();
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started))
+        .isLessThan(Settings.GRANT_LEASE_MILLIS / 2);
+    assertThat(r.hexists(LOCK, ownerOf(registration))).isFalse();
+  }
+
+  @Test
   @WardenOptions(recheckIntervalMillis = 200)
   void aGrantToAProcessThatIsGoneEndsWithTheGrantLease(RedisServer redis, WardenFactory wardens)
       throws Exception {

@@ -149,6 +149,28 @@ final class GroupClaim implements Claim<List<Granted>> {
     return CompletableFuture.allOf(releases.toArray(new CompletableFuture<?>[0]));
   }
 
+  /**
+   * A group of reentrant locks: it registers for no direct grant, but it may wait alone on the
+   * topic of a part whose client hears a grant to a registration of an ended acquisition.
+   */
+  @Override
+  public boolean givesBackGrants() {
+    return group.get(0).driver().grantsDirectly();
+  }
+
+  /**
+   * Gives back a direct grant nobody took, on every part (the topic does not say which part's): an
+   * acquisition id names one acquisition of one lock, so on the other parts it changes nothing.
+   */
+  @Override
+  public CompletableFuture<?> giveBackGrant(String owner, String acquisitionId, long token) {
+    List<CompletableFuture<?>> releases = new ArrayList<>();
+    for (LockCore part : group) {
+      releases.add(MutexClaim.giveBackGrant(part, owner, acquisitionId, token));
+    }
+    return CompletableFuture.allOf(releases.toArray(new CompletableFuture<?>[0]));
+  }
+
   @Override
   public CompletableFuture<?> rollback(List<Granted> grants) {
     List<CompletableFuture<?>> releases = new ArrayList<>();

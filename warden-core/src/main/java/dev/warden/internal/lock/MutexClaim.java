@@ -202,6 +202,12 @@ final class MutexClaim implements Claim<Granted> {
     return grantable ? id : null;
   }
 
+  /** Any claim on a lock type that grants: its client may hear grants it must give back. */
+  @Override
+  public boolean givesBackGrants() {
+    return driver.grantsDirectly();
+  }
+
   /** A direct grant holds the lock once, for this acquisition, until its renewal confirms it. */
   @Override
   public Granted grantedDirectly(long token, long receivedAtNanos) {
@@ -210,7 +216,16 @@ final class MutexClaim implements Claim<Granted> {
 
   @Override
   public CompletableFuture<?> giveBackGrant(String owner, String acquisitionId, long token) {
-    return driver
+    return giveBackGrant(core, owner, acquisitionId, token);
+  }
+
+  /**
+   * Gives back a direct grant of {@code core}'s lock that nobody took ({@link
+   * Claim#giveBackGrant}); a give-back that ends the hold wakes a local waiter, as a release would.
+   */
+  static CompletableFuture<?> giveBackGrant(
+      LockCore core, String owner, String acquisitionId, long token) {
+    return core.driver()
         .giveBackGrant(owner, acquisitionId, token)
         .whenComplete(
             (released, failure) -> {
@@ -220,7 +235,7 @@ final class MutexClaim implements Claim<Granted> {
                 log.warn(
                     "{}: could not give back a direct grant nobody took; it ends with its grant"
                         + " lease: {}",
-                    describe(),
+                    core.driver().describe(),
                     Failures.unwrap(failure).toString());
               }
             });

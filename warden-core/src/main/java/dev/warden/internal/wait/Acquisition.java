@@ -367,6 +367,8 @@ public final class Acquisition<T> implements Waiter, Successor {
         topic = subscriptions.join(channel);
         if (claim.grantId() != null) {
           topic.enlist(claim.grantId(), this);
+        } else if (claim.givesBackGrants()) {
+          topic.givesBackGrantsWith(claim); // a grant to a registration of an ended acquisition
         }
         if (order < 0) {
           order = waiting.nextOrder();

@@ -135,6 +135,16 @@ public interface Claim<T> {
   }
 
   /**
+   * Whether this claim can give back a direct grant nobody took ({@link #giveBackGrant}): one that
+   * takes grants, or any other claim on a lock type that grants (it does not register, but its
+   * client may still hear grants to registrations of its acquisitions that ended). False by
+   * default.
+   */
+  default boolean givesBackGrants() {
+    return grantId() != null;
+  }
+
+  /**
    * The grant a direct grant made with this token, its message having arrived at {@code
    * receivedAtNanos} (called only when {@link #grantId()} is not null).
    */

@@ -90,7 +90,12 @@ public final class Topic {
     }
   }
 
-  /** The claim of the last grantee that joined: gives back grants nobody here took. */
+  /**
+   * The claim of the last acquisition that joined and can give back grants (a grantee, or any
+   * acquisition of a lock type that grants): gives back grants nobody here took. A topic made anew
+   * (after the linger time) may get a grant to a registration left by an acquisition of an earlier
+   * one, while only acquisitions that do not register have joined it.
+   */
   private volatile Claim<?> grantReturns;
 
   /** Ids woken while not parked (their attempt was in flight): they must not park next. */
@@ -274,6 +279,11 @@ public final class Topic {
       grantees.put(grantId, acquisition);
     }
     grantReturns = acquisition.claim();
+  }
+
+  /** Gives back grants nobody here took through this claim ({@link Claim#givesBackGrants()}). */
+  void givesBackGrantsWith(Claim<?> claim) {
+    grantReturns = claim;
   }
 
   /**
