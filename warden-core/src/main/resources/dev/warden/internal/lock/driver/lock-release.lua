@@ -66,7 +66,12 @@
 --          client gives the grant back by the acquisition id (lock-release, ARGV[9]), whose own
 --          last release grants to the next client; a registration lives as long as the hash, and
 --          a deletion of the hash (a release nominating, a take of a nominated or reserved lock)
---          drops them all (the next refusals write them again)
+--          drops them all (the next refusals write them again). A registration of the releasing
+--          owner itself is never granted (the nomination): a multi-lock's part records no client
+--          ('#c'), so a waiter of the multi-lock's own client that asked Redis before its client
+--          knew of that hold was refused as by another client's and registered; its client's
+--          transfer (lock-transfer.lua) then handed it the part and kept the registration, which
+--          would give this owner's last release back to its own acquisition that is over
 local lock, marker, owner = KEYS[1], KEYS[2], ARGV[1]
 local state = redis.call('HMGET', lock, owner, '#w', '#o', '#c', '#q')
 local held = tonumber(state[1])
@@ -99,6 +104,9 @@ local function grant_to(nominee, rest)
     return false
   end
   local lease, acquisition, waiter = string.match(entry, '^(%d+) (%S+) (.+)$')
+  if waiter == owner then
+    return false -- its own wait, over (see 'Grants'): the releaser's client nominated
+  end
   local token = mint_token(KEYS[3], ARGV[13])
   if not tell_listening(ARGV[3], nominee, 'granted ' .. token .. ' ' .. acquisition .. ' ' .. waiter)
   then
