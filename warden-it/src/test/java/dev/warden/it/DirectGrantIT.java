@@ -151,55 +151,52 @@ class DirectGrantIT {
   @WardenOptions(recheckIntervalMillis = 60_000)
   void aGrantToAnAcquisitionThatEndedIsGivenBackWhenItsClientNowWaitsWithoutRegistering(
       RedisServer redis, WardenFactory wardens) throws Exception {
-    DistributedLock held = wardens.create().lock(NAME);
-    held.lock();
-    Warden waiting = wardens.create();
-    DistributedLock timedOut = waiting.lock(NAME);
-    // a waiter that registers, gives up, and whose client then drops the lock's subscription (its
-    // topic goes after the linger time): its registration stays in the hash
-    assertThat(
-            Blocking.inThread(() -> timedOut.tryLock(100, TimeUnit.MILLISECONDS))
-                .get(10, TimeUnit.SECONDS))
-        .isFalse();
-    String registration = awaitRegistration(redis);
-    RedisCommands<String, String> r = redis.redis();
-    Awaitility.await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> r.pubsubChannels("warden:{" + NAME + "}*").isEmpty());
-    // the same client waits again, with an explicit lease (it does not register): a new topic, in
-    // which no acquisition that registers ever enlisted
-    DistributedLock explicit = waiting.lock(NAME);
-    CompletableFuture<Long> waited =
-        Blocking.inThread(
-            () -> {
-              long started = System.nanoTime();
-              explicit.lock(20, TimeUnit.SECONDS);
-              explicit.unlock();
-              return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            });
-    Awaitility.await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> !r.pubsubChannels("warden:{" + NAME + "}*").isEmpty());
-    Awaitility.await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> r.hget(LOCK, "#q") != null && r.hget(LOCK, "#q").contains(":"));
-    long started = System.nanoTime();
-
-    held.unlock(); // grants to the registration of the waiter that gave up
-
-    // given back at once, which wakes the explicit waiter: without the give-back the lock stays
-    // with the grant for 3 s, and the waiter, told nothing, waits for its re-check (the holder's
-    // lease it was refused with, 30 s)
-    assertThat(waited.get(10, TimeUnit.SECONDS)).isPositive();
-    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started))
-        .isLessThan(Settings.GRANT_LEASE_MILLIS / 2);
-    assertThat(r.hexists(LOCK, ownerOf(registration))).isFalse();
+    // an explicit lease does not register: a new topic, in which no acquisition that registers
+    // ever enlisted
+    aGrantToAnEndedAcquisitionIsGivenBackByALaterWaiterOfItsClient(
+        redis,
+        wardens,
+        waiting -> {
+          DistributedLock explicit = waiting.lock(NAME);
+          explicit.lock(20, TimeUnit.SECONDS);
+          explicit.unlock();
+        },
+        NAME);
   }
 
   @Test
   @WardenOptions(recheckIntervalMillis = 60_000)
   void aGrantToAnAcquisitionThatEndedIsGivenBackWhenItsClientNowWaitsInAMultiLock(
       RedisServer redis, WardenFactory wardens) throws Exception {
+    // a multi-lock refused by this lock waits on its channel, in a new topic only it joined (the
+    // second name is of the same slot: one group)
+    aGrantToAnEndedAcquisitionIsGivenBackByALaterWaiterOfItsClient(
+        redis,
+        wardens,
+        waiting -> {
+          DistributedLock group =
+              waiting.multiLock(waiting.lock(NAME), waiting.lock("granted-29590"));
+          group.lock();
+          group.unlock();
+        },
+        "the multi-lock");
+  }
+
+  /** How a later waiter of the client waits: it takes the lock, then releases it. */
+  private interface LaterWaiter {
+    void lockAndUnlock(Warden waiting) throws Exception;
+  }
+
+  /**
+   * A waiter that registers gives up, and its client drops the lock's subscription (its topic goes
+   * after the linger time): its registration stays in the hash. The same client then waits again in
+   * a way that does not register ({@code later}); the holder's release grants to the stale
+   * registration, which must be given back at once, waking the later waiter. Without the give-back
+   * the lock stays with the grant for 3 s, and the waiter, told nothing, waits for its re-check
+   * (the holder's lease it was refused with, 30 s).
+   */
+  private static void aGrantToAnEndedAcquisitionIsGivenBackByALaterWaiterOfItsClient(
+      RedisServer redis, WardenFactory wardens, LaterWaiter later, String what) throws Exception {
     DistributedLock held = wardens.create().lock(NAME);
     held.lock();
     Warden waiting = wardens.create();
@@ -213,17 +210,11 @@ class DirectGrantIT {
     Awaitility.await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> r.pubsubChannels("warden:{" + NAME + "}*").isEmpty());
-    // the same client waits again in a multi-lock, refused by this lock: it waits on its channel,
-    // in a new topic that only the multi-lock joined
-    DistributedLock group =
-        waiting.multiLock(
-            waiting.lock(NAME), waiting.lock("granted-29590")); // of the same slot: one group
     CompletableFuture<Long> waited =
         Blocking.inThread(
             () -> {
               long started = System.nanoTime();
-              group.lock();
-              group.unlock();
+              later.lockAndUnlock(waiting);
               return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             });
     Awaitility.await()
@@ -236,10 +227,9 @@ class DirectGrantIT {
 
     held.unlock(); // grants to the registration of the waiter that gave up
 
-    // given back at once, which wakes the multi-lock (without it: 3 s of the grant lease, and the
-    // multi-lock, told nothing, waits for its re-check)
-    assertThat(waited.get(10, TimeUnit.SECONDS)).isPositive();
+    assertThat(waited.get(10, TimeUnit.SECONDS)).as(what + " is in").isPositive();
     assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started))
+        .as("given back at once, not at the end of the grant lease")
         .isLessThan(Settings.GRANT_LEASE_MILLIS / 2);
     assertThat(r.hexists(LOCK, ownerOf(registration))).isFalse();
   }
