@@ -9,6 +9,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
@@ -31,6 +35,9 @@ import java.util.function.Consumer;
  * @since 0.2
  */
 public final class WardenFactory {
+  /** How long closing a test's instances may take before the test fails instead of hanging. */
+  static final Duration CLOSE_BOUND = Duration.ofSeconds(60);
+
   private final RedisDeployment target;
   private final WardenOptions options;
   private final WakeUps wakeUps;
@@ -111,7 +118,9 @@ public final class WardenFactory {
 
   /**
    * Closes every instance created, newest first, and refuses to create more; the first failure is
-   * rethrown with the others suppressed. Idempotent.
+   * rethrown with the others suppressed. Idempotent. A close that has not returned after {@link
+   * #CLOSE_BOUND} fails the test with every thread's stack, instead of hanging the test run (the
+   * instances are closed on a daemon thread, left behind then).
    */
   void closeAll() {
     List<Warden> toClose;
@@ -120,6 +129,36 @@ public final class WardenFactory {
       toClose = new ArrayList<>(created);
       created.clear();
     }
+    if (toClose.isEmpty()) {
+      return;
+    }
+    FutureTask<RuntimeException> closing = new FutureTask<>(() -> closeEach(toClose));
+    Thread closer = new Thread(closing, "warden-testkit-close");
+    closer.setDaemon(true);
+    closer.start();
+    RuntimeException failure;
+    try {
+      failure = closing.get(CLOSE_BOUND.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      throw new AssertionError(
+          "closing this test's Warden instances did not end within "
+              + CLOSE_BOUND.toSeconds()
+              + " s; every thread's stack:\n"
+              + threadDump(),
+          e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while closing this test's Warden instances", e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("closing this test's Warden instances failed", e.getCause());
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  /** Closes each, newest first; returns the first failure with the others suppressed, or null. */
+  private static RuntimeException closeEach(List<Warden> toClose) {
     RuntimeException failure = null;
     for (int i = toClose.size() - 1; i >= 0; i--) {
       try {
@@ -132,9 +171,26 @@ public final class WardenFactory {
         }
       }
     }
-    if (failure != null) {
-      throw failure;
-    }
+    return failure;
+  }
+
+  /** Every live thread's name, state and stack. */
+  static String threadDump() {
+    StringBuilder dump = new StringBuilder();
+    Thread.getAllStackTraces()
+        .forEach(
+            (thread, stack) -> {
+              dump.append('"')
+                  .append(thread.getName())
+                  .append("\" ")
+                  .append(thread.getState())
+                  .append('\n');
+              for (StackTraceElement frame : stack) {
+                dump.append("\tat ").append(frame).append('\n');
+              }
+              dump.append('\n');
+            });
+    return dump.toString();
   }
 
   private synchronized void requireOpen() {
