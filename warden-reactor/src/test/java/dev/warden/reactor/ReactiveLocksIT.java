@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -61,8 +62,8 @@ class ReactiveLocksIT {
             () ->
                 Mono.fromCallable(
                         () -> {
-                          Thread.sleep(1);
-                          return 1;
+                          // a wait that parks the thread: what BlockHound must catch there
+                          return new CountDownLatch(1).await(1, TimeUnit.MILLISECONDS);
                         })
                     .subscribeOn(Schedulers.parallel())
                     .block(BOUND))

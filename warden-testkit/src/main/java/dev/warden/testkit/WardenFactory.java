@@ -175,7 +175,7 @@ public final class WardenFactory {
   }
 
   /** Every live thread's name, state and stack. */
-  static String threadDump() {
+  private static String threadDump() {
     StringBuilder dump = new StringBuilder();
     Thread.getAllStackTraces()
         .forEach(

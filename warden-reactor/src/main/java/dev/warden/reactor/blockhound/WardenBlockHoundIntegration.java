@@ -28,24 +28,27 @@ import reactor.blockhound.integration.BlockHoundIntegration;
  * @since 0.2
  */
 public final class WardenBlockHoundIntegration implements BlockHoundIntegration {
-  /** The methods (class name, method name) inside which a park is a short wait for a lock. */
-  static final List<List<String>> ALLOWED =
+  /** A method inside which a park is a short wait for a lock. */
+  record Allowed(String type, String method) {}
+
+  /** The methods inside which a park is a short wait for a lock. */
+  static final List<Allowed> ALLOWED =
       List.of(
           // Lettuce's lock around each command written to a connection
-          List.of("io.lettuce.core.protocol.SharedLock", "incrementWriters"),
+          new Allowed("io.lettuce.core.protocol.SharedLock", "incrementWriters"),
           // Warden's timer: arming and cancelling take its executor's queue lock
-          List.of("dev.warden.internal.base.SystemTimer", "schedule"),
-          List.of("dev.warden.internal.base.SystemTimer", "scheduleAtFixedRate"),
-          List.of("dev.warden.internal.base.SystemTimer", "execute"),
-          List.of("dev.warden.internal.base.SystemTimer$Task", "cancel"));
+          new Allowed("dev.warden.internal.base.SystemTimer", "schedule"),
+          new Allowed("dev.warden.internal.base.SystemTimer", "scheduleAtFixedRate"),
+          new Allowed("dev.warden.internal.base.SystemTimer", "execute"),
+          new Allowed("dev.warden.internal.base.SystemTimer$Task", "cancel"));
 
   /** Created by BlockHound's service loader. */
   public WardenBlockHoundIntegration() {}
 
   @Override
   public void applyTo(BlockHound.Builder builder) {
-    for (List<String> method : ALLOWED) {
-      builder.allowBlockingCallsInside(method.get(0), method.get(1));
+    for (Allowed allowed : ALLOWED) {
+      builder.allowBlockingCallsInside(allowed.type(), allowed.method());
     }
   }
 }

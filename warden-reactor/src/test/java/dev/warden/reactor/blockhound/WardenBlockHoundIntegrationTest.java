@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.reflect.Method;
 import java.util.Arrays;
-import java.util.List;
 import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 import reactor.blockhound.integration.BlockHoundIntegration;
@@ -16,11 +15,11 @@ import reactor.blockhound.integration.BlockHoundIntegration;
 class WardenBlockHoundIntegrationTest {
   @Test
   void everyAllowedMethodExists() throws Exception {
-    for (List<String> allowed : WardenBlockHoundIntegration.ALLOWED) {
-      Class<?> type = Class.forName(allowed.get(0));
+    for (WardenBlockHoundIntegration.Allowed allowed : WardenBlockHoundIntegration.ALLOWED) {
+      Class<?> type = Class.forName(allowed.type());
       assertThat(Arrays.stream(type.getDeclaredMethods()).map(Method::getName))
-          .as("%s declares %s", allowed.get(0), allowed.get(1))
-          .contains(allowed.get(1));
+          .as("%s declares %s", allowed.type(), allowed.method())
+          .contains(allowed.method());
     }
   }
 
