@@ -11,6 +11,7 @@ import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisCredentialsProvider;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.StaticCredentialsProvider;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
@@ -126,10 +127,32 @@ public final class ClientSetup {
                     + uri));
       }
       parsed.setCredentialsProvider(credentials);
+    } else {
+      withImmediateCredentials(parsed);
     }
     withoutLibraryInfo(parsed);
     parsed.getSentinels().forEach(ClientSetup::withoutLibraryInfo);
     return TlsSetup.apply(parsed, tls);
+  }
+
+  /**
+   * Gives {@code uri} its own credentials as a provider that hands them over at once. The provider
+   * Lettuce 7.7's parser makes for a URI's user info is not one, so Lettuce runs the handshake's
+   * {@code HELLO} from a thread of its own ({@code thenComposeAsync}); a refused login is then
+   * failed off the connection's event loop and races the channel's close, which wins about once in
+   * 100 connects and reports "Connection closed prematurely" instead of {@code WRONGPASS}. With an
+   * immediate provider the handshake, its failure and the close all run on the event loop, in
+   * order.
+   */
+  static void withImmediateCredentials(RedisURI uri) {
+    RedisCredentialsProvider own = uri.getCredentialsProvider();
+    if (own == null || own instanceof RedisCredentialsProvider.ImmediateRedisCredentialsProvider) {
+      return;
+    }
+    RedisCredentials given = own.resolveCredentials().block(Duration.ofSeconds(1));
+    if (given != null) {
+      uri.setCredentialsProvider(new StaticCredentialsProvider(given));
+    }
   }
 
   /**
@@ -221,7 +244,7 @@ public final class ClientSetup {
    * How many times {@link #connect} runs a step whose failure lost its cause in Lettuce's handshake
    * (see {@link Failures#isHandshakeCauseLost}): the next attempt reports it, e.g. WRONGPASS.
    */
-  static final int CONNECT_ATTEMPTS = 3;
+  static final int CONNECT_ATTEMPTS = 5;
 
   /**
    * Runs one step of a deployment's start-up (connecting, naming the connections) and returns what

@@ -87,11 +87,13 @@ public final class Failures {
   }
 
   /**
-   * Returns whether a connect failed in a way that hides its cause: when the server answers the
-   * handshake (a refused login, say) before Lettuce 7.7's own connect listener has run, Lettuce
-   * closes the channel and reports "Connection closed prematurely" or "RedisHandshakeHandler not
-   * registered" instead of the server's reply (about 1 in 200 refused logins on a local server). A
-   * server that really closes the connection gives the same answer again on the next attempt.
+   * Returns whether a connect failed in a way that hides its cause: Lettuce 7.7 reports "Connection
+   * closed prematurely" instead of the server's reply when a refused handshake is failed off the
+   * connection's event loop (a credentials provider that is not immediate; Warden makes a URI's own
+   * credentials immediate, see {@link ClientSetup#uri}), and "RedisHandshakeHandler not registered"
+   * when the whole refused handshake ends before the connecting thread has added its listener
+   * (about 1 in 1,000 refused logins on a local server). A server that really closes the connection
+   * gives the same answer again on the next attempt.
    */
   public static boolean isHandshakeCauseLost(Throwable failure) {
     Throwable root = root(unwrap(failure));
