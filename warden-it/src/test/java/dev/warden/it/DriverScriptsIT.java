@@ -82,6 +82,26 @@ class DriverScriptsIT {
         "10000");
   }
 
+  /** The drop of a hold its client declared lost: ended only while it still has {@code token}. */
+  private List<Object> fairDrop(String owner, long token) {
+    return run(
+        "fair-release",
+        new String[] {
+          FAIR, QUEUE, BEATS, FAIR + ":fence", FAIR + ":unlocked:" + owner, FAIR + ":entries"
+        },
+        owner,
+        "1",
+        CHANNEL,
+        "",
+        "0",
+        "",
+        TERMS,
+        "",
+        "",
+        "10000",
+        Long.toString(token));
+  }
+
   private List<Object> fairLeave(String owner, String acquisition) {
     return run(
         "fair-leave", new String[] {FAIR, QUEUE, BEATS, ENTRIES}, owner, CHANNEL, acquisition);
@@ -102,6 +122,22 @@ class DriverScriptsIT {
     assertThat(fairRelease("c1:1", 1, "", "r1")).containsExactly(1L, 0L, "");
     assertThat(fairRelease("c1:1", 1, "", "r1")).as("run again").containsExactly(1L, 0L, "");
     assertThat(redis.exists(FAIR)).isZero();
+  }
+
+  /**
+   * A hold its client declared lost by its lease deadline (renewals may have kept it in Redis) ends
+   * by its token; a hold of the same owner taken since, under a new token, is never dropped.
+   */
+  @Test
+  void aFairDropOfALostHoldEndsItOnlyUnderItsToken() {
+    long lost = token(fairAcquire("c1:1", "a1", 0, false, ""));
+    long taken = token(fairAcquire("c1:1", "a2", 0, false, "")); // the owner, afresh
+    assertThat(taken).isGreaterThan(lost);
+    assertThat(fairDrop("c1:1", lost)).as("not the hold meant").containsExactly(0L);
+    assertThat(redis.hget(FAIR, "c1:1")).isEqualTo("1");
+    assertThat(fairDrop("c1:1", taken)).containsExactly(1L, 0L, "");
+    assertThat(redis.exists(FAIR)).isZero();
+    assertThat(fairDrop("c1:1", taken)).as("sent again").containsExactly(0L);
   }
 
   @Test
@@ -237,6 +273,34 @@ class DriverScriptsIT {
         "10000");
   }
 
+  /** The drop of a read hold its client declared lost: ended only while it has {@code token}. */
+  private List<Object> readDrop(String owner, long token) {
+    return run(
+        "rw-read-release",
+        new String[] {READS, READERS, WANTED, READS + ":unlocked:" + owner},
+        owner,
+        "1",
+        CHANNEL,
+        "",
+        "",
+        "10000",
+        Long.toString(token));
+  }
+
+  /** The drop of a write hold its client declared lost: ended only while it has {@code token}. */
+  private List<Object> writeDrop(String owner, long token) {
+    return run(
+        "rw-write-release",
+        new String[] {WRITE, WANTED, WRITE + ":unlocked:" + owner},
+        owner,
+        "1",
+        CHANNEL,
+        "",
+        "",
+        "10000",
+        Long.toString(token));
+  }
+
   /** {@code knownReads}: the owner's read holds as its client knows them. */
   private List<Object> writeAcquire(
       String owner, String acquisition, int known, boolean waits, int knownReads) {
@@ -281,6 +345,25 @@ class DriverScriptsIT {
     assertThat(readRelease("c1:1", 1, "", "r1")).as("run again").containsExactly(1L, 0L);
     assertThat(readRelease("c1:1", 1, "", "r2")).as("another release").containsExactly(0L);
     assertThat(redis.zcard(READERS)).isZero();
+  }
+
+  /** As {@link #aFairDropOfALostHoldEndsItOnlyUnderItsToken}, for read and write holds. */
+  @Test
+  void aDropOfALostReadOrWriteHoldEndsItOnlyUnderItsToken() {
+    long lostRead = token(readAcquire("c1:1", "a1", 0));
+    long read = token(readAcquire("c1:1", "a2", 0)); // the owner, afresh
+    assertThat(readDrop("c1:1", lostRead)).as("not the hold meant").containsExactly(0L);
+    assertThat(redis.hget(READS, "c1:1")).isEqualTo("1");
+    assertThat(readDrop("c1:1", read)).containsExactly(1L, 0L);
+    assertThat(redis.zcard(READERS)).isZero();
+    assertThat(readDrop("c1:1", read)).as("sent again").containsExactly(0L);
+
+    long lostWrite = token(writeAcquire("c1:1", "w1", 0, false, 0));
+    long write = token(writeAcquire("c1:1", "w2", 0, false, 0));
+    assertThat(writeDrop("c1:1", lostWrite)).as("not the hold meant").containsExactly(0L);
+    assertThat(redis.hget(WRITE, "c1:1")).isEqualTo("1");
+    assertThat(writeDrop("c1:1", write)).containsExactly(1L, 0L);
+    assertThat(redis.exists(WRITE)).isZero();
   }
 
   @Test

@@ -159,6 +159,30 @@ class LockScriptsIT {
         "10000");
   }
 
+  /**
+   * The drop of a hold its client declared lost (LockDriver.dropLost): a release as of a count of
+   * one, with no release id and no direct grant, ended only while the hold has {@code token}.
+   */
+  private List<Object> drop(String owner, long token) {
+    return run(
+        "lock-release",
+        new String[] {LOCK, marker(owner), FENCE},
+        owner,
+        "1",
+        CHANNEL,
+        "released client-1",
+        "0",
+        "10000",
+        "10000",
+        "20000",
+        "",
+        "",
+        "10000",
+        "",
+        FENCE_TERMS,
+        Long.toString(token));
+  }
+
   /** A multi-lock's attempt on this one lock alone. */
   private List<Object> acquireAll(String owner) {
     return run(
@@ -563,6 +587,28 @@ class LockScriptsIT {
         .containsEntry("#t", Long.toString(token(next)));
     assertThat(release("c1:2", 1)).containsExactly(1L, 0L);
     assertThat(redis.exists(LOCK)).isZero();
+  }
+
+  /**
+   * A hold its client declared lost by its lease deadline (renewals that reached Redis late may
+   * have kept it) ends by its token, whatever its count, and wakes waiters as a last release does;
+   * a hold of the same owner taken afresh since (a new token) is never dropped.
+   */
+  @Test
+  void aDropOfALostHoldEndsItOnlyUnderItsToken() {
+    long lost = token(acquire("c1:1", 0, 10_000, false));
+    acquire("c1:1", 1, 10_000, false); // a re-entry: count 2, same token
+    long taken = token(acquire("c1:1", 0, 10_000, false)); // the owner, afresh
+    assertThat(taken).isGreaterThan(lost);
+    assertThat(drop("c1:1", lost)).as("not the hold meant").containsExactly(0L);
+    assertThat(redis.hget(LOCK, "c1:1")).isEqualTo("1");
+
+    acquire("c1:1", 1, 10_000, false); // count 2 again
+    assertThat(refused("c2:1", true).get(0)).isEqualTo(0L); // somebody waits
+    assertThat(drop("c1:1", taken)).containsExactly(1L, 0L);
+    assertThat(redis.hexists(LOCK, "c1:1")).as("whatever its count").isFalse();
+    assertThat(redis.hget(LOCK, "#n")).as("the waiting client's turn").isEqualTo("c2:");
+    assertThat(drop("c1:1", taken)).as("sent again").containsExactly(0L);
   }
 
   @Test

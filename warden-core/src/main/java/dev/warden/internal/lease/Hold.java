@@ -32,6 +32,16 @@ public final class Hold {
     CompletableFuture<?> revoke(Hold hold, String reason);
   }
 
+  /**
+   * Ends in Redis a hold its client declared lost by its lease deadline, if Redis still has it
+   * under its token (the lock layer's token-checked release, {@code LockDriver.dropLost}); returns
+   * its outcome.
+   */
+  @FunctionalInterface
+  public interface Drop {
+    CompletableFuture<?> drop(Hold hold);
+  }
+
   /** Where a hold is in its life. */
   public enum State {
     HELD,
@@ -51,6 +61,7 @@ public final class Hold {
   private final long leaseMillis;
   private final Renewal renewal;
   private final Revocation revocation;
+  private final Drop drop;
   private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
   private final CompletableFuture<Void> lost = new CompletableFuture<>();
   private volatile int count;
@@ -63,6 +74,8 @@ public final class Hold {
   private volatile boolean releaseInDoubt;
   private volatile String releaseId; // of the release under way, or that failed in doubt
   private volatile String acquisition; // set its count last, unless a release changed it since
+  // lost by its lease deadline, and no drop of it has been answered yet (see dropLost)
+  private volatile boolean dropNeeded;
   // what a renewal sends for this hold, encoded once when the lease keeper takes the hold
   private byte[][] renewalKeys;
   private byte[] renewalOwner;
@@ -80,6 +93,8 @@ public final class Hold {
    * @param startedNanos when it began, on the client's monotonic clock
    * @param events where its start, end and loss are reported
    * @param revocation how it is ended on its owner's behalf (see {@link #revoke})
+   * @param drop how it is ended in Redis once its client declared it lost by its lease deadline
+   *     (see {@link #dropLost})
    */
   public Hold(
       String object,
@@ -92,7 +107,8 @@ public final class Hold {
       long leaseMillis,
       long leaseDeadlineNanos,
       Renewal renewal,
-      Revocation revocation) {
+      Revocation revocation,
+      Drop drop) {
     this.object = object;
     this.subject = subject;
     this.startedNanos = startedNanos;
@@ -104,6 +120,7 @@ public final class Hold {
     this.leaseDeadlineNanos = leaseDeadlineNanos;
     this.renewal = renewal;
     this.revocation = revocation;
+    this.drop = drop;
   }
 
   /**
@@ -112,6 +129,34 @@ public final class Hold {
    */
   public CompletableFuture<?> revoke(String reason) {
     return revocation.revoke(this, reason);
+  }
+
+  /**
+   * Marks the hold lost because no renewal was answered before its lease deadline, as {@link
+   * #markLost(String, Executor)} does, and sends its drop: renewals sent before the deadline may
+   * reach Redis after it (their replies lost, or held in the network) and keep the hold for another
+   * lease, held by nobody, so the client ends it there, by its token. Sent on the connection the
+   * renewals went on, it arrives after them. Returns whether it marked the hold lost.
+   */
+  public boolean markLostByDeadline(String reason, Executor callbacks) {
+    if (!markLost(reason, callbacks)) {
+      return false;
+    }
+    dropNeeded = true;
+    var unused = dropLost(); // the lock layer logs a failure; the owner's unlock sends it again
+    return true;
+  }
+
+  /**
+   * Sends the drop of a hold lost by its lease deadline (see {@link #markLostByDeadline}) unless
+   * one was answered already; returns its outcome (null when none is needed). Its owner's {@code
+   * unlock()} sends it again while none was answered (the first was lost in a partition, say).
+   */
+  public CompletableFuture<?> dropLost() {
+    if (!dropNeeded) {
+      return null;
+    }
+    return drop.drop(this).thenRun(() -> dropNeeded = false);
   }
 
   /** Describes the lock, for messages. */

@@ -367,7 +367,7 @@ public final class LeaseKeeper {
         }
       }
       if (now - hold.leaseDeadlineNanos() >= 0) {
-        lose(hold, "no renewal succeeded before the lease's deadline");
+        loseByDeadline(hold, "no renewal succeeded before the lease's deadline");
         continue;
       }
       byte[] routingKey = hold.renewalKeys()[0];
@@ -471,7 +471,8 @@ public final class LeaseKeeper {
       Hold hold = batch.holds[i];
       long left = hold.leaseDeadlineNanos() - now;
       if (left <= 0) {
-        lose(hold, "renewal impossible until the lease's deadline: " + Failures.unwrap(failure));
+        loseByDeadline(
+            hold, "renewal impossible until the lease's deadline: " + Failures.unwrap(failure));
       } else {
         earliest = Math.min(earliest, left);
       }
@@ -494,14 +495,30 @@ public final class LeaseKeeper {
     lose(hold, reason, WardenListener.LossReason.EXPIRED);
   }
 
+  /**
+   * Loses a hold whose lease deadline passed with no renewal answered, and ends it in Redis by its
+   * token ({@link Hold#markLostByDeadline}): renewals that reach Redis late cannot keep it for
+   * nobody.
+   */
+  private void loseByDeadline(Hold hold, String reason) {
+    if (hold.markLostByDeadline(reason, callbacks)) {
+      logLost(hold, reason);
+      remove(hold);
+    }
+  }
+
+  private void logLost(Hold hold, String reason) {
+    log.warn(
+        "{} lost its hold (owner {}, token {}): {}",
+        hold.object(),
+        hold.owner(),
+        hold.token(),
+        reason);
+  }
+
   private void lose(Hold hold, String reason, WardenListener.LossReason kind) {
     if (hold.markLost(reason, kind, callbacks)) {
-      log.warn(
-          "{} lost its hold (owner {}, token {}): {}",
-          hold.object(),
-          hold.owner(),
-          hold.token(),
-          reason);
+      logLost(hold, reason);
       remove(hold);
     }
     // a hold being released is left to its release, which knows better

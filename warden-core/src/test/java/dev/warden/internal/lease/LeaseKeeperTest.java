@@ -132,6 +132,18 @@ class LeaseKeeperTest {
 
   private int holds;
 
+  /** The holds whose drop the keeper sent (Hold.Drop), in order, and the replies to complete. */
+  private final List<Hold> dropped = new ArrayList<>();
+
+  private final List<CompletableFuture<Object>> drops = new ArrayList<>();
+
+  private CompletableFuture<?> drop(Hold hold) {
+    dropped.add(hold);
+    CompletableFuture<Object> reply = new CompletableFuture<>();
+    drops.add(reply);
+    return reply;
+  }
+
   /** A hold taken now, its lease running from now. */
   private Hold hold() {
     return hold(time.nanoTime() + LEASE.toNanos());
@@ -150,7 +162,8 @@ class LeaseKeeperTest {
         LEASE.toMillis(),
         leaseDeadlineNanos,
         new Renewal(RENEWAL.script(), List.of("lock-" + n)),
-        (hold, reason) -> CompletableFuture.completedFuture(null));
+        (hold, reason) -> CompletableFuture.completedFuture(null),
+        this::drop);
   }
 
   @Test
@@ -275,6 +288,7 @@ class LeaseKeeperTest {
     assertThat(lost.lost()).isDone();
     assertThat(lost.state()).isEqualTo(Hold.State.LOST);
     assertThat(lost.lostReason()).contains("expired");
+    assertThat(dropped).as("Redis said it was gone: nothing to drop").isEmpty();
     assertThat(keeper.size()).isEqualTo(2);
     long renewedUntil = time.nanoTime() + LEASE.toNanos();
     for (Hold hold : added) {
@@ -307,11 +321,37 @@ class LeaseKeeperTest {
 
     time.advanceTo(deadline - 1);
     assertThat(hold.lost()).isNotDone();
+    assertThat(dropped).isEmpty();
     time.advanceTo(deadline);
     assertThat(hold.lost()).isDone();
     assertThat(lostAt[0]).isEqualTo(deadline);
     assertThat(hold.lostReason()).contains("no renewal succeeded before the lease's deadline");
     assertThat(keeper.size()).isZero();
+    // the renewals that failed here may have reached Redis: the hold is ended there by its token
+    assertThat(dropped).containsExactly(hold);
+  }
+
+  /**
+   * A hold lost by its deadline is dropped at once; while no drop was answered, its owner's unlock
+   * sends another (Hold.dropLost), and none once one was.
+   */
+  @Test
+  void aHoldLostByItsDeadlineIsDroppedUntilADropIsAnswered() {
+    long added = time.nanoTime();
+    Hold hold = hold(added + PERIOD + 1);
+    keeper.add(hold);
+    time.advanceTo(added + PERIOD);
+    redis.calls.get(0).failed();
+    time.advanceTo(added + PERIOD + 1);
+    assertThat(hold.state()).isEqualTo(Hold.State.LOST);
+    assertThat(dropped).containsExactly(hold);
+
+    drops.get(0).completeExceptionally(new RedisConnectionException("connection lost"));
+    assertThat(hold.dropLost()).as("unanswered: the owner's unlock drops it again").isNotNull();
+    assertThat(dropped).hasSize(2);
+    drops.get(1).complete(List.of(1L, 0L));
+    assertThat(hold.dropLost()).as("answered: nothing more to drop").isNull();
+    assertThat(dropped).hasSize(2);
   }
 
   @Test
@@ -522,7 +562,8 @@ class LeaseKeeperTest {
         LEASE.toMillis(),
         time.nanoTime() + LEASE.toNanos(),
         new Renewal(RENEWAL.script(), List.of("lock-" + n)),
-        (hold, reason) -> CompletableFuture.completedFuture(null));
+        (hold, reason) -> CompletableFuture.completedFuture(null),
+        this::drop);
   }
 
   @Test

@@ -191,7 +191,13 @@ public final class FairDriver implements LockDriver {
 
   @Override
   public CompletableFuture<Release> lower(String owner, int count, String undo, String releaseId) {
-    return releaseTo(owner, count, null, undo, releaseId).thenApply(FairDriver::parseRelease);
+    return releaseTo(owner, count, null, undo, releaseId, "").thenApply(FairDriver::parseRelease);
+  }
+
+  @Override
+  public CompletableFuture<Release> dropLost(String owner, long token) {
+    return releaseTo(owner, 1, null, "", "", Long.toString(token))
+        .thenApply(FairDriver::parseRelease);
   }
 
   @Override
@@ -201,7 +207,7 @@ public final class FairDriver implements LockDriver {
     if (first == null) {
       return release(owner, 1, releaseId);
     }
-    return releaseTo(owner, 1, first.terms(), "", releaseId)
+    return releaseTo(owner, 1, first.terms(), "", releaseId, "")
         .handle(
             (reply, failure) -> {
               if (failure != null) {
@@ -225,10 +231,11 @@ public final class FairDriver implements LockDriver {
    * Gives back one hold, or acquisition {@code undo} ('' for a release); with the last one, hands
    * the lock straight to the waiter of {@code to} (or to nobody when null) if it is the live head
    * of the queue. The reply is {1, remaining, head or ''}, {1, 0, waiter, token} when handed over,
-   * or {0} when the owner held no hold (or not the undone acquisition's).
+   * or {0} when the owner held no hold (or not the undone acquisition's, or not under {@code
+   * token}: '' for no such condition).
    */
   private CompletableFuture<List<Object>> releaseTo(
-      String owner, int count, HandOffTerms to, String undo, String releaseId) {
+      String owner, int count, HandOffTerms to, String undo, String releaseId, String token) {
     return scripts.run(
         DriverScripts.FAIR_RELEASE,
         new String[] {
@@ -248,7 +255,8 @@ public final class FairDriver implements LockDriver {
         scripts.fenceTerms(),
         undo,
         releaseId,
-        markerMillis);
+        markerMillis,
+        token);
   }
 
   /** Parses a release that did not hand the lock over: the head named in it is woken alone. */

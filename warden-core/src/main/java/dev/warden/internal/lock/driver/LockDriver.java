@@ -185,6 +185,17 @@ public interface LockDriver {
   }
 
   /**
+   * Ends the owner's hold if Redis still has it under {@code token} (the owner keeps none, and the
+   * hold ends as a last release ends it, with its wake-ups): a hold this client declared lost when
+   * no renewal answered before its lease deadline. Renewals sent before that deadline may still
+   * reach Redis after it (their replies were lost, or they were held in the network) and keep the
+   * hold for another lease, held by nobody. Changes nothing when the hold is gone, or has another
+   * token: an acquisition of the owner since then took a lingering hold over under a new token.
+   * Safe to send more than once.
+   */
+  CompletableFuture<Release> dropLost(String owner, long token);
+
+  /**
    * Undoes acquisition {@code acquisitionId} of the owner (a grant nobody will use, an attempt or a
    * hand-off that may have run unseen), if the owner's hold in Redis is still the one it set: the
    * owner then keeps one hold less, and at most {@code keep}, and the hold ends (with the release's

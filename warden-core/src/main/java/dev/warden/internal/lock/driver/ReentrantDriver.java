@@ -165,6 +165,11 @@ public final class ReentrantDriver implements LockDriver {
   }
 
   @Override
+  public CompletableFuture<Release> dropLost(String owner, long token) {
+    return release(owner, 1, false, "", "", Long.toString(token));
+  }
+
+  @Override
   public boolean grantsDirectly() {
     return !scripts.clientPublishes(); // the recording twins grant nothing (lock-release.lua)
   }
@@ -181,10 +186,11 @@ public final class ReentrantDriver implements LockDriver {
    * another client's waiter waits, so when no client is listed the lock is kept from this client
    * for a moment. A last release may instead grant the lock directly to that client's registered
    * waiter (lock-release.lua's 'Grants'), for {@link Settings#GRANT_LEASE_MILLIS} until it
-   * confirms; {@code grantToken}: for the give-back of a grant, its token ('' otherwise).
+   * confirms; {@code token}: the token the owner's hold must still have (the give-back of a grant,
+   * the drop of a lost hold), or '' for none.
    */
   private CompletableFuture<Release> release(
-      String owner, int count, boolean yielding, String undo, String releaseId, String grantToken) {
+      String owner, int count, boolean yielding, String undo, String releaseId, String token) {
     return scripts
         .run(
             DriverScripts.LOCK_RELEASE,
@@ -202,7 +208,7 @@ public final class ReentrantDriver implements LockDriver {
             markerMillis,
             GRANT_LEASE,
             scripts.fenceTerms(),
-            grantToken)
+            token)
         .thenApply(reply -> Replies.release(reply, WakeMessage.ONE));
   }
 

@@ -88,6 +88,19 @@ public final class WriteDriver implements LockDriver {
   /** Releases one hold, or gives back acquisition {@code undo} (rw-write-release.lua). */
   @Override
   public CompletableFuture<Release> lower(String owner, int count, String undo, String releaseId) {
+    return lower(owner, count, undo, releaseId, "");
+  }
+
+  @Override
+  public CompletableFuture<Release> dropLost(String owner, long token) {
+    return lower(owner, 1, "", "", Long.toString(token));
+  }
+
+  /**
+   * The release script; {@code token}: the one the owner's hold must still have, or '' for none.
+   */
+  private CompletableFuture<Release> lower(
+      String owner, int count, String undo, String releaseId, String token) {
     return scripts
         .run(
             DriverScripts.RW_WRITE_RELEASE,
@@ -97,7 +110,8 @@ public final class WriteDriver implements LockDriver {
             keys.channel(),
             undo,
             releaseId,
-            markerMillis)
+            markerMillis,
+            token)
         .thenApply(reply -> Replies.release(reply, WakeMessage.ALL));
   }
 

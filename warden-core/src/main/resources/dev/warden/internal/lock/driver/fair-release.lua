@@ -20,6 +20,9 @@
 --          lock-release.lua's ARGV[9])
 -- ARGV[9]  this release's id, recorded in KEYS[5] when it ends the hold ('' for a give-back)
 -- ARGV[10] how long the marker lives, in ms
+-- ARGV[11] the token the owner's hold must still have ('#t'), or nothing changes ({0}); absent or
+--          '': no such condition (see lock-release.lua's ARGV[14]: a hold its client declared
+--          lost, released by LockDriver.dropLost)
 -- Returns  {1, remaining, next waiter id or ''} when the owner held the lock, and also {1, 0, ''}
 --          for a replay of the release that ended the hold (it finds its own marker);
 --          {1, 0, ARGV[4], token} when the lock went straight to that waiter, with a new token;
@@ -36,6 +39,9 @@ if not held then
     return {1, 0, ''}
   end
   return {0}
+end
+if ARGV[11] and ARGV[11] ~= '' and redis.call('HGET', lock, '#t') ~= ARGV[11] then
+  return {0} -- not the hold meant: a lost hold its owner took over since, under a new token
 end
 local remaining = lower(lock, owner, held, ARGV[2], ARGV[8], '#a')
 if not remaining then

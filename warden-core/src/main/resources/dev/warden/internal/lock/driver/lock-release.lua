@@ -35,10 +35,13 @@
 --          the waiter confirms it (its first renewal, sent as soon as its client takes the grant,
 --          sets its full lease); absent or '': no direct grant (the nomination below)
 -- ARGV[13] fence terms, for a direct grant (see prelude.lua's mint_token)
--- ARGV[14] for the give-back of a direct grant its client did not deliver: the grant's token; the
---          give-back then applies only while '#t' is still that token as well (a replay of the
---          acquisition, which mints a new one, took the grant: it stays); absent or '': no such
---          condition
+-- ARGV[14] the token the owner's hold must still have ('#t'), or nothing changes ({0}); absent or
+--          '': no such condition. Sent (1) by the give-back of a direct grant its client did not
+--          deliver: the grant's token (a replay of the acquisition, which mints a new one, took the
+--          grant: it stays); (2) by the release of a hold its client declared lost, when no renewal
+--          answered before its lease deadline (LockDriver.dropLost: ARGV[2] 1, ARGV[9] and ARGV[10]
+--          ''): renewals that reached Redis late may have kept it, and it ends now; an owner's later
+--          acquisition took any such hold over under a new token, which this leaves alone
 -- Returns  {1, remaining} when the owner held the lock (remaining: its holds afterwards), and also
 --          {1, 0} for a replay of the release that ended the hold (it finds its own marker);
 --          {1, 0, 1} when the release granted the lock directly to another waiter;
@@ -82,7 +85,7 @@ if not held then
   return {0}
 end
 if ARGV[14] and ARGV[14] ~= '' and redis.call('HGET', lock, '#t') ~= ARGV[14] then
-  return {0} -- (direct grant) not the grant given back: its acquisition took it by a replay
+  return {0} -- not the hold meant: a grant its acquisition took by a replay, or a lost hold taken over
 end
 local remaining = lower(lock, owner, held, ARGV[2], ARGV[9], '#a')
 if not remaining then

@@ -12,6 +12,9 @@
 --          'a:<owner>' must still name (see lock-release.lua's ARGV[9])
 -- ARGV[5]  this release's id, recorded in KEYS[4] when it ends the hold ('' for a give-back)
 -- ARGV[6]  how long the marker lives, in ms
+-- ARGV[7]  the token the owner's read hold must still have ('t:<owner>'), or nothing changes
+--          ({0}); absent or '': no such condition (see lock-release.lua's ARGV[14]: a hold its
+--          client declared lost, released by LockDriver.dropLost)
 -- Returns  {1, remaining} when the owner held a live read hold, and also {1, 0} for a replay of
 --          the release that ended it; {0} when not and this release did not end it (expired,
 --          force-unlocked, lost), or, for a give-back, when the hold is not the undone
@@ -29,6 +32,9 @@ if not held or not deadline or deadline <= now then
     return {1, 0}
   end
   return {0}
+end
+if ARGV[7] and ARGV[7] ~= '' and redis.call('HGET', reads, 't:' .. owner) ~= ARGV[7] then
+  return {0} -- not the hold meant: a lost hold its owner took over since, under a new token
 end
 local remaining = lower(reads, owner, held, ARGV[2], ARGV[4], 'a:' .. owner)
 if not remaining then

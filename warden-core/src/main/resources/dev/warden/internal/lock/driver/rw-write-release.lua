@@ -12,6 +12,9 @@
 --          lock-release.lua's ARGV[9])
 -- ARGV[5]  this release's id, recorded in KEYS[3] when it ends the hold ('' for a give-back)
 -- ARGV[6]  how long the marker lives, in ms
+-- ARGV[7]  the token the owner's write hold must still have ('#t'), or nothing changes ({0});
+--          absent or '': no such condition (see lock-release.lua's ARGV[14]: a hold its client
+--          declared lost, released by LockDriver.dropLost)
 -- Returns  {1, remaining} when the owner held it, and also {1, 0} for a replay of the release
 --          that ended the hold; {0} when it holds no write hold and this release did not end it,
 --          or, for a give-back, when the hold is not the undone acquisition's.
@@ -23,6 +26,9 @@ if not held then
     return {1, 0}
   end
   return {0}
+end
+if ARGV[7] and ARGV[7] ~= '' and redis.call('HGET', write, '#t') ~= ARGV[7] then
+  return {0} -- not the hold meant: a lost hold its owner took over since, under a new token
 end
 local remaining = lower(write, owner, held, ARGV[2], ARGV[4], '#a')
 if not remaining then
