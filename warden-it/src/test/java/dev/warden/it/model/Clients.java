@@ -7,6 +7,7 @@ import dev.warden.it.model.Views.Hold;
 import dev.warden.it.model.Views.Parked;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -598,6 +599,58 @@ final class Clients {
         lost(side, owner);
       }
     }
+  }
+
+  /**
+   * A lease-keeper tick whose renewals reach Redis while their replies are lost, until the client's
+   * lease deadline passes (LeaseKeeper): the client declares its renewed holds of this side lost,
+   * tells their users, forgets them, and ends each in Redis by its token (LockDriver.dropLost).
+   * What the late renewals kept is explained until the drop ends it. {@code late}: the drops reach
+   * Redis only later ({@link #deliverLate}), after what the owners do next: an acquisition afresh
+   * takes a lingering hold over under a new token, which the drop must leave alone.
+   */
+  void deadlinePasses(LockSide side, String client, boolean late) {
+    Views v = views(side);
+    Map<String, Hold> lost = new LinkedHashMap<>();
+    v.holds.forEach(
+        (owner, hold) -> {
+          if (owner.startsWith(client) && hold.renewing) {
+            lost.put(owner, hold);
+          }
+        });
+    var unused = side.renew(new ArrayList<>(lost.keySet()), LEASE); // its reply is lost
+    lost.forEach(
+        (owner, hold) -> {
+          lostReported++;
+          v.holds.remove(owner);
+          long ends = side.expiresAt(owner);
+          if (ends >= 0) {
+            v.revived.put(owner, ends); // kept by the late renewals until the drop
+          }
+          Runnable drop =
+              () -> {
+                if (side.dropLost(owner, hold.token).held()) {
+                  Coverage.hit("lost hold dropped by its token");
+                } else if (side.holds().containsKey(owner)) {
+                  Coverage.hit("drop left the owner's later hold alone");
+                }
+              };
+          if (!late) {
+            drop.run();
+            return;
+          }
+          Views.Late earlier = v.late.get(owner);
+          v.late.put(
+              owner,
+              earlier == null
+                  ? new Views.Late(drop, false)
+                  : new Views.Late(
+                      () -> {
+                        earlier.calls().run();
+                        drop.run();
+                      },
+                      earlier.inDoubt()));
+        });
   }
 
   /** The client learnt that the hold was lost: it tells the user and forgets it. */

@@ -85,6 +85,11 @@ final class FairProtocol implements LockSide {
   }
 
   private List<Object> releaseTo(String owner, int count, Terms to, String undo, String releaseId) {
+    return releaseTo(owner, count, to, undo, releaseId, "");
+  }
+
+  private List<Object> releaseTo(
+      String owner, int count, Terms to, String undo, String releaseId, String token) {
     return wire.run(
         "fair-release",
         List.of(
@@ -103,7 +108,13 @@ final class FairProtocol implements LockSide {
         FENCE_TERMS,
         undo,
         releaseId,
-        MARKER_MILLIS);
+        MARKER_MILLIS,
+        token);
+  }
+
+  @Override
+  public Release dropLost(String owner, long token) {
+    return ReentrantProtocol.released(releaseTo(owner, 1, null, "", "", Long.toString(token)));
   }
 
   @Override

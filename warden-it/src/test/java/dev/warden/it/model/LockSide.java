@@ -142,6 +142,12 @@ interface LockSide {
     return true;
   }
 
+  /**
+   * Ends the owner's hold if it still has {@code token}, as a last release ends it (the driver's
+   * {@code dropLost}: a hold its client declared lost by its lease deadline).
+   */
+  Release dropLost(String owner, long token);
+
   /** Renews the holds of these owners with {@code lease}; returns those not renewed (lost). */
   List<String> renew(List<String> owners, long lease);
 

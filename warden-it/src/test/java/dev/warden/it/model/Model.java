@@ -275,6 +275,16 @@ final class Model {
         return relock(side, s);
       }
       case RENEW -> {
+        if (s.variant() % 4 == 3) {
+          boolean late = s.variant() % 8 == 7;
+          clients.deadlinePasses(side, s.clientPrefix(), late);
+          return s.clientPrefix()
+              + " lease keeper's renewals of "
+              + on
+              + " reach Redis, their replies do not: past its deadline it drops its holds by"
+              + " token"
+              + (late ? " (the drops reach Redis later)" : "");
+        }
         clients.renew(side, s.clientPrefix());
         return s.clientPrefix() + " lease keeper renews its holds of " + on;
       }

@@ -88,6 +88,15 @@ final class ReadWriteProtocol {
 
     @Override
     public Release lower(String owner, int count, String undo, String releaseId) {
+      return lower(owner, count, undo, releaseId, "");
+    }
+
+    @Override
+    public Release dropLost(String owner, long token) {
+      return lower(owner, 1, "", "", Long.toString(token));
+    }
+
+    private Release lower(String owner, int count, String undo, String releaseId, String token) {
       return ReentrantProtocol.released(
           wire.run(
               "rw-write-release",
@@ -97,7 +106,8 @@ final class ReadWriteProtocol {
               key("released"),
               undo,
               releaseId,
-              MARKER_MILLIS));
+              MARKER_MILLIS,
+              token));
     }
 
     @Override
@@ -184,6 +194,15 @@ final class ReadWriteProtocol {
 
     @Override
     public Release lower(String owner, int count, String undo, String releaseId) {
+      return lower(owner, count, undo, releaseId, "");
+    }
+
+    @Override
+    public Release dropLost(String owner, long token) {
+      return lower(owner, 1, "", "", Long.toString(token));
+    }
+
+    private Release lower(String owner, int count, String undo, String releaseId, String token) {
       return ReentrantProtocol.released(
           wire.run(
               "rw-read-release",
@@ -197,7 +216,8 @@ final class ReadWriteProtocol {
               key("released"),
               undo,
               releaseId,
-              MARKER_MILLIS));
+              MARKER_MILLIS,
+              token));
     }
 
     @Override

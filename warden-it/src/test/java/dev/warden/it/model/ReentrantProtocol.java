@@ -234,6 +234,11 @@ final class ReentrantProtocol implements LockSide {
   }
 
   @Override
+  public Release dropLost(String owner, long token) {
+    return lower(owner, 1, false, "", "", Long.toString(token));
+  }
+
+  @Override
   public Release giveBackGrant(String owner, String acquisitionId, long token) {
     return lower(owner, 0, false, acquisitionId, "", Long.toString(token));
   }
