@@ -139,10 +139,12 @@ public final class Hold {
    * renewals went on, it arrives after them. Returns whether it marked the hold lost.
    */
   public boolean markLostByDeadline(String reason, Executor callbacks) {
+    // set first: an unlock that sees the hold lost also sees that it must drop it
+    dropNeeded = true;
     if (!markLost(reason, callbacks)) {
+      dropNeeded = false; // released or being released by its owner: its release ends it
       return false;
     }
-    dropNeeded = true;
     var unused = dropLost(); // the lock layer logs a failure; the owner's unlock sends it again
     return true;
   }
