@@ -203,9 +203,13 @@ final class LockCore {
    * waited for until {@code budgetEnd} at most ({@link #budgetEnd}; -1: up to the command timeout).
    */
   Hold adopt(Hold before, String owner, Granted granted, Lease lease, long budgetEnd) {
-    if (before != null && granted.token() != before.token()) {
+    if (before != null
+        && (granted.token() != before.token() || before.state() == Hold.State.LOST)) {
       // the hold this re-entry went into (or took afresh) is not the one this client knows:
-      // that one is lost, and the owner keeps nothing. The give-back names this acquisition: it
+      // that one is lost, and the owner keeps nothing. Or it is, but the client declared it lost
+      // while the re-entry was under way (its reply came after the lease deadline): the drop of
+      // the lost hold (Hold.markLostByDeadline) may have ended it in Redis after the re-entry ran
+      // there, and the owner keeps nothing either. The give-back names this acquisition: it
       // is waited for within the caller's budget only (a frozen Redis must not keep a timed
       // caller past its wait; its lease ends a hold Redis never gets to give back), and its
       // failure does not change the verdict
