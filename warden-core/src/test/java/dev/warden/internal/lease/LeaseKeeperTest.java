@@ -354,6 +354,31 @@ class LeaseKeeperTest {
     assertThat(dropped).hasSize(2);
   }
 
+  /**
+   * An owner that unlocks as soon as it hears of the loss ({@link Hold#lost()}'s dependents, run on
+   * the callback executor, here the test's thread) sees the drop needed, and its unlock sends one:
+   * the loss must not be published before the drop is marked needed, or the unlock throws without
+   * the drop while the keeper's, sent just after, may be lost.
+   */
+  @Test
+  // FutureReturnValueIgnored: thenRun only records what the owner's unlock would send
+  @SuppressWarnings("FutureReturnValueIgnored")
+  void anUnlockOnHearingOfALossByTheDeadlineSendsTheDrop() {
+    long added = time.nanoTime();
+    Hold hold = hold(added + PERIOD + 1);
+    List<CompletableFuture<?>> sentByUnlock = new ArrayList<>();
+    hold.lost().thenRun(() -> sentByUnlock.add(hold.dropLost()));
+    keeper.add(hold);
+    time.advanceTo(added + PERIOD);
+    redis.calls.get(0).failed();
+    time.advanceTo(added + PERIOD + 1);
+
+    assertThat(hold.state()).isEqualTo(Hold.State.LOST);
+    assertThat(sentByUnlock).hasSize(1);
+    assertThat(sentByUnlock.get(0)).as("the unlock's drop").isNotNull();
+    assertThat(dropped).containsExactly(hold, hold);
+  }
+
   @Test
   void aHoldWhoseLastReleaseIsInDoubtIsNotReportedLostWhenARenewalFindsItGone() {
     Hold released = hold();
