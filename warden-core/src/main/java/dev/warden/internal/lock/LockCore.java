@@ -237,7 +237,7 @@ final class LockCore {
               deadline,
               driver.renewal(),
               (lost, reason) -> Revocation.revoke(this, lost, reason),
-              this::dropLost);
+              lost -> LostHolds.drop(this, lost));
       hold.acquisition(granted.acquisitionId());
       context.holds().add(driver.holdKey(), hold, driver.waitsForLocalHolder(), lease.renewed());
       if (granted.unconfirmed()) {
@@ -311,8 +311,7 @@ final class LockCore {
    */
   void release(Hold hold) {
     if (!hold.beginRelease()) {
-      awaitDrop(hold);
-      throw leaseExpired(hold, "unlock");
+      throw LostHolds.unlockFailure(this, hold);
     }
     int heldBefore = hold.count();
     String releaseId = hold.releaseId(this::newAcquisitionId);
@@ -331,57 +330,6 @@ final class LockCore {
       throw e;
     }
     released(hold, heldBefore, reply);
-  }
-
-  /**
-   * Ends in Redis, by its token, a hold the lease keeper declared lost by its lease deadline (see
-   * {@link LockDriver#dropLost}); a failure is logged, and the hold then ends with its lease. What
-   * it ended wakes this client's waiters as a last release does.
-   */
-  private CompletableFuture<?> dropLost(Hold hold) {
-    return driver
-        .dropLost(hold.owner(), hold.token())
-        .handle(
-            (reply, failure) -> {
-              if (failure != null) {
-                log.warn(
-                    "{}: could not end the lost hold of {} (fencing token {}) in Redis; it ends"
-                        + " with its lease at the latest: {}",
-                    driver.describe(),
-                    hold.owner(),
-                    hold.token(),
-                    Failures.unwrap(failure).toString());
-                throw new CompletionException(Failures.unwrap(failure));
-              }
-              if (reply.held()) {
-                wakeLocal(reply.wake());
-              }
-              return reply;
-            });
-  }
-
-  /**
-   * Before an unlock of a lost hold throws: a hold lost by its lease deadline whose drop nobody has
-   * answered yet (it was sent into a partition, say) is dropped again, waited for up to the command
-   * timeout, so that renewals that reached Redis late do not keep it after its owner's unlock.
-   */
-  private void awaitDrop(Hold hold) {
-    CompletableFuture<?> drop = hold.dropLost();
-    if (drop != null) {
-      var unused = context.calls().awaitAtMost(drop, context.settings().commandTimeoutNanos());
-    }
-  }
-
-  /** {@link #awaitDrop} without blocking, then {@link LeaseExpiredException} for the unlock. */
-  private CompletableFuture<Void> lostAsync(Hold hold) {
-    CompletableFuture<?> drop = hold.dropLost();
-    if (drop == null) {
-      return CompletableFuture.failedFuture(leaseExpired(hold, "unlock"));
-    }
-    return drop.handle(
-        (reply, failure) -> {
-          throw new CompletionException(leaseExpired(hold, "unlock"));
-        });
   }
 
   /** After a release that failed: its hold stays the owner's, renewed unless it may be gone. */
@@ -404,7 +352,7 @@ final class LockCore {
    */
   CompletableFuture<Void> releaseAsync(Hold hold) {
     if (!hold.beginRelease()) {
-      return lostAsync(hold);
+      return LostHolds.unlockAsync(this, hold);
     }
     int heldBefore = hold.count();
     String releaseId = hold.releaseId(this::newAcquisitionId);
@@ -555,8 +503,7 @@ final class LockCore {
    */
   void releaseAfter(Hold hold, long keepMillis) {
     if (!hold.beginRelease()) {
-      awaitDrop(hold);
-      throw leaseExpired(hold, "unlock");
+      throw LostHolds.unlockFailure(this, hold);
     }
     boolean wasRenewed = hold.renewed();
     context.holds().stopRenewing(hold);
@@ -580,7 +527,7 @@ final class LockCore {
    */
   CompletableFuture<Void> releaseAfterAsync(Hold hold, long keepMillis) {
     if (!hold.beginRelease()) {
-      return lostAsync(hold);
+      return LostHolds.unlockAsync(this, hold);
     }
     boolean wasRenewed = hold.renewed();
     context.holds().stopRenewing(hold);
