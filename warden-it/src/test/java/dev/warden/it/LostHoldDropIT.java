@@ -1,10 +1,12 @@
 package dev.warden.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.warden.DistributedLock;
 import dev.warden.LeaseExpiredException;
+import dev.warden.LockHandle;
 import dev.warden.ObjectType;
 import dev.warden.Warden;
 import dev.warden.WardenListener;
@@ -23,6 +25,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A hold the lease keeper declares lost by its lease deadline is ended in Redis by its token (the
@@ -98,6 +102,71 @@ class LostHoldDropIT {
       assertThat(failure).isInstanceOf(LeaseExpiredException.class);
     } finally {
       holderThread.shutdownNow();
+    }
+  }
+
+  /** Each lock type whose holds the lease keeper renews, and the lock another owner then takes. */
+  enum Renewed {
+    LOCK,
+    FAIR,
+    WRITE,
+    READ;
+
+    DistributedLock held(Warden warden, String name) {
+      return switch (this) {
+        case LOCK -> warden.lock(name);
+        case FAIR -> warden.fairLock(name);
+        case WRITE -> warden.readWriteLock(name).writeLock();
+        case READ -> warden.readWriteLock(name).readLock();
+      };
+    }
+
+    /** A lock that the hold keeps from other owners: a read hold keeps the writers out. */
+    DistributedLock contended(Warden warden, String name) {
+      return this == READ ? warden.readWriteLock(name).writeLock() : held(warden, name);
+    }
+  }
+
+  /**
+   * Replies are lost while requests still run (a one-way partition), on a Redis that has not run
+   * the lock type's release script since it started (a restart, a failover to a replica: its script
+   * cache is empty), though its renewal script ran. Renewals reach Redis and keep the hold after
+   * its deadline; the drop must reach it too, without waiting for a NOSCRIPT reply that never
+   * comes: once the holder's unlock has thrown, in the partition, another owner gets in.
+   */
+  @ParameterizedTest
+  @EnumSource(Renewed.class)
+  @WardenOptions(watchdogTimeoutMillis = 3_000, commandTimeoutMillis = 500)
+  void aLostHoldIsDroppedInAOneWayPartitionWhereRedisHasNotCachedTheReleaseScript(
+      Renewed type, RedisServer redis, WardenFactory wardens) throws Exception {
+    String name = "uncached-drop-" + type;
+    redis.redis().scriptFlush();
+    AtomicInteger renewals = new AtomicInteger();
+    try (FaultProxy proxy = FaultProxy.start(redis)) {
+      Warden holderWarden =
+          wardens.create(
+              builder ->
+                  builder
+                      .uri(proxy.uri())
+                      .listener(
+                          new WardenListener() {
+                            @Override
+                            public void leaseRenewed(ObjectType t, String n) {
+                              renewals.incrementAndGet();
+                            }
+                          }));
+      Warden other = wardens.create();
+      LockHandle handle = type.held(holderWarden, name).acquire(Duration.ZERO);
+      await().atMost(Duration.ofSeconds(10)).until(() -> renewals.get() >= 1);
+
+      proxy.blackhole(FaultProxy.Direction.TARGET_TO_CLIENT);
+      handle.leaseLost().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      assertThatThrownBy(handle::close).isInstanceOf(LeaseExpiredException.class);
+
+      // still partitioned: the hold ended with its holder's unlock, not a lease later
+      assertThat(type.contended(other, name).tryLock()).isTrue();
+      type.contended(other, name).unlock();
+      proxy.heal();
     }
   }
 }
