@@ -105,6 +105,58 @@ class LostHoldDropIT {
     }
   }
 
+  /**
+   * An extend sent just before the lease deadline runs in Redis before the drop that a renewal's
+   * failure after the deadline sends (that renewal went out before the extend took the hold from
+   * the lease keeper), and its reply arrives after the loss: the drop ended the hold the extend
+   * lengthened, so the extend must not say it is held.
+   */
+  @Test
+  @WardenOptions(watchdogTimeoutMillis = 3_000, commandTimeoutMillis = 2_500)
+  void anExtendAnsweredAfterTheHoldWasLostByItsDeadlineReturnsFalse(
+      RedisServer redis, WardenFactory wardens) throws Exception {
+    String name = "late-extend";
+    AtomicInteger renewals = new AtomicInteger();
+    try (FaultProxy proxy = FaultProxy.start(redis)) {
+      Warden holderWarden =
+          wardens.create(
+              builder ->
+                  builder
+                      .uri(proxy.uri())
+                      .listener(
+                          new WardenListener() {
+                            @Override
+                            public void leaseRenewed(ObjectType t, String n) {
+                              renewals.incrementAndGet();
+                            }
+                          }));
+      Warden other = wardens.create();
+      LockHandle handle = holderWarden.lock(name).acquire(Duration.ZERO);
+      await().atMost(Duration.ofSeconds(10)).until(() -> renewals.get() >= 1);
+      long scripts = redis.commandCalls().getOrDefault("evalsha", 0L);
+
+      proxy.blackhole(FaultProxy.Direction.TARGET_TO_CLIENT);
+      // two more renewals ran in Redis, unanswered: the next second ends the lease deadline, and
+      // the first of them fails (its command timeout) after it
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> redis.commandCalls().getOrDefault("evalsha", 0L) >= scripts + 2);
+      CompletableFuture<Boolean> extended =
+          CompletableFuture.supplyAsync(() -> handle.extend(Duration.ofSeconds(30)));
+      handle.leaseLost().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      proxy.heal();
+
+      boolean result = extended.get(10, TimeUnit.SECONDS);
+      boolean otherGotIn = other.lock(name).tryLock();
+      System.out.printf(
+          "extend after the loss: %s; another owner got in: %s%n", result, otherGotIn);
+      assertThat(result && otherGotIn)
+          .as("the extend said the hold is kept while another owner took the lock")
+          .isFalse();
+      assertThat(result).isFalse();
+    }
+  }
+
   /** Each lock type whose holds the lease keeper renews, and the lock another owner then takes. */
   enum Renewed {
     LOCK,

@@ -483,9 +483,14 @@ final class LockCore {
             });
   }
 
-  /** What a lease call's reply means for the hold: false, and the hold lost, if it was gone. */
+  /**
+   * What a lease call's reply means for the hold: false, and the hold lost, if it was gone; false
+   * too if the hold was declared lost while the call was under way (a renewal sent before the call
+   * failed after the lease deadline): the drop of the lost hold may have ended it in Redis after
+   * the call ran there, and the owner's unlock sends that drop again if it was not answered.
+   */
   private boolean leaseSet(Hold hold, long leaseMillis, long sentAt, boolean kept) {
-    if (!kept) {
+    if (!kept || hold.state() == Hold.State.LOST) {
       if (hold.markLost("the lock expired, was force-unlocked, or was lost", context.callbacks())) {
         context.holds().lost(hold);
       }
