@@ -139,10 +139,13 @@ public final class Hold {
    * renewals went on, it arrives after them. Returns whether it marked the hold lost.
    */
   public boolean markLostByDeadline(String reason, Executor callbacks) {
+    if (state() != State.HELD) {
+      return false; // lost already (a second renewal that failed after the deadline), or released
+    }
     // marked needed before the hold is seen lost: an unlock that sees it lost (one the loss's
     // report or the lost() future set off, say) sends the drop too, and waits for it. Left set
-    // when the hold was not marked lost here: only a lost hold is dropped (dropLost), and a drop
-    // of a hold lost otherwise changes nothing that is not its own
+    // when the hold was not marked lost here (a release began meanwhile): only a lost hold is
+    // dropped (dropLost), and a drop of a hold lost otherwise changes nothing that is not its own
     dropNeeded = true;
     if (!markLost(reason, callbacks)) {
       return false;

@@ -379,6 +379,30 @@ class LeaseKeeperTest {
     assertThat(dropped).containsExactly(hold, hold);
   }
 
+  /**
+   * Two renewals under way when the deadline passes both fail after it: the hold is lost (and
+   * dropped) by the first; once that drop was answered, the second failure asks no other drop of
+   * the owner's unlock, which would wait for it up to the command timeout for nothing.
+   */
+  @Test
+  void aSecondRenewalFailingAfterTheDeadlineAsksNoOtherDrop() {
+    long added = time.nanoTime();
+    Hold hold = hold(added + 2 * PERIOD + 1);
+    keeper.add(hold);
+    time.advanceTo(added + PERIOD);
+    time.advanceTo(added + 2 * PERIOD);
+    assertThat(redis.calls).hasSize(2);
+    time.advanceTo(added + 2 * PERIOD + 1);
+
+    redis.calls.get(0).failed();
+    assertThat(hold.state()).isEqualTo(Hold.State.LOST);
+    assertThat(dropped).containsExactly(hold);
+    drops.get(0).complete(List.of(1L, 0L));
+    redis.calls.get(1).failed();
+    assertThat(hold.dropLost()).as("answered: the unlock sends none").isNull();
+    assertThat(dropped).hasSize(1);
+  }
+
   @Test
   void aHoldWhoseLastReleaseIsInDoubtIsNotReportedLostWhenARenewalFindsItGone() {
     Hold released = hold();
