@@ -10,6 +10,7 @@ import dev.warden.LockHandle;
 import dev.warden.ObjectType;
 import dev.warden.Warden;
 import dev.warden.WardenListener;
+import dev.warden.testkit.Blocking;
 import dev.warden.testkit.FaultProxy;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
@@ -219,6 +220,56 @@ class LostHoldDropIT {
       assertThat(type.contended(other, name).tryLock()).isTrue();
       type.contended(other, name).unlock();
       proxy.heal();
+    }
+  }
+
+  /**
+   * Another client's acquirer waits while renewals that reach Redis after the holder's lease
+   * deadline keep its hold (replies lost, requests still arriving). The drop the holder's client
+   * sends with the loss ends the hold as a last release does, with its wake-up: the waiter gets the
+   * lock at once, not when the late renewals' lease runs out (its own recheck is 10 s).
+   */
+  @ParameterizedTest
+  @EnumSource(Renewed.class)
+  @WardenOptions(watchdogTimeoutMillis = 3_000, commandTimeoutMillis = 500)
+  void theDropWakesAnotherClientsWaiter(Renewed type, RedisServer redis, WardenFactory wardens)
+      throws Exception {
+    String name = "drop-wakes-" + type;
+    AtomicInteger renewals = new AtomicInteger();
+    try (FaultProxy proxy = FaultProxy.start(redis)) {
+      Warden holderWarden =
+          wardens.create(
+              builder ->
+                  builder
+                      .uri(proxy.uri())
+                      .listener(
+                          new WardenListener() {
+                            @Override
+                            public void leaseRenewed(ObjectType t, String n) {
+                              renewals.incrementAndGet();
+                            }
+                          }));
+      Warden other = wardens.create(builder -> builder.recheckInterval(Duration.ofSeconds(10)));
+      LockHandle handle = type.held(holderWarden, name).acquire(Duration.ZERO);
+      await().atMost(Duration.ofSeconds(10)).until(() -> renewals.get() >= 1);
+
+      proxy.blackhole(FaultProxy.Direction.TARGET_TO_CLIENT);
+      CompletableFuture<Long> acquiredAt =
+          Blocking.inThread(
+              () -> {
+                LockHandle theirs = type.contended(other, name).acquire(Duration.ofSeconds(20));
+                long at = System.nanoTime();
+                theirs.close();
+                return at;
+              });
+      handle.leaseLost().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      long lostAt = System.nanoTime();
+
+      long waited = TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(20, TimeUnit.SECONDS) - lostAt);
+      System.out.printf("%s: the waiter got the lock %d ms after the loss%n", type, waited);
+      assertThat(waited).isLessThan(1_000);
+      proxy.heal();
+      assertThatThrownBy(handle::close).isInstanceOf(LeaseExpiredException.class);
     }
   }
 }
