@@ -113,7 +113,7 @@ class LostHoldDropIT {
    * lengthened, so the extend must not say it is held.
    */
   @Test
-  @WardenOptions(watchdogTimeoutMillis = 3_000, commandTimeoutMillis = 2_500)
+  @WardenOptions(watchdogTimeoutMillis = 9_000, commandTimeoutMillis = 7_000)
   void anExtendAnsweredAfterTheHoldWasLostByItsDeadlineReturnsFalse(
       RedisServer redis, WardenFactory wardens) throws Exception {
     String name = "late-extend";
@@ -137,8 +137,9 @@ class LostHoldDropIT {
       long scripts = redis.commandCalls().getOrDefault("evalsha", 0L);
 
       proxy.blackhole(FaultProxy.Direction.TARGET_TO_CLIENT);
-      // two more renewals ran in Redis, unanswered: the next second ends the lease deadline, and
-      // the first of them fails (its command timeout) after it
+      // two more renewals ran in Redis, unanswered (every 3 s): the lease deadline comes 3 s
+      // later, and the first of them fails (its command timeout) 1 s after it, 3 s before the
+      // extend sent now would
       await()
           .atMost(Duration.ofSeconds(10))
           .until(() -> redis.commandCalls().getOrDefault("evalsha", 0L) >= scripts + 2);
