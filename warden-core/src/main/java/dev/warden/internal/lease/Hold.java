@@ -139,10 +139,15 @@ public final class Hold {
    * renewals went on, it arrives after them. Returns whether it marked the hold lost.
    */
   public boolean markLostByDeadline(String reason, Executor callbacks) {
-    // set first: an unlock that sees the hold lost also sees that it must drop it
+    if (state() != State.HELD) {
+      return false; // lost already (a second renewal that failed after the deadline), or released
+    }
+    // marked needed before the hold is seen lost: an unlock that sees it lost (one the loss's
+    // report or the lost() future set off, say) sends the drop too, and waits for it. Left set
+    // when the hold was not marked lost here (a release began meanwhile): only a lost hold is
+    // dropped (dropLost), and a drop of a hold lost otherwise changes nothing that is not its own
     dropNeeded = true;
     if (!markLost(reason, callbacks)) {
-      dropNeeded = false; // released or being released by its owner: its release ends it
       return false;
     }
     var unused = dropLost(); // the lock layer logs a failure; the owner's unlock sends it again
@@ -155,7 +160,7 @@ public final class Hold {
    * unlock()} sends it again while none was answered (the first was lost in a partition, say).
    */
   public CompletableFuture<?> dropLost() {
-    if (!dropNeeded) {
+    if (!dropNeeded || state() != State.LOST) {
       return null;
     }
     return drop.drop(this).thenRun(() -> dropNeeded = false);

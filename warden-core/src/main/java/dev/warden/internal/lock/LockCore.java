@@ -203,9 +203,13 @@ final class LockCore {
    * waited for until {@code budgetEnd} at most ({@link #budgetEnd}; -1: up to the command timeout).
    */
   Hold adopt(Hold before, String owner, Granted granted, Lease lease, long budgetEnd) {
-    if (before != null && granted.token() != before.token()) {
+    if (before != null
+        && (granted.token() != before.token() || before.state() == Hold.State.LOST)) {
       // the hold this re-entry went into (or took afresh) is not the one this client knows:
-      // that one is lost, and the owner keeps nothing. The give-back names this acquisition: it
+      // that one is lost, and the owner keeps nothing. Or it is, but the client declared it lost
+      // while the re-entry was under way (its reply came after the lease deadline): the drop of
+      // the lost hold (Hold.markLostByDeadline) may have ended it in Redis after the re-entry ran
+      // there, and the owner keeps nothing either. The give-back names this acquisition: it
       // is waited for within the caller's budget only (a frozen Redis must not keep a timed
       // caller past its wait; its lease ends a hold Redis never gets to give back), and its
       // failure does not change the verdict
@@ -233,7 +237,7 @@ final class LockCore {
               deadline,
               driver.renewal(),
               (lost, reason) -> Revocation.revoke(this, lost, reason),
-              this::dropLost);
+              lost -> LostHolds.drop(this, lost));
       hold.acquisition(granted.acquisitionId());
       context.holds().add(driver.holdKey(), hold, driver.waitsForLocalHolder(), lease.renewed());
       if (granted.unconfirmed()) {
@@ -307,8 +311,7 @@ final class LockCore {
    */
   void release(Hold hold) {
     if (!hold.beginRelease()) {
-      awaitDrop(hold);
-      throw leaseExpired(hold, "unlock");
+      throw LostHolds.unlockFailure(this, hold);
     }
     int heldBefore = hold.count();
     String releaseId = hold.releaseId(this::newAcquisitionId);
@@ -327,57 +330,6 @@ final class LockCore {
       throw e;
     }
     released(hold, heldBefore, reply);
-  }
-
-  /**
-   * Ends in Redis, by its token, a hold the lease keeper declared lost by its lease deadline (see
-   * {@link LockDriver#dropLost}); a failure is logged, and the hold then ends with its lease. What
-   * it ended wakes this client's waiters as a last release does.
-   */
-  private CompletableFuture<?> dropLost(Hold hold) {
-    return driver
-        .dropLost(hold.owner(), hold.token())
-        .handle(
-            (reply, failure) -> {
-              if (failure != null) {
-                log.warn(
-                    "{}: could not end the lost hold of {} (fencing token {}) in Redis; it ends"
-                        + " with its lease at the latest: {}",
-                    driver.describe(),
-                    hold.owner(),
-                    hold.token(),
-                    Failures.unwrap(failure).toString());
-                throw new CompletionException(Failures.unwrap(failure));
-              }
-              if (reply.held()) {
-                wakeLocal(reply.wake());
-              }
-              return reply;
-            });
-  }
-
-  /**
-   * Before an unlock of a lost hold throws: a hold lost by its lease deadline whose drop nobody has
-   * answered yet (it was sent into a partition, say) is dropped again, waited for up to the command
-   * timeout, so that renewals that reached Redis late do not keep it after its owner's unlock.
-   */
-  private void awaitDrop(Hold hold) {
-    CompletableFuture<?> drop = hold.dropLost();
-    if (drop != null) {
-      var unused = context.calls().awaitAtMost(drop, context.settings().commandTimeoutNanos());
-    }
-  }
-
-  /** {@link #awaitDrop} without blocking, then {@link LeaseExpiredException} for the unlock. */
-  private CompletableFuture<Void> lostAsync(Hold hold) {
-    CompletableFuture<?> drop = hold.dropLost();
-    if (drop == null) {
-      return CompletableFuture.failedFuture(leaseExpired(hold, "unlock"));
-    }
-    return drop.handle(
-        (reply, failure) -> {
-          throw new CompletionException(leaseExpired(hold, "unlock"));
-        });
   }
 
   /** After a release that failed: its hold stays the owner's, renewed unless it may be gone. */
@@ -400,7 +352,7 @@ final class LockCore {
    */
   CompletableFuture<Void> releaseAsync(Hold hold) {
     if (!hold.beginRelease()) {
-      return lostAsync(hold);
+      return LostHolds.unlockAsync(this, hold);
     }
     int heldBefore = hold.count();
     String releaseId = hold.releaseId(this::newAcquisitionId);
@@ -531,9 +483,14 @@ final class LockCore {
             });
   }
 
-  /** What a lease call's reply means for the hold: false, and the hold lost, if it was gone. */
+  /**
+   * What a lease call's reply means for the hold: false, and the hold lost, if it was gone; false
+   * too if the hold was declared lost while the call was under way (a renewal sent before the call
+   * failed after the lease deadline): the drop of the lost hold may have ended it in Redis after
+   * the call ran there, and the owner's unlock sends that drop again if it was not answered.
+   */
   private boolean leaseSet(Hold hold, long leaseMillis, long sentAt, boolean kept) {
-    if (!kept) {
+    if (!kept || hold.state() == Hold.State.LOST) {
       if (hold.markLost("the lock expired, was force-unlocked, or was lost", context.callbacks())) {
         context.holds().lost(hold);
       }
@@ -551,8 +508,7 @@ final class LockCore {
    */
   void releaseAfter(Hold hold, long keepMillis) {
     if (!hold.beginRelease()) {
-      awaitDrop(hold);
-      throw leaseExpired(hold, "unlock");
+      throw LostHolds.unlockFailure(this, hold);
     }
     boolean wasRenewed = hold.renewed();
     context.holds().stopRenewing(hold);
@@ -576,7 +532,7 @@ final class LockCore {
    */
   CompletableFuture<Void> releaseAfterAsync(Hold hold, long keepMillis) {
     if (!hold.beginRelease()) {
-      return lostAsync(hold);
+      return LostHolds.unlockAsync(this, hold);
     }
     boolean wasRenewed = hold.renewed();
     context.holds().stopRenewing(hold);

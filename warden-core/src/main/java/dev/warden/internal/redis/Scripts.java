@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * Runs Warden's Lua scripts with EVALSHA, routed by their first key. When Redis answers NOSCRIPT
  * (first use, a restart, SCRIPT FLUSH, failover, another cluster node) the call is sent again as
  * EVAL, which also caches the script: a NOSCRIPT reply means the script did not run, so resending
- * cannot apply it twice.
+ * cannot apply it twice. A rare call that must run as soon as it reaches Redis sends its body at
+ * once ({@link #run(Script, boolean, String[], String...)}).
  *
  * <p>Every script replies with a table (integers and strings), never a bare value; most open it
  * with a status, and each script's header gives its shape.
@@ -77,6 +78,19 @@ public final class Scripts {
    * event loop through a pooled scratch buffer, and that one thread serves every caller.
    */
   public CompletableFuture<List<Object>> run(Script script, String[] keys, String... args) {
+    return run(script, false, keys, args);
+  }
+
+  /**
+   * Runs a script as {@link #run(Script, String[], String...)} does; {@code sendBody}: sends its
+   * body at once (EVAL, which caches it too) instead of its digest first. For a rare call that must
+   * run as soon as it reaches Redis (the drop of a lost hold), also on a Redis that has not cached
+   * the script since it started (a restart, a failover to a replica): there EVALSHA only gets
+   * NOSCRIPT, and in a one-way partition (replies lost, requests still arriving) that reply, which
+   * the EVAL waits for, never comes back.
+   */
+  public CompletableFuture<List<Object>> run(
+      Script script, boolean sendBody, String[] keys, String... args) {
     CommandArgs<String, String> keysAndArgs = new CommandArgs<>(StringCodec.UTF8);
     byte[] routingKey = null;
     for (String key : keys) {
@@ -91,6 +105,7 @@ public final class Scripts {
     }
     return withFallback(
         script,
+        sendBody,
         routingKey,
         keys.length,
         keysAndArgs,
@@ -108,6 +123,7 @@ public final class Scripts {
       Script script, byte[] routingKey, int keyCount, CommandArgs<String, String> keysAndArgs) {
     return withFallback(
         script,
+        false,
         routingKey,
         keyCount,
         keysAndArgs,
@@ -146,6 +162,7 @@ public final class Scripts {
    */
   private <T> CompletableFuture<T> withFallback(
       Script given,
+      boolean sendBody,
       byte[] routingKey,
       int keyCount,
       CommandArgs<String, String> keysAndArgs,
@@ -154,6 +171,7 @@ public final class Scripts {
     if (clientPublishes) {
       return evaluate(
               twins.computeIfAbsent(given, Script::recording),
+              sendBody,
               routingKey,
               keyCount,
               keysAndArgs,
@@ -162,19 +180,25 @@ public final class Scripts {
     }
     return evaluate(
         sharded ? twins.computeIfAbsent(given, Script::sharded) : given,
+        sendBody,
         routingKey,
         keyCount,
         keysAndArgs,
         output);
   }
 
-  /** EVALSHA, and EVAL when Redis answers NOSCRIPT. */
+  /** EVALSHA, and EVAL when Redis answers NOSCRIPT; or EVAL at once ({@code sendBody}). */
   private <T> CompletableFuture<T> evaluate(
       Script script,
+      boolean sendBody,
       byte[] routingKey,
       int keyCount,
       CommandArgs<String, String> keysAndArgs,
       Supplier<CommandOutput<String, String, T>> output) {
+    if (sendBody) {
+      return dispatch(
+          CommandType.EVAL, script.body(), routingKey, keyCount, keysAndArgs, output.get());
+    }
     return dispatch(
             CommandType.EVALSHA, script.sha(), routingKey, keyCount, keysAndArgs, output.get())
         .exceptionallyCompose(

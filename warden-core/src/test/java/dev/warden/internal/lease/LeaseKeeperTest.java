@@ -354,6 +354,55 @@ class LeaseKeeperTest {
     assertThat(dropped).hasSize(2);
   }
 
+  /**
+   * An owner that unlocks as soon as it hears of the loss ({@link Hold#lost()}'s dependents, run on
+   * the callback executor, here the test's thread) sees the drop needed, and its unlock sends one:
+   * the loss must not be published before the drop is marked needed, or the unlock throws without
+   * the drop while the keeper's, sent just after, may be lost.
+   */
+  @Test
+  // FutureReturnValueIgnored: thenRun only records what the owner's unlock would send
+  @SuppressWarnings("FutureReturnValueIgnored")
+  void anUnlockOnHearingOfALossByTheDeadlineSendsTheDrop() {
+    long added = time.nanoTime();
+    Hold hold = hold(added + PERIOD + 1);
+    List<CompletableFuture<?>> sentByUnlock = new ArrayList<>();
+    hold.lost().thenRun(() -> sentByUnlock.add(hold.dropLost()));
+    keeper.add(hold);
+    time.advanceTo(added + PERIOD);
+    redis.calls.get(0).failed();
+    time.advanceTo(added + PERIOD + 1);
+
+    assertThat(hold.state()).isEqualTo(Hold.State.LOST);
+    assertThat(sentByUnlock).hasSize(1);
+    assertThat(sentByUnlock.get(0)).as("the unlock's drop").isNotNull();
+    assertThat(dropped).containsExactly(hold, hold);
+  }
+
+  /**
+   * Two renewals under way when the deadline passes both fail after it: the hold is lost (and
+   * dropped) by the first; once that drop was answered, the second failure asks no other drop of
+   * the owner's unlock, which would wait for it up to the command timeout for nothing.
+   */
+  @Test
+  void aSecondRenewalFailingAfterTheDeadlineAsksNoOtherDrop() {
+    long added = time.nanoTime();
+    Hold hold = hold(added + 2 * PERIOD + 1);
+    keeper.add(hold);
+    time.advanceTo(added + PERIOD);
+    time.advanceTo(added + 2 * PERIOD);
+    assertThat(redis.calls).hasSize(2);
+    time.advanceTo(added + 2 * PERIOD + 1);
+
+    redis.calls.get(0).failed();
+    assertThat(hold.state()).isEqualTo(Hold.State.LOST);
+    assertThat(dropped).containsExactly(hold);
+    drops.get(0).complete(List.of(1L, 0L));
+    redis.calls.get(1).failed();
+    assertThat(hold.dropLost()).as("answered: the unlock sends none").isNull();
+    assertThat(dropped).hasSize(1);
+  }
+
   @Test
   void aHoldWhoseLastReleaseIsInDoubtIsNotReportedLostWhenARenewalFindsItGone() {
     Hold released = hold();

@@ -238,6 +238,7 @@ public final class FairDriver implements LockDriver {
       String owner, int count, HandOffTerms to, String undo, String releaseId, String token) {
     return scripts.run(
         DriverScripts.FAIR_RELEASE,
+        !token.isEmpty(), // a drop: rare, and must run when sent (Scripts.run)
         new String[] {
           keys.lock(),
           keys.key("queue"),

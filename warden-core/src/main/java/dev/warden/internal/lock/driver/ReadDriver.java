@@ -85,6 +85,7 @@ public final class ReadDriver implements LockDriver {
     return scripts
         .run(
             DriverScripts.RW_READ_RELEASE,
+            !token.isEmpty(), // a drop: rare, and must run when sent (Scripts.run)
             new String[] {
               keys.reads(), keys.readers(), keys.wanted(), parts.keys().releaseMarker(owner)
             },

@@ -194,6 +194,7 @@ public final class ReentrantDriver implements LockDriver {
     return scripts
         .run(
             DriverScripts.LOCK_RELEASE,
+            !token.isEmpty(), // a drop, a grant's give-back: rare, must run when sent (Scripts.run)
             new String[] {keys.lock(), keys.releaseMarker(owner), keys.fence()},
             owner,
             Integer.toString(count),

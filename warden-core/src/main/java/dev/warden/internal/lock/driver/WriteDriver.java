@@ -104,6 +104,7 @@ public final class WriteDriver implements LockDriver {
     return scripts
         .run(
             DriverScripts.RW_WRITE_RELEASE,
+            !token.isEmpty(), // a drop: rare, and must run when sent (Scripts.run)
             new String[] {keys.write(), keys.wanted(), parts.keys().releaseMarker(owner)},
             owner,
             Integer.toString(count),
