@@ -65,6 +65,19 @@ class DriverScriptsIT {
 
   /** A release ({@code undo} '') or a give-back of acquisition {@code undo}. */
   private List<Object> fairRelease(String owner, int count, String undo, String releaseId) {
+    return fairRelease(owner, count, undo, releaseId, "");
+  }
+
+  /**
+   * The drop of a hold its client declared lost (LockDriver.dropLost): a release as of a count of
+   * one, with no release id, ended only while the hold still has {@code token}.
+   */
+  private List<Object> fairDrop(String owner, long token) {
+    return fairRelease(owner, 1, "", "", Long.toString(token));
+  }
+
+  private List<Object> fairRelease(
+      String owner, int count, String undo, String releaseId, String token) {
     return run(
         "fair-release",
         new String[] {
@@ -79,27 +92,8 @@ class DriverScriptsIT {
         TERMS,
         undo,
         releaseId,
-        "10000");
-  }
-
-  /** The drop of a hold its client declared lost: ended only while it still has {@code token}. */
-  private List<Object> fairDrop(String owner, long token) {
-    return run(
-        "fair-release",
-        new String[] {
-          FAIR, QUEUE, BEATS, FAIR + ":fence", FAIR + ":unlocked:" + owner, FAIR + ":entries"
-        },
-        owner,
-        "1",
-        CHANNEL,
-        "",
-        "0",
-        "",
-        TERMS,
-        "",
-        "",
         "10000",
-        Long.toString(token));
+        token);
   }
 
   private List<Object> fairLeave(String owner, String acquisition) {
@@ -262,6 +256,16 @@ class DriverScriptsIT {
   }
 
   private List<Object> readRelease(String owner, int count, String undo, String releaseId) {
+    return readRelease(owner, count, undo, releaseId, "");
+  }
+
+  /** The drop of a read hold its client declared lost (see {@link #fairDrop}). */
+  private List<Object> readDrop(String owner, long token) {
+    return readRelease(owner, 1, "", "", Long.toString(token));
+  }
+
+  private List<Object> readRelease(
+      String owner, int count, String undo, String releaseId, String token) {
     return run(
         "rw-read-release",
         new String[] {READS, READERS, WANTED, READS + ":unlocked:" + owner},
@@ -270,35 +274,8 @@ class DriverScriptsIT {
         CHANNEL,
         undo,
         releaseId,
-        "10000");
-  }
-
-  /** The drop of a read hold its client declared lost: ended only while it has {@code token}. */
-  private List<Object> readDrop(String owner, long token) {
-    return run(
-        "rw-read-release",
-        new String[] {READS, READERS, WANTED, READS + ":unlocked:" + owner},
-        owner,
-        "1",
-        CHANNEL,
-        "",
-        "",
         "10000",
-        Long.toString(token));
-  }
-
-  /** The drop of a write hold its client declared lost: ended only while it has {@code token}. */
-  private List<Object> writeDrop(String owner, long token) {
-    return run(
-        "rw-write-release",
-        new String[] {WRITE, WANTED, WRITE + ":unlocked:" + owner},
-        owner,
-        "1",
-        CHANNEL,
-        "",
-        "",
-        "10000",
-        Long.toString(token));
+        token);
   }
 
   /** {@code knownReads}: the owner's read holds as its client knows them. */
@@ -318,6 +295,16 @@ class DriverScriptsIT {
   }
 
   private List<Object> writeRelease(String owner, int count, String undo, String releaseId) {
+    return writeRelease(owner, count, undo, releaseId, "");
+  }
+
+  /** The drop of a write hold its client declared lost (see {@link #fairDrop}). */
+  private List<Object> writeDrop(String owner, long token) {
+    return writeRelease(owner, 1, "", "", Long.toString(token));
+  }
+
+  private List<Object> writeRelease(
+      String owner, int count, String undo, String releaseId, String token) {
     return run(
         "rw-write-release",
         new String[] {WRITE, WANTED, WRITE + ":unlocked:" + owner},
@@ -326,7 +313,8 @@ class DriverScriptsIT {
         CHANNEL,
         undo,
         releaseId,
-        "10000");
+        "10000",
+        token);
   }
 
   @Test

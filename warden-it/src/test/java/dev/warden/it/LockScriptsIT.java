@@ -143,9 +143,30 @@ class LockScriptsIT {
       String reservation,
       String undo,
       String releaseId) {
+    return lockRelease(owner, count, yielding, turn, reservation, undo, releaseId, "");
+  }
+
+  /**
+   * The drop of a hold its client declared lost (LockDriver.dropLost): a release as of a count of
+   * one, with no release id and no direct grant, ended only while the hold has {@code token}.
+   */
+  private List<Object> drop(String owner, long token) {
+    return lockRelease(owner, 1, "0", "10000", "10000", "", "", Long.toString(token));
+  }
+
+  /** {@code token}: the token the owner's hold must still have (ARGV[14]), or '' for none. */
+  private List<Object> lockRelease(
+      String owner,
+      int count,
+      String yielding,
+      String turn,
+      String reservation,
+      String undo,
+      String releaseId,
+      String token) {
     return run(
         "lock-release",
-        new String[] {LOCK, marker(owner)},
+        new String[] {LOCK, marker(owner), FENCE},
         owner,
         Integer.toString(count),
         CHANNEL,
@@ -156,31 +177,10 @@ class LockScriptsIT {
         "20000",
         undo,
         releaseId,
-        "10000");
-  }
-
-  /**
-   * The drop of a hold its client declared lost (LockDriver.dropLost): a release as of a count of
-   * one, with no release id and no direct grant, ended only while the hold has {@code token}.
-   */
-  private List<Object> drop(String owner, long token) {
-    return run(
-        "lock-release",
-        new String[] {LOCK, marker(owner), FENCE},
-        owner,
-        "1",
-        CHANNEL,
-        "released client-1",
-        "0",
-        "10000",
-        "10000",
-        "20000",
-        "",
-        "",
         "10000",
         "",
         FENCE_TERMS,
-        Long.toString(token));
+        token);
   }
 
   /** A multi-lock's attempt on this one lock alone. */

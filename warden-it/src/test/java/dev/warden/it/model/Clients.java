@@ -338,17 +338,25 @@ final class Clients {
       calls.run();
       return;
     }
+    deliverLater(v, owner, calls, p.giveBackDue);
+  }
+
+  /**
+   * Queues {@code calls} of the owner to reach Redis at the next {@link #deliverLate}, after what
+   * it queued before; {@code inDoubt}: they may settle a hold the client does not know of.
+   */
+  private static void deliverLater(Views v, String owner, Runnable calls, boolean inDoubt) {
     Views.Late earlier = v.late.get(owner);
     v.late.put(
         owner,
         earlier == null
-            ? new Views.Late(calls, p.giveBackDue)
+            ? new Views.Late(calls, inDoubt)
             : new Views.Late(
                 () -> {
                   earlier.calls().run();
                   calls.run();
                 },
-                earlier.inDoubt() || p.giveBackDue));
+                earlier.inDoubt() || inDoubt));
   }
 
   /**
@@ -639,17 +647,7 @@ final class Clients {
             drop.run();
             return;
           }
-          Views.Late earlier = v.late.get(owner);
-          v.late.put(
-              owner,
-              earlier == null
-                  ? new Views.Late(drop, false)
-                  : new Views.Late(
-                      () -> {
-                        earlier.calls().run();
-                        drop.run();
-                      },
-                      earlier.inDoubt()));
+          deliverLater(v, owner, drop, false);
         });
   }
 
