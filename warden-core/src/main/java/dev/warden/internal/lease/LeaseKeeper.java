@@ -251,7 +251,7 @@ public final class LeaseKeeper {
     long lease = leaseMillis;
     if (maxHoldNanos > 0) {
       long left = hold.startedNanos() + maxHoldNanos - clock.nanoTime();
-      lease = Math.max(1, Math.min(lease, TimeUnit.NANOSECONDS.toMillis(left)));
+      lease = Math.max(1, Math.min(lease, millisUntil(left)));
     }
     Batch batch = new Batch(hold.renewal().script(), lease);
     batch.add(hold);
@@ -362,7 +362,7 @@ public final class LeaseKeeper {
         }
         if (left < leaseNanos) {
           // the last renewals before the limit: the lease ends at the limit, not later
-          lease = Math.max(1, TimeUnit.NANOSECONDS.toMillis(left));
+          lease = Math.max(1, millisUntil(left));
           timeLimit(hold, left);
         }
       }
@@ -404,6 +404,17 @@ public final class LeaseKeeper {
             leftNanos);
       }
     }
+  }
+
+  /**
+   * The lease, in whole ms, of a last renewal {@code leftNanos} before the maximum hold time:
+   * rounded up, so that Redis never lets the hold go before its holder's limit (a lease rounded
+   * down ended up to a millisecond early, and a renewal arriving in that millisecond found the lock
+   * gone and reported it lost for another reason than the limit).
+   */
+  private static long millisUntil(long leftNanos) {
+    long millis = TimeUnit.NANOSECONDS.toMillis(leftNanos);
+    return TimeUnit.MILLISECONDS.toNanos(millis) < leftNanos ? millis + 1 : millis;
   }
 
   /** What the holds of one batch share: their renewal script, their shard and their lease. */
@@ -454,6 +465,12 @@ public final class LeaseKeeper {
           // can tell (a run of it finds its own marker, or none: LockCore.release), so the keeper
           // neither reports it lost nor forgets it; it only stops renewing it.
           remove(hold);
+        } else if (maxHoldNanos > 0
+            && clock.nanoTime() - (hold.startedNanos() + maxHoldNanos) >= 0) {
+          // its last lease ended at the limit (it was renewed until then, not later): a renewal
+          // answered after it finds the lock gone because the limit was reached, even when the
+          // limit's own timer task runs late (a busy timer thread)
+          lose(hold, limitReason, WardenListener.LossReason.MAX_HOLD_TIME);
         } else {
           lose(hold, "the lock expired, was force-unlocked, or was lost with Redis data");
         }

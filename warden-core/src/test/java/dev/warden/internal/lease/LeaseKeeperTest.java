@@ -583,6 +583,88 @@ class LeaseKeeperTest {
     assertThat(hold.state()).isEqualTo(Hold.State.HELD);
   }
 
+  /**
+   * A last lease rounded down would let Redis end the hold up to a millisecond before its holder's
+   * limit; rounded up, Redis ends it at the limit or after, never before.
+   */
+  @Test
+  void aLastRenewalBeforeTheMaximumHoldTimeRoundsItsLeaseUpToAWholeMillisecond() {
+    LeaseKeeper limited = limitedTo(Duration.ofSeconds(40).plusNanos(400_000), time);
+    long taken = time.nanoTime();
+    limited.add(hold());
+    time.advanceTo(taken + PERIOD);
+    redis.calls.get(0).renewedAll();
+    time.advanceTo(taken + 2 * PERIOD); // 20.0004 s left
+    assertThat(redis.calls.get(1).lease()).isEqualTo(20_001);
+    redis.calls.get(1).renewedAll();
+  }
+
+  /**
+   * A renewal sent just before the limit can reach Redis after the hold's last lease ended there;
+   * its "not renewed" reply may be handled before the limit's own timer task (a timer thread late
+   * under load). The holder is told the limit ended it, not that the lock was lost.
+   */
+  @Test
+  void aRenewalRefusedAfterTheMaximumHoldTimeReportsTheLimitEvenBeforeTheLimitsTimerRuns() {
+    long[] ahead = {0}; // how far the keeper's clock is ahead of its late timer
+    LeaseKeeper limited =
+        limitedTo(Duration.ofSeconds(25).plusMillis(5), () -> time.nanoTime() + ahead[0]);
+    long taken = time.nanoTime();
+    List<WardenListener.LossReason> heard = new ArrayList<>();
+    Hold watched = holdWith(holdEvents(heard));
+    limited.add(watched);
+    time.advanceTo(taken + PERIOD);
+    redis.calls.get(0).renewedAll();
+    time.advanceTo(taken + 2 * PERIOD); // 5.005 s left: the last lease, and the limit timed
+    Call last = redis.calls.get(1);
+    assertThat(last.lease()).isEqualTo(5_005);
+
+    ahead[0] = Duration.ofMillis(5_005).toNanos(); // the clock at the limit, the timer not yet
+    last.notRenewed(1);
+
+    assertThat(watched.state()).isEqualTo(Hold.State.LOST);
+    assertThat(watched.lostReason()).contains("maximum hold time (PT25.005S)");
+    assertThat(heard).containsExactly(WardenListener.LossReason.MAX_HOLD_TIME);
+    time.advance(Duration.ofSeconds(10)); // the limit's task runs, late: told once
+    assertThat(heard).hasSize(1);
+  }
+
+  /**
+   * A renewal refused before the limit still reports the lock lost: the limit does not cover a
+   * force-unlock or an expiry before it.
+   */
+  @Test
+  void aRenewalRefusedBeforeTheMaximumHoldTimeReportsTheLockLost() {
+    LeaseKeeper limited = limitedTo(Duration.ofSeconds(25).plusMillis(5), time);
+    long taken = time.nanoTime();
+    List<WardenListener.LossReason> heard = new ArrayList<>();
+    Hold watched = holdWith(holdEvents(heard));
+    limited.add(watched);
+    time.advanceTo(taken + PERIOD);
+    redis.calls.get(0).renewedAll();
+    time.advanceTo(taken + 2 * PERIOD);
+    redis.calls.get(1).notRenewed(1);
+
+    assertThat(watched.lostReason())
+        .isEqualTo("the lock expired, was force-unlocked, or was lost with Redis data");
+    assertThat(heard).containsExactly(WardenListener.LossReason.EXPIRED);
+  }
+
+  /** A keeper whose holds are renewed for at most {@code maxHold}, timed by {@code clock}. */
+  private LeaseKeeper limitedTo(Duration maxHold, dev.warden.internal.base.Clock clock) {
+    return new LeaseKeeper(
+        new Scripts(redis),
+        time,
+        clock,
+        Runnable::run,
+        new Settings(
+            LEASE,
+            Duration.ofSeconds(3),
+            Duration.ofSeconds(5),
+            dev.warden.Replication.none(),
+            maxHold));
+  }
+
   /** Events whose listener records the reason of each lost lease. */
   private static Events holdEvents(List<WardenListener.LossReason> heard) {
     Events events = new Events();
