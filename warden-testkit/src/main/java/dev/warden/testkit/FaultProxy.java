@@ -10,12 +10,15 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -39,13 +42,16 @@ import java.util.concurrent.locks.LockSupport;
  * }</pre>
  *
  * <p><b>Model.</b> Each accepted connection gets its own connection to the target: a pair, served
- * by two daemon threads (one per direction) that read a chunk and write it on. A blackholed
- * direction stops reading: the chunk in hand and everything behind it wait, in the proxy and in the
- * kernel's buffers, as TCP would retransmit across a partition, and are delivered in order on
- * {@link #heal()}. A delay holds each chunk for the delay before writing it, in each direction, so
- * a request and its reply take at least twice the delay. When either side of a pair closes or
- * fails, the proxy closes both. If the target refuses a connection, the proxy resets the accepted
- * one.
+ * by two daemon threads per direction: one reads chunks and queues them, stamped with the time they
+ * were read; the other writes each on when it is due. A blackholed direction stops reading and
+ * writing: the chunks queued and everything behind them wait, in the proxy and in the kernel's
+ * buffers, as TCP would retransmit across a partition, and are delivered in order on {@link
+ * #heal()}. A delay holds each chunk for the delay from when it was read, in each direction, so a
+ * request and its reply take at least twice the delay; chunks read meanwhile are held alongside,
+ * not behind it, as on a long link: a delay adds latency, not a limit on how many requests a
+ * connection has in flight. When either side of a pair closes or fails, the proxy closes both
+ * (after writing on what it read before a close). If the target refuses a connection, the proxy
+ * resets the accepted one.
  *
  * <p><b>Thread-safety.</b> All methods are thread-safe and take effect at once for every live pair
  * and every later one. Threads are named {@code warden-fault-proxy-<port>-...} and are daemons;
@@ -64,6 +70,7 @@ public final class FaultProxy implements AutoCloseable {
 
   private static final String HOST = "127.0.0.1";
   private static final int CHUNK = 16 * 1024;
+  private static final int HELD_CHUNKS = 1024; // per direction of a pair: up to 16 MiB
   private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
   private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(5);
   private static final long SUB_MILLISECOND = TimeUnit.MILLISECONDS.toNanos(1);
@@ -76,6 +83,7 @@ public final class FaultProxy implements AutoCloseable {
   // Every pump thread not yet seen dead, so that close() can join them all; pruned on accept.
   private final Set<Thread> pumps = ConcurrentHashMap.newKeySet();
   private final AtomicLong pairIds = new AtomicLong();
+  private final AtomicLong chunksRead = new AtomicLong(); // both directions, every pair (tests)
 
   // Guarded by this; waiting pumps are woken with notifyAll on every change.
   private final Set<Direction> blackholed = EnumSet.noneOf(Direction.class);
@@ -228,6 +236,11 @@ public final class FaultProxy implements AutoCloseable {
     refusing = true;
   }
 
+  /** Returns how many chunks the proxy has read so far, both ways, on every pair (tests). */
+  long chunksRead() {
+    return chunksRead.get();
+  }
+
   /** Returns how many pairs are live: connections accepted and not yet closed or cut. */
   public int connections() {
     return pairs.size();
@@ -326,11 +339,14 @@ public final class FaultProxy implements AutoCloseable {
    * Waits while {@code direction} is blackholed and until the chunk read at {@code readNanos} has
    * been held for the current delay. Returns {@code false} if the proxy closed meanwhile.
    *
+   * <p>With {@code due} false, only waits while the direction is blackholed (a reader, before it
+   * reads on).
+   *
    * <p>The last millisecond of a delay is parked outside the monitor: {@code Object.wait} rounds
    * any nanoseconds up to a whole millisecond, which made a delay of 250 us hold a chunk 1 ms or
    * more. A change made while parked (a blackhole, a heal) is seen when the park ends.
    */
-  private boolean awaitForwarding(Direction direction, long readNanos, Pair pair)
+  private boolean awaitForwarding(Direction direction, long readNanos, boolean due, Pair pair)
       throws InterruptedException {
     while (true) {
       long remaining;
@@ -343,7 +359,7 @@ public final class FaultProxy implements AutoCloseable {
           continue;
         }
         remaining = readNanos + delayNanos - System.nanoTime();
-        if (remaining <= 0) {
+        if (!due || remaining <= 0) {
           return true;
         }
         if (remaining > SUB_MILLISECOND) {
@@ -387,32 +403,37 @@ public final class FaultProxy implements AutoCloseable {
     }
   }
 
+  /** Bytes read from one side, and when (System.nanoTime()); END: the side closed. */
+  private static final class Chunk {
+    static final Chunk END = new Chunk(0, new byte[0]);
+
+    final long readNanos;
+    final byte[] bytes;
+
+    Chunk(long readNanos, byte[] bytes) {
+      this.readNanos = readNanos;
+      this.bytes = bytes;
+    }
+  }
+
   /** A client connection and the proxy's connection to the target for it. */
   private final class Pair {
     private final Socket client;
     private final Socket target;
     final String source; // the client's address
-    private final Thread up;
-    private final Thread down;
+    private final Pipe up;
+    private final Pipe down;
     private final AtomicBoolean closing = new AtomicBoolean();
 
     Pair(long id, Socket client, Socket target) {
       this.client = client;
       this.target = target;
       this.source = client.getInetAddress().getHostAddress();
-      this.up =
-          new Thread(
-              () -> pump(client, target, Direction.CLIENT_TO_TARGET), threadName(id + "-up"));
-      this.down =
-          new Thread(
-              () -> pump(target, client, Direction.TARGET_TO_CLIENT), threadName(id + "-down"));
-      up.setDaemon(true);
-      down.setDaemon(true);
+      this.up = new Pipe(client, target, Direction.CLIENT_TO_TARGET, id + "-up");
+      this.down = new Pipe(target, client, Direction.TARGET_TO_CLIENT, id + "-down");
     }
 
     void start() {
-      pumps.add(up);
-      pumps.add(down);
       up.start();
       down.start();
     }
@@ -421,28 +442,84 @@ public final class FaultProxy implements AutoCloseable {
       return closing.get();
     }
 
-    private void pump(Socket from, Socket to, Direction direction) {
-      byte[] buffer = new byte[CHUNK];
-      try {
-        InputStream in = from.getInputStream();
-        OutputStream out = to.getOutputStream();
-        while (true) {
-          int read = in.read(buffer);
-          if (read < 0) {
-            break;
-          }
-          if (!awaitForwarding(direction, System.nanoTime(), this)) {
-            break;
-          }
-          out.write(buffer, 0, read);
-          out.flush();
-        }
-      } catch (IOException e) {
-        // Reset, cut or closed: the pair ends below.
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+    /**
+     * One direction of the pair: a reader that queues what it reads, stamped with the time read,
+     * and a writer that writes each chunk on when it is due (so a delay holds chunks side by side).
+     * The queue is bounded: a reader that fills it waits, and the kernel's buffers fill behind it.
+     */
+    private final class Pipe {
+      private final Socket from;
+      private final Socket to;
+      private final Direction direction;
+      private final BlockingQueue<Chunk> held = new LinkedBlockingQueue<>(HELD_CHUNKS);
+      private final Thread reader;
+      private final Thread writer;
+
+      Pipe(Socket from, Socket to, Direction direction, String name) {
+        this.from = from;
+        this.to = to;
+        this.direction = direction;
+        this.reader = new Thread(this::read, threadName(name));
+        this.writer = new Thread(this::write, threadName(name + "-out"));
+        reader.setDaemon(true);
+        writer.setDaemon(true);
       }
-      close(/* reset= */ false);
+
+      void start() {
+        pumps.add(reader);
+        pumps.add(writer);
+        reader.start();
+        writer.start();
+      }
+
+      private void read() {
+        byte[] buffer = new byte[CHUNK];
+        try {
+          InputStream in = from.getInputStream();
+          while (awaitForwarding(direction, 0, /* due= */ false, Pair.this)) {
+            int read = in.read(buffer);
+            if (read < 0) {
+              held.put(Chunk.END); // what was read before goes on, then the pair closes
+              return;
+            }
+            held.put(new Chunk(System.nanoTime(), Arrays.copyOf(buffer, read)));
+            chunksRead.incrementAndGet();
+          }
+        } catch (IOException e) {
+          // Reset, cut or closed: the pair ends below.
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        close(/* reset= */ false);
+      }
+
+      private void write() {
+        try {
+          OutputStream out = to.getOutputStream();
+          while (true) {
+            Chunk chunk = held.take();
+            if (chunk == Chunk.END
+                || !awaitForwarding(direction, chunk.readNanos, /* due= */ true, Pair.this)) {
+              break;
+            }
+            out.write(chunk.bytes);
+            out.flush();
+          }
+        } catch (IOException e) {
+          // Reset, cut or closed: the pair ends below.
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        close(/* reset= */ false);
+      }
+
+      /** Ends the writer once the pair is closed: what it held is dropped. */
+      void drop() {
+        held.clear();
+        if (!held.offer(Chunk.END)) {
+          writer.interrupt(); // only if a reader filled the queue again meanwhile
+        }
+      }
     }
 
     void close(boolean reset) {
@@ -457,6 +534,8 @@ public final class FaultProxy implements AutoCloseable {
         closeQuietly(client);
         closeQuietly(target);
       }
+      up.drop();
+      down.drop();
       wake(); // a pump waiting on a blackhole or a delay sees the pair closed
     }
 

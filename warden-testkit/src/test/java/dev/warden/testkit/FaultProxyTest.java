@@ -132,6 +132,36 @@ class FaultProxyTest {
     }
   }
 
+  /**
+   * A delay is latency, not a queue: a chunk read while an earlier one is held is held alongside
+   * it, for the delay from its own read, so a connection with requests in flight (a multiplexing
+   * client) is not slowed to one chunk per delay.
+   */
+  @Test
+  void aDelayHoldsChunksSideBySideNotOneBehindAnother() throws IOException {
+    Duration delay = Duration.ofSeconds(1);
+    try (ServerSocket target = new ServerSocket(0, 1, loopback());
+        FaultProxy proxy = FaultProxy.start("127.0.0.1", target.getLocalPort())) {
+      target.setSoTimeout(READ_TIMEOUT_MILLIS);
+      try (Socket client = connect(proxy);
+          Socket accepted = target.accept()) {
+        accepted.setSoTimeout(READ_TIMEOUT_MILLIS);
+        proxy.delay(delay);
+        write(client, "a");
+        await().atMost(WAIT).until(() -> proxy.chunksRead() == 1); // held now
+        write(client, "b");
+
+        assertThat(read(accepted, 1)).isEqualTo("a");
+        long first = System.nanoTime();
+        assertThat(read(accepted, 1)).isEqualTo("b");
+        Duration gap = Duration.ofNanos(System.nanoTime() - first);
+
+        // one behind another, "b" would come a whole delay after "a"
+        assertThat(gap).isLessThan(delay.dividedBy(2));
+      }
+    }
+  }
+
   private static Socket connectFrom(FaultProxy proxy, String sourceAddress) throws IOException {
     Socket socket = new Socket();
     try {
