@@ -2,6 +2,7 @@ package dev.warden.bench;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -199,7 +200,7 @@ final class ProcThreads {
         }
       }
       return Optional.of(new Snapshot(processTicks, tasks));
-    } catch (IOException | IllegalArgumentException e) {
+    } catch (IOException | UncheckedIOException | IllegalArgumentException e) {
       // No /proc (not Linux), the process gone, or a format this reader does not know: the split
       // is unknown, which the caller reports.
       return Optional.empty();

@@ -99,6 +99,8 @@ final class WorkerJvms implements Trial {
     } catch (IOException e) {
       throw new BenchException("cannot create a directory for the worker processes: " + e, e);
     }
+    // Asks for the clock tick (getconf) now rather than at the window's opening.
+    long unusedTicks = ProcThreads.ticksPerSecond();
     List<JvmProcess> started = new ArrayList<>();
     WorkerJvms trial = new WorkerJvms(dir, started);
     try {
