@@ -210,9 +210,9 @@ final class ProcThreads {
   /**
    * Returns the CPU time in nanoseconds each kind of thread used from {@code before} to {@code
    * after} (every kind present, 0 if none); {@link Kind#EXITED} is the process's total less the
-   * live threads' (see the class comment), never below 0. Thread ids are not reused within seconds
-   * on Linux (they count up to {@code pid_max} first), so a thread of {@code after} with the id of
-   * one of {@code before} but another name counts from zero.
+   * live threads' (see the class comment), never below 0. A thread is known by its id (Linux hands
+   * ids out in rising order up to {@code pid_max} before reusing one) and classed by its name in
+   * {@code after}.
    */
   static Map<Kind, Long> since(Snapshot before, Snapshot after) {
     Map<Kind, Long> ticks = new EnumMap<>(Kind.class);
@@ -223,7 +223,7 @@ final class ProcThreads {
     for (Map.Entry<Long, Task> entry : after.tasks().entrySet()) {
       Task now = entry.getValue();
       Task then = before.tasks().get(entry.getKey());
-      long used = now.ticks() - (then != null && then.comm().equals(now.comm()) ? then.ticks() : 0);
+      long used = now.ticks() - (then == null ? 0 : then.ticks());
       ticks.merge(Kind.of(now.comm()), used, Long::sum);
       live += used;
     }

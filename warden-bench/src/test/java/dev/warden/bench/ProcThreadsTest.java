@@ -149,14 +149,15 @@ class ProcThreadsTest {
   }
 
   @Test
-  void aThreadBornBetweenTheSnapshotsCountsFromZeroAndOneOfTheSameIdButAnotherNameToo() {
+  void aThreadBornBetweenTheSnapshotsCountsFromZeroAndEndedThreadsAreTheRest() {
     ProcThreads.Snapshot before =
         new ProcThreads.Snapshot(
             1_000,
             Map.of(
                 1L, new ProcThreads.Task("C2 CompilerThre", 700),
                 2L, new ProcThreads.Task("w7-0-0", 200),
-                3L, new ProcThreads.Task("C1 CompilerThre", 100)));
+                3L, new ProcThreads.Task("C1 CompilerThre", 100),
+                5L, new ProcThreads.Task("C2 CompilerThre", 40)));
     ProcThreads.Snapshot after =
         new ProcThreads.Snapshot(
             1_500,
@@ -164,19 +165,21 @@ class ProcThreadsTest {
                 1L, new ProcThreads.Task("C2 CompilerThre", 800),
                 2L, new ProcThreads.Task("w7-0-0", 300),
                 4L, new ProcThreads.Task("GC Thread#0", 50),
-                3L, new ProcThreads.Task("warden-timer-1", 30)));
+                3L, new ProcThreads.Task("C1 CompilerThre", 130),
+                6L, new ProcThreads.Task("warden-timer-1", 30)));
 
     Map<Kind, Long> split = ProcThreads.since(before, after);
 
     long tick = TimeUnit.SECONDS.toNanos(1) / ticks();
-    assertThat(split.get(Kind.JIT)).isEqualTo(100 * tick);
+    assertThat(split.get(Kind.JIT)).isEqualTo((100 + 30) * tick);
     assertThat(split.get(Kind.WORKLOAD)).isEqualTo(100 * tick);
     assertThat(split.get(Kind.GC)).isEqualTo(50 * tick);
     assertThat(split.get(Kind.TIMER)).isEqualTo(30 * tick);
-    assertThat(split.get(Kind.EXITED)).isEqualTo((500 - 280) * tick);
+    // 500 ticks of the process in all, 310 of them the live threads': 190 the ended one's (id 5).
+    assertThat(split.get(Kind.EXITED)).isEqualTo((500 - 310) * tick);
     assertThat(split.get(Kind.OTHER)).isZero();
-    assertThat(ProcThreads.born(before, after)).isEqualTo(1);
-    assertThat(ProcThreads.ended(before, after)).isZero();
+    assertThat(ProcThreads.born(before, after)).isEqualTo(2);
+    assertThat(ProcThreads.ended(before, after)).isEqualTo(1);
   }
 
   /** Spins until this thread has used {@link #BURN_NANOS} of CPU. */
