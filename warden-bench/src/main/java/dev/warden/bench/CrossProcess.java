@@ -74,6 +74,25 @@ final class CrossProcess implements Workload {
   /** W9: client CPU per acquisition at 16x1 at most this multiple of 4x1's (flat in P). */
   static final double FLAT_IN_PROCESSES = 1.2;
 
+  /**
+   * Client CPU per acquisition without the worker JVMs' JIT compiler threads: what W9's flatness is
+   * judged on (see {@link #judge}). The JIT compiles once per JVM; with 16 JVMs on 2 cores its
+   * warm-up ends at the cap and the compiling runs on into the window.
+   */
+  static final Metric CLIENT_CPU_NO_JIT =
+      Metric.lower(
+          "client_cpu_no_jit_us_per_op",
+          "client CPU/op without JIT compilation",
+          Metric.Unit.MICROS);
+
+  /** Returns the metric of the worker JVMs' CPU per acquisition used by one kind of thread. */
+  static Metric workerCpu(ProcThreads.Kind kind) {
+    return Metric.lower(
+        "worker_cpu_" + kind.key() + "_us_per_op",
+        "workers' " + kind.label() + " CPU/op",
+        Metric.Unit.MICROS);
+  }
+
   static final Metric DELIVERIES =
       Metric.lower("deliveries_per_op", "pub/sub deliveries/op", Metric.Unit.NUMBER).inChart();
 
@@ -250,6 +269,7 @@ final class CrossProcess implements Workload {
       costs.put("client_cpu_us_per_op", Double.NaN);
     }
     metrics.putAll(costs);
+    metrics.putAll(threadClasses(tally, measurement.clientCpuNanos(), acquisitions));
     if (countDeliveries) {
       metrics.put(
           "publishes_per_op",
@@ -267,6 +287,30 @@ final class CrossProcess implements Workload {
     long lost = tally.inRun("lost_increments");
     if (lost > 0) {
       problems.add("a process's counter missed " + lost + " increments: two holders at once");
+    }
+    return metrics;
+  }
+
+  /**
+   * Returns client CPU per acquisition without the workers' JIT compiler threads, and the workers'
+   * CPU per acquisition by kind of thread ({@link ProcThreads}); NaN where the split is unknown.
+   */
+  static Map<String, Double> threadClasses(Tally tally, long ownCpuNanos, double acquisitions) {
+    Map<String, Double> metrics = new LinkedHashMap<>();
+    boolean known =
+        acquisitions > 0
+            && tally.inRun("worker_cpu_unknown") == 0
+            && tally.inRun("worker_cpu_by_class_unknown") == 0;
+    long jit = tally.inRun(WorkerJvms.cpuKey(ProcThreads.Kind.JIT));
+    metrics.put(
+        CLIENT_CPU_NO_JIT.key(),
+        known
+            ? (ownCpuNanos + tally.inRun("worker_cpu_ns") - jit) / 1e3 / acquisitions
+            : Double.NaN);
+    for (ProcThreads.Kind kind : ProcThreads.Kind.values()) {
+      metrics.put(
+          workerCpu(kind).key(),
+          known ? tally.inRun(WorkerJvms.cpuKey(kind)) / 1e3 / acquisitions : Double.NaN);
     }
     return metrics;
   }
@@ -300,21 +344,54 @@ final class CrossProcess implements Workload {
   /**
    * W9's targets (issue 21): client CPU per acquisition flat in the number of processes (16x1 at
    * most {@link #FLAT_IN_PROCESSES} times 4x1), one pub/sub delivery per hand-off, no overlap.
+   *
+   * <p>Flatness is judged on client CPU without the worker JVMs' JIT compilation ({@link
+   * #CLIENT_CPU_NO_JIT}), the figure with it shown beside: the target asks whether the work per
+   * acquisition grows with P, and compiling is a one-time cost per JVM that 16 JVMs on 2 cores
+   * stretch into the window (docs/performance.md). Where the split is unknown (no {@code /proc}) it
+   * is judged on all the CPU.
    */
   private void judgeManyInstances(Targets.Of targets) {
     Optional<Results.PointResult> few = targets.point("4x1");
     Optional<Results.PointResult> many = targets.point("16x1");
-    String key = Costs.CLIENT_CPU.key();
-    targets.addRatio(
-        "16x1 client CPU/op vs 4x1 (flat in P)",
-        "<= " + Format.ratio(FLAT_IN_PROCESSES),
-        many.map(p -> Format.micros(p.warden(key))).orElse("not run"),
-        few.map(p -> Format.micros(p.warden(key)) + " at 4x1").orElse("not run"),
+    String all = Costs.CLIENT_CPU.key();
+    String noJit = CLIENT_CPU_NO_JIT.key();
+    double allRatio =
         many.isPresent() && few.isPresent()
-            ? many.get().warden(key) / few.get().warden(key)
-            : Double.NaN,
-        FLAT_IN_PROCESSES,
-        false);
+            ? many.get().warden(all) / few.get().warden(all)
+            : Double.NaN;
+    double noJitRatio =
+        many.isPresent() && few.isPresent()
+            ? many.get().warden(noJit) / few.get().warden(noJit)
+            : Double.NaN;
+    if (Double.isNaN(noJitRatio)) {
+      targets.addRatio(
+          "16x1 client CPU/op vs 4x1 (flat in P"
+              + (many.isPresent() && few.isPresent() ? "; JIT not split here" : "")
+              + ")",
+          "<= " + Format.ratio(FLAT_IN_PROCESSES),
+          many.map(p -> Format.micros(p.warden(all))).orElse("not run"),
+          few.map(p -> Format.micros(p.warden(all)) + " at 4x1").orElse("not run"),
+          allRatio,
+          FLAT_IN_PROCESSES,
+          false);
+    } else {
+      targets.addRatio(
+          "16x1 client CPU/op without JIT compilation vs 4x1 (flat in P)",
+          "<= " + Format.ratio(FLAT_IN_PROCESSES),
+          Format.micros(many.get().warden(noJit))
+              + " ("
+              + Format.micros(many.get().warden(all))
+              + " with JIT)",
+          Format.micros(few.get().warden(noJit))
+              + " at 4x1 ("
+              + Format.micros(few.get().warden(all))
+              + " with JIT)",
+          noJitRatio,
+          Format.ratio(noJitRatio) + " (" + Format.ratio(allRatio) + " with JIT)",
+          FLAT_IN_PROCESSES,
+          false);
+    }
     for (String label : List.of("16x1", "8x2")) {
       targets.limit(label, DELIVERIES, "<= 1", v -> v <= 1.0);
     }
@@ -382,9 +459,12 @@ final class CrossProcess implements Workload {
                 HOLDER_CHANGES,
                 Costs.COMMANDS));
     if (countDeliveries) {
+      headline.addAll(List.of(Costs.CLIENT_CPU.inChart(), CLIENT_CPU_NO_JIT.inChart()));
+      for (ProcThreads.Kind kind : ProcThreads.Kind.values()) {
+        headline.add(workerCpu(kind));
+      }
       headline.addAll(
           List.of(
-              Costs.CLIENT_CPU.inChart(),
               Costs.REDIS_CPU.inChart(),
               Metric.lower("publishes_per_op", "publishes/op", Metric.Unit.NUMBER),
               DELIVERIES));

@@ -255,6 +255,22 @@ final class Targets {
         double ratio,
         double limit,
         boolean atLeast) {
+      addRatio(target, goal, warden, redisson, ratio, Format.ratio(ratio), limit, atLeast);
+    }
+
+    /**
+     * Adds a verdict on a ratio like the other {@code addRatio}, with {@code measured} shown for it
+     * (e.g. the ratio and, beside it, another figure not judged).
+     */
+    void addRatio(
+        String target,
+        String goal,
+        String warden,
+        String redisson,
+        double ratio,
+        String measured,
+        double limit,
+        boolean atLeast) {
       double shown = Math.round(ratio * 100) / 100.0;
       Outcome outcome =
           Double.isNaN(ratio)
@@ -262,16 +278,7 @@ final class Targets {
               : (atLeast ? shown >= limit : shown <= limit) ? Outcome.PASS : Outcome.MISS;
       verdicts.add(
           new Verdict(
-              workload,
-              target,
-              goal,
-              warden,
-              redisson,
-              Format.ratio(ratio),
-              ratio,
-              limit,
-              atLeast,
-              outcome));
+              workload, target, goal, warden, redisson, measured, ratio, limit, atLeast, outcome));
     }
 
     /** Adds a verdict on one of Warden's own numbers. */

@@ -7,7 +7,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -26,7 +28,12 @@ import java.util.stream.Stream;
  * quiet ({@code workers_jit_quiet}; the others stopped at the longest warm-up). The workers' CPU
  * time in the window is read from the operating system ({@link
  * ProcessHandle.Info#totalCpuDuration()}, in clock ticks) and added to the tally as {@code
- * worker_cpu_ns}; {@code worker_cpu_unknown} is 1 where the platform does not tell.
+ * worker_cpu_ns}; {@code worker_cpu_unknown} is 1 where the platform does not tell. The same CPU
+ * split by the kind of thread that used it ({@link ProcThreads}: JIT compiler, GC, timers, event
+ * loops, the lock threads...) is added as {@code worker_cpu_<kind>_ns}, with {@code
+ * worker_threads_born} and {@code worker_threads_ended} in the window; {@code
+ * worker_cpu_by_class_unknown} is 1 where there is no {@code /proc} to read it from. The threads
+ * are read just inside the window (after the total at its opening, before it at its close).
  *
  * <p>Used by the runner's thread only. A worker that exits before it is told to stop ends {@link
  * #await} early and fails the trial.
@@ -43,6 +50,8 @@ final class WorkerJvms implements Trial {
   private int jitQuiet;
   private long cpuAtOpen = -1;
   private long cpuAtClose = -1;
+  private List<Optional<ProcThreads.Snapshot>> threadsAtOpen = List.of();
+  private List<Optional<ProcThreads.Snapshot>> threadsAtClose = List.of();
   private Deliveries deliveries; // or null; set before the window opens, by the runner's thread
   private final List<SectionLog> extraLogs = new ArrayList<>(); // sections of other clients
   private List<SectionLog> logs = List.of(); // every process's sections, once finished
@@ -90,6 +99,8 @@ final class WorkerJvms implements Trial {
     } catch (IOException e) {
       throw new BenchException("cannot create a directory for the worker processes: " + e, e);
     }
+    // Asks for the clock tick (getconf) now rather than at the window's opening.
+    long unusedTicks = ProcThreads.ticksPerSecond();
     List<JvmProcess> started = new ArrayList<>();
     WorkerJvms trial = new WorkerJvms(dir, started);
     try {
@@ -170,6 +181,7 @@ final class WorkerJvms implements Trial {
   public void openWindow() {
     window.open();
     cpuAtOpen = workersCpuNanos();
+    threadsAtOpen = workersThreads();
     if (deliveries != null) {
       deliveries.open();
     }
@@ -178,6 +190,7 @@ final class WorkerJvms implements Trial {
   @Override
   public void closeWindow() {
     if (window.isOpen()) {
+      threadsAtClose = workersThreads();
       cpuAtClose = workersCpuNanos();
       window.close();
       if (deliveries != null) {
@@ -210,6 +223,7 @@ final class WorkerJvms implements Trial {
       } else {
         tally.set("worker_cpu_ns", cpuAtClose - cpuAtOpen);
       }
+      addThreadClasses(tally);
       if (deliveries != null) {
         deliveries.addTo(tally);
       }
@@ -237,6 +251,45 @@ final class WorkerJvms implements Trial {
       sum += cpu.toNanos();
     }
     return sum;
+  }
+
+  /** Returns each worker's threads now (empty where unknown). */
+  private List<Optional<ProcThreads.Snapshot>> workersThreads() {
+    List<Optional<ProcThreads.Snapshot>> snapshots = new ArrayList<>();
+    for (JvmProcess worker : workers) {
+      snapshots.add(ProcThreads.read(worker.pid()));
+    }
+    return snapshots;
+  }
+
+  /** Adds the workers' CPU in the window by kind of thread, or that it is unknown, to the tally. */
+  private void addThreadClasses(Tally tally) {
+    boolean known = threadsAtOpen.size() == workers.size() && !workers.isEmpty();
+    for (int i = 0; known && i < workers.size(); i++) {
+      known = threadsAtOpen.get(i).isPresent() && threadsAtClose.get(i).isPresent();
+    }
+    if (!known) {
+      tally.set("worker_cpu_by_class_unknown", 1);
+      return;
+    }
+    Map<ProcThreads.Kind, Long> sum = new EnumMap<>(ProcThreads.Kind.class);
+    long born = 0;
+    long ended = 0;
+    for (int i = 0; i < workers.size(); i++) {
+      ProcThreads.Snapshot before = threadsAtOpen.get(i).orElseThrow();
+      ProcThreads.Snapshot after = threadsAtClose.get(i).orElseThrow();
+      ProcThreads.since(before, after).forEach((kind, nanos) -> sum.merge(kind, nanos, Long::sum));
+      born += ProcThreads.born(before, after);
+      ended += ProcThreads.ended(before, after);
+    }
+    sum.forEach((kind, nanos) -> tally.set(cpuKey(kind), nanos));
+    tally.set("worker_threads_born", born);
+    tally.set("worker_threads_ended", ended);
+  }
+
+  /** Returns the tally's key of the workers' CPU used by one kind of thread, in nanoseconds. */
+  static String cpuKey(ProcThreads.Kind kind) {
+    return "worker_cpu_" + kind.key() + "_ns";
   }
 
   /** Kills workers still alive, closes the delivery counter and deletes the trial's directory. */

@@ -48,6 +48,39 @@ class ReportTest {
   }
 
   @Test
+  void w9sTableShowsClientCpuWithAndWithoutJitAndWhereTheWorkersCpuWent() {
+    Results results = new Results(Map.of());
+    results.add(
+        CrossProcess.manyInstances(),
+        new Point(
+            "16x1",
+            Map.of("processes", 16),
+            Optional.empty(),
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(1),
+            1,
+            (contender, prefix) -> null),
+        Map.of(
+            Library.WARDEN,
+                Sample.measured(
+                    Map.of(
+                        "client_cpu_us_per_op", 1380.0,
+                        "client_cpu_no_jit_us_per_op", 400.0,
+                        "worker_cpu_jit_us_per_op", 980.0),
+                    Map.of(),
+                    List.of()),
+            Library.REDISSON,
+                Sample.measured(Map.of("client_cpu_us_per_op", 19740.0), Map.of(), List.of())));
+
+    String markdown = Report.markdown(results, Targets.evaluate(results), List.of());
+
+    assertThat(markdown)
+        .contains("|  | client CPU/op | 1.38 ms | 19.74 ms | 0.07x |")
+        .contains("|  | client CPU/op without JIT compilation | 400 us | n/a | n/a |")
+        .contains("|  | workers' JIT compiler CPU/op | 980 us | n/a | n/a |");
+  }
+
+  @Test
   void aRunWithoutProblemsHasNoProblemSection() {
     Results results = new Results(Map.of());
 

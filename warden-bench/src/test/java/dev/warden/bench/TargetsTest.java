@@ -239,7 +239,9 @@ class TargetsTest {
 
     List<Targets.Verdict> verdicts = Targets.evaluate(results);
 
+    // Without the JIT split (no /proc, or an older results file) it is judged on all the CPU.
     Targets.Verdict flat = verdict(verdicts, "16x1 client CPU/op vs 4x1");
+    assertThat(flat.target()).contains("JIT not split here");
     assertThat(flat.measured()).isEqualTo("1.25x");
     assertThat(flat.outcome()).isEqualTo(Targets.Outcome.MISS);
     assertThat(verdict(verdicts, "8x2 pub/sub deliveries/op").outcome())
@@ -251,6 +253,48 @@ class TargetsTest {
         .singleElement()
         .extracting(Targets.Verdict::outcome)
         .isEqualTo(Targets.Outcome.PASS);
+  }
+
+  @Test
+  void w9FlatnessIsJudgedWithoutJitCompilationAndShowsTheFigureWithIt() {
+    Results results = new Results(Map.of());
+    Workload w9 = CrossProcess.manyInstances();
+    results.add(
+        w9,
+        point("4x1", 4),
+        samples(
+            Map.of("client_cpu_us_per_op", 186.0, "client_cpu_no_jit_us_per_op", 150.0),
+            Map.of("client_cpu_us_per_op", 417.0, "client_cpu_no_jit_us_per_op", 400.0)));
+    results.add(
+        w9,
+        point("16x1", 16),
+        samples(
+            Map.of("client_cpu_us_per_op", 1380.0, "client_cpu_no_jit_us_per_op", 170.0),
+            Map.of("client_cpu_us_per_op", 19740.0, "client_cpu_no_jit_us_per_op", 900.0)));
+
+    Targets.Verdict flat =
+        verdict(Targets.evaluate(results), "16x1 client CPU/op without JIT compilation vs 4x1");
+
+    assertThat(flat.outcome()).isEqualTo(Targets.Outcome.PASS); // 170 / 150 = 1.13x
+    assertThat(flat.measured()).isEqualTo("1.13x (7.42x with JIT)");
+    assertThat(flat.warden()).isEqualTo("170 us (1.38 ms with JIT)");
+    assertThat(flat.redisson()).isEqualTo("150 us at 4x1 (186 us with JIT)");
+
+    results = new Results(Map.of());
+    results.add(
+        w9,
+        point("4x1", 4),
+        samples(
+            Map.of("client_cpu_us_per_op", 186.0, "client_cpu_no_jit_us_per_op", 150.0), Map.of()));
+    results.add(
+        w9,
+        point("16x1", 16),
+        samples(
+            Map.of("client_cpu_us_per_op", 186.0, "client_cpu_no_jit_us_per_op", 190.0), Map.of()));
+    assertThat(
+            verdict(Targets.evaluate(results), "16x1 client CPU/op without JIT compilation vs 4x1")
+                .outcome())
+        .isEqualTo(Targets.Outcome.MISS); // 1.27x without JIT, though 1.00x with it
   }
 
   private static Map<String, Double> w7Metrics(
