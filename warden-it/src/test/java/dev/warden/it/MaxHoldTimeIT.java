@@ -86,6 +86,65 @@ class MaxHoldTimeIT {
     assertThat(redis.redis().exists("warden:{report}:lock")).isZero();
   }
 
+  /**
+   * A re-entry sets the lock's lease to a whole lease again; one in the last renewal period before
+   * the limit has no renewal after it to bring the lease back to the limit. The limit ends the hold
+   * in Redis by its token, so the lock is still freed at the limit, not a lease after it.
+   */
+  @Test
+  void aReentryInTheLastRenewalPeriodDoesNotKeepTheLockPastTheLimit(WardenFactory wardens)
+      throws Exception {
+    Duration lease = Duration.ofSeconds(3); // a renewal every second: the third leaves 0.5 s
+    Duration limit = Duration.ofMillis(3500);
+    AtomicInteger renewals = new AtomicInteger();
+    List<WardenListener.LossReason> heard = new CopyOnWriteArrayList<>();
+    Warden limited =
+        wardens.create(
+            builder ->
+                builder
+                    .watchdogTimeout(lease)
+                    .maxHoldTime(limit)
+                    .listener(
+                        new WardenListener() {
+                          @Override
+                          public void leaseRenewed(ObjectType type, String name) {
+                            renewals.incrementAndGet();
+                          }
+
+                          @Override
+                          public void leaseLost(
+                              ObjectType type,
+                              String name,
+                              long holdId,
+                              WardenListener.LossReason reason) {
+                            heard.add(reason);
+                          }
+                        }));
+    DistributedLock lock = limited.lock("reentered");
+    long taken = System.nanoTime();
+    lock.lock();
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> renewals.get() >= 3); // the last renewal before the limit
+    lock.lock(); // its lease: 3 s from now again, 2.5 s past the limit
+    assertThat(Duration.ofNanos(System.nanoTime() - taken))
+        .as("re-entered before the limit")
+        .isLessThan(limit);
+
+    DistributedLock next = wardens.create().lock("reentered");
+    assertThat(next.tryLock(20, TimeUnit.SECONDS)).isTrue();
+    Duration freedAfter = Duration.ofNanos(System.nanoTime() - taken);
+    next.unlock();
+    assertThat(freedAfter)
+        .as("freed at the limit, not a lease after the re-entry")
+        .isBetween(limit.minus(Duration.ofMillis(100)), limit.plus(Duration.ofMillis(1500)));
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !heard.isEmpty());
+    assertThat(heard).containsExactly(WardenListener.LossReason.MAX_HOLD_TIME);
+    assertThatThrownBy(lock::unlock)
+        .isInstanceOf(LeaseExpiredException.class)
+        .hasMessageContaining("it was held for its maximum hold time (PT3.5S)");
+  }
+
   @Test
   void aHolderThatReleasesBeforeTheLimitLosesNothing(WardenFactory wardens) throws Exception {
     AtomicInteger renewals = new AtomicInteger();

@@ -139,6 +139,16 @@ public final class Hold {
    * renewals went on, it arrives after them. Returns whether it marked the hold lost.
    */
   public boolean markLostByDeadline(String reason, Executor callbacks) {
+    return markLostByDeadline(reason, WardenListener.LossReason.EXPIRED, callbacks);
+  }
+
+  /**
+   * Marks the hold lost for a reason of a kind and sends its drop, as {@link
+   * #markLostByDeadline(String, Executor)} does: also at its maximum hold time, past which a
+   * re-entry's lease, or a renewal that reached Redis late, may keep it.
+   */
+  public boolean markLostByDeadline(
+      String reason, WardenListener.LossReason kind, Executor callbacks) {
     if (state() != State.HELD) {
       return false; // lost already (a second renewal that failed after the deadline), or released
     }
@@ -147,7 +157,7 @@ public final class Hold {
     // when the hold was not marked lost here (a release began meanwhile): only a lost hold is
     // dropped (dropLost), and a drop of a hold lost otherwise changes nothing that is not its own
     dropNeeded = true;
-    if (!markLost(reason, callbacks)) {
+    if (!markLost(reason, kind, callbacks)) {
       return false;
     }
     var unused = dropLost(); // the lock layer logs a failure; the owner's unlock sends it again
@@ -389,6 +399,20 @@ public final class Hold {
     lostReason = reason;
     lostCause = cause;
     state.set(State.LOST);
+  }
+
+  /**
+   * Whether its maximum hold time ({@code maxHoldNanos} after it began; 0: none) is reached at
+   * {@code nowNanos}, and ended it: its last renewals made its lease end at the limit, whatever a
+   * renewal answered after it says. Unless its lease deadline came a renewal period ({@code
+   * periodNanos}) or more before the limit: a tick on time would have found it passed, and lost the
+   * hold by it, before the limit (a late tick or timer task finds that).
+   */
+  boolean endedByLimit(long maxHoldNanos, long periodNanos, long nowNanos) {
+    long limit = startedNanos + maxHoldNanos;
+    return maxHoldNanos > 0
+        && nowNanos - limit >= 0
+        && leaseDeadlineNanos - (limit - periodNanos) > 0;
   }
 
   /** Whether the lease keeper has timed the end of its maximum hold time; the keeper's alone. */

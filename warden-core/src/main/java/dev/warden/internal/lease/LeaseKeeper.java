@@ -63,7 +63,7 @@ import org.slf4j.LoggerFactory;
  * long after it was taken: the last renewal before the limit sets its lease to end at the limit
  * (not a whole lease later), and a timer at the limit marks it lost ({@link
  * WardenListener.LossReason#MAX_HOLD_TIME}), so its holder is told when Redis lets it go, and not
- * later than that.
+ * later than that, and ends it in Redis by its token, as a hold lost by its deadline is.
  */
 public final class LeaseKeeper {
   private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
@@ -357,7 +357,7 @@ public final class LeaseKeeper {
       if (maxHoldNanos > 0) {
         long left = hold.startedNanos() + maxHoldNanos - now;
         if (left <= 0) {
-          lose(hold, limitReason, WardenListener.LossReason.MAX_HOLD_TIME);
+          loseByDeadline(hold, now, "no renewal succeeded before the lease's deadline");
           continue;
         }
         if (left < leaseNanos) {
@@ -367,7 +367,7 @@ public final class LeaseKeeper {
         }
       }
       if (now - hold.leaseDeadlineNanos() >= 0) {
-        loseByDeadline(hold, "no renewal succeeded before the lease's deadline");
+        loseByDeadline(hold, now, "no renewal succeeded before the lease's deadline");
         continue;
       }
       byte[] routingKey = hold.renewalKeys()[0];
@@ -398,7 +398,8 @@ public final class LeaseKeeper {
         timer.schedule(
             () -> {
               if (isKept(hold)) {
-                lose(hold, limitReason, WardenListener.LossReason.MAX_HOLD_TIME);
+                loseByDeadline(
+                    hold, clock.nanoTime(), "no renewal succeeded before the lease's deadline");
               }
             },
             leftNanos);
@@ -465,11 +466,11 @@ public final class LeaseKeeper {
           // can tell (a run of it finds its own marker, or none: LockCore.release), so the keeper
           // neither reports it lost nor forgets it; it only stops renewing it.
           remove(hold);
-        } else if (maxHoldNanos > 0
-            && clock.nanoTime() - (hold.startedNanos() + maxHoldNanos) >= 0) {
+        } else if (hold.endedByLimit(maxHoldNanos, periodNanos, clock.nanoTime())) {
           // its last lease ended at the limit (it was renewed until then, not later): a renewal
           // answered after it finds the lock gone because the limit was reached, even when the
-          // limit's own timer task runs late (a busy timer thread)
+          // limit's own timer task runs late (a busy timer thread). Not so for a hold whose lease
+          // deadline came a period or more before the limit (Hold.endedByLimit)
           lose(hold, limitReason, WardenListener.LossReason.MAX_HOLD_TIME);
         } else {
           lose(hold, "the lock expired, was force-unlocked, or was lost with Redis data");
@@ -489,7 +490,9 @@ public final class LeaseKeeper {
       long left = hold.leaseDeadlineNanos() - now;
       if (left <= 0) {
         loseByDeadline(
-            hold, "renewal impossible until the lease's deadline: " + Failures.unwrap(failure));
+            hold,
+            now,
+            "renewal impossible until the lease's deadline: " + Failures.unwrap(failure));
       } else {
         earliest = Math.min(earliest, left);
       }
@@ -513,13 +516,23 @@ public final class LeaseKeeper {
   }
 
   /**
-   * Loses a hold whose lease deadline passed with no renewal answered, and ends it in Redis by its
-   * token ({@link Hold#markLostByDeadline}): renewals that reach Redis late cannot keep it for
-   * nobody.
+   * Loses a hold whose lease deadline passed with no renewal answered, or whose maximum hold time
+   * is reached at {@code now}, and ends it in Redis by its token ({@link Hold#markLostByDeadline}):
+   * renewals that reach Redis late cannot keep it for nobody, nor can a re-entry in the last
+   * renewal period before the limit, which set a whole lease again (no renewal came after it to
+   * bring it back to the limit). Lost to its limit ({@link
+   * WardenListener.LossReason#MAX_HOLD_TIME}) if the limit ended it ({@link Hold#endedByLimit}): so
+   * also when a late timer task leaves a failed renewal's reply to find it; else for {@code
+   * reason}.
    */
-  private void loseByDeadline(Hold hold, String reason) {
-    if (hold.markLostByDeadline(reason, callbacks)) {
-      logLost(hold, reason);
+  private void loseByDeadline(Hold hold, long now, String reason) {
+    boolean limit = hold.endedByLimit(maxHoldNanos, periodNanos, now);
+    String why = limit ? limitReason : reason;
+    if (hold.markLostByDeadline(
+        why,
+        limit ? WardenListener.LossReason.MAX_HOLD_TIME : WardenListener.LossReason.EXPIRED,
+        callbacks)) {
+      logLost(hold, why);
       remove(hold);
     }
   }

@@ -10,10 +10,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The drop of a hold its client declared lost by its lease deadline ({@link LockDriver#dropLost}),
- * and its owner's unlock of such a hold, for {@link LockCore}: renewals sent before the deadline
- * may reach Redis after it and keep the hold a lease longer, held by nobody, so the client ends it
- * there, by its token.
+ * The drop of a hold its client declared lost by its lease deadline, or at its maximum hold time
+ * ({@link LockDriver#dropLost}), and its owner's unlock of such a hold, for {@link LockCore}:
+ * renewals sent before the deadline may reach Redis after it and keep the hold a lease longer, held
+ * by nobody, so the client ends it there, by its token.
  */
 final class LostHolds {
   private static final Logger log = LoggerFactory.getLogger(LostHolds.class);

@@ -650,6 +650,151 @@ class LeaseKeeperTest {
     assertThat(heard).containsExactly(WardenListener.LossReason.EXPIRED);
   }
 
+  /**
+   * At its limit the hold is dropped in Redis by its token, as one lost by its deadline is: a
+   * re-entry in the last renewal period set a whole lease again, which no renewal brings back to
+   * the limit (MaxHoldTimeIT), and a renewal that reached Redis late set its capped lease from
+   * then.
+   */
+  @Test
+  void theMaximumHoldTimeEndsTheHoldInRedisByItsToken() {
+    LeaseKeeper limited = limitedTo(Duration.ofSeconds(25), time);
+    long taken = time.nanoTime();
+    List<WardenListener.LossReason> heard = new ArrayList<>();
+    Hold watched = holdWith(holdEvents(heard));
+    limited.add(watched);
+    time.advanceTo(taken + PERIOD);
+    redis.calls.get(0).renewedAll();
+    time.advanceTo(taken + 2 * PERIOD);
+    redis.calls.get(1).renewedAll();
+    assertThat(dropped).isEmpty();
+
+    time.advanceTo(taken + Duration.ofSeconds(25).toNanos());
+
+    assertThat(heard).containsExactly(WardenListener.LossReason.MAX_HOLD_TIME);
+    assertThat(dropped).containsExactly(watched);
+    drops.get(0).complete(List.of(1L, 0L));
+    assertThat(watched.dropLost()).as("answered: no other drop").isNull();
+  }
+
+  /**
+   * A direct grant's confirmation ({@link LeaseKeeper#renewNow(Hold)}) less than a lease before the
+   * limit (a maximum hold time of one watchdog lease) rounds its lease up too.
+   */
+  @Test
+  void aConfirmationLessThanALeaseBeforeTheLimitRoundsItsLeaseUpToAWholeMillisecond() {
+    LeaseKeeper limited = limitedTo(LEASE, time);
+    Hold granted = hold();
+    limited.add(granted);
+    time.advance(Duration.ofNanos(600_000)); // confirmed 0.6 ms after the grant arrived
+
+    limited.renewNow(granted);
+
+    assertThat(redis.calls.get(0).lease()).isEqualTo(LEASE.toMillis());
+  }
+
+  /**
+   * A renewal that fails after the limit, handled before the limit's timer task (late), of a hold
+   * renewed until the limit: the limit ended it, and it is dropped all the same.
+   */
+  @Test
+  void aRenewalFailingAfterTheMaximumHoldTimeReportsTheLimitEvenBeforeTheLimitsTimerRuns() {
+    long[] ahead = {0}; // how far the keeper's clock is ahead of its late timer
+    LeaseKeeper limited =
+        limitedTo(Duration.ofSeconds(35).plusMillis(5), () -> time.nanoTime() + ahead[0]);
+    long taken = time.nanoTime();
+    List<WardenListener.LossReason> heard = new ArrayList<>();
+    Hold watched = holdWith(holdEvents(heard));
+    limited.add(watched);
+    time.advanceTo(taken + PERIOD);
+    redis.calls.get(0).renewedAll(); // capped (25.005 s): its deadline is the limit
+    time.advanceTo(taken + 2 * PERIOD);
+
+    ahead[0] = Duration.ofMillis(15_005).toNanos(); // the clock at the limit, the timer not yet
+    redis.calls.get(1).failed();
+
+    assertThat(watched.lostReason()).contains("maximum hold time (PT35.005S)");
+    assertThat(heard).containsExactly(WardenListener.LossReason.MAX_HOLD_TIME);
+    assertThat(dropped).containsExactly(watched);
+    time.advance(Duration.ofSeconds(10)); // the limit's task runs, late: told once
+    assertThat(heard).hasSize(1);
+    assertThat(dropped).hasSize(1);
+  }
+
+  /**
+   * A renewal refused and handled after the limit, of a hold whose lease deadline came long before
+   * it (its timer thread late): its lease ran out, or it was force-unlocked, before the limit; the
+   * limit did not end it.
+   */
+  @Test
+  void aRenewalRefusedAfterTheLimitOfAHoldWhoseDeadlineCameFirstReportsTheLockLost() {
+    long[] ahead = {0};
+    LeaseKeeper limited = limitedTo(Duration.ofSeconds(65), () -> time.nanoTime() + ahead[0]);
+    long taken = time.nanoTime();
+    List<WardenListener.LossReason> heard = new ArrayList<>();
+    Hold watched = holdWith(holdEvents(heard));
+    limited.add(watched);
+    time.advanceTo(taken + PERIOD);
+    Call whole = redis.calls.get(0);
+    assertThat(whole.lease()).isEqualTo(LEASE.toMillis());
+
+    ahead[0] = Duration.ofSeconds(60).toNanos(); // past the limit (65 s), and the deadline (30 s)
+    whole.notRenewed(1);
+
+    assertThat(watched.lostReason())
+        .isEqualTo("the lock expired, was force-unlocked, or was lost with Redis data");
+    assertThat(heard).containsExactly(WardenListener.LossReason.EXPIRED);
+  }
+
+  /**
+   * A hold whose capped renewals went unanswered until after the limit: its lease deadline, from
+   * the last whole lease, is less than a renewal period before the limit (no tick on time would
+   * have found it passed before the limit), so a refusal handled after the limit reports the limit.
+   */
+  @Test
+  void aRefusalAfterTheLimitOfAHoldWhoseCappedRenewalsWentUnansweredReportsTheLimit() {
+    long[] ahead = {0};
+    LeaseKeeper limited = limitedTo(Duration.ofSeconds(65), () -> time.nanoTime() + ahead[0]);
+    long taken = time.nanoTime();
+    List<WardenListener.LossReason> heard = new ArrayList<>();
+    Hold watched = holdWith(holdEvents(heard));
+    limited.add(watched);
+    for (int tick = 1; tick <= 3; tick++) {
+      time.advanceTo(taken + tick * PERIOD);
+      redis.calls.get(tick - 1).renewedAll(); // whole leases: the deadline is 60 s
+    }
+    time.advanceTo(taken + 4 * PERIOD);
+    Call capped = redis.calls.get(3);
+    assertThat(capped.lease()).isEqualTo(25_000);
+
+    ahead[0] = Duration.ofSeconds(26).toNanos(); // at 66 s, the limit's timer late
+    capped.notRenewed(1);
+
+    assertThat(heard).containsExactly(WardenListener.LossReason.MAX_HOLD_TIME);
+  }
+
+  /**
+   * A tick that runs late, after both the hold's lease deadline and its limit, the deadline first:
+   * lost by its deadline (and dropped), not to the limit.
+   */
+  @Test
+  void aLateTickAfterTheDeadlineAndThenTheLimitLosesTheHoldByItsDeadline() {
+    long[] ahead = {0};
+    LeaseKeeper limited = limitedTo(Duration.ofSeconds(65), () -> time.nanoTime() + ahead[0]);
+    List<WardenListener.LossReason> heard = new ArrayList<>();
+    Hold watched = holdWith(holdEvents(heard));
+    limited.add(watched);
+
+    ahead[0] =
+        Duration.ofSeconds(60).toNanos(); // the first tick at 70 s: deadline 30 s, limit 65 s
+    time.advance(Duration.ofNanos(PERIOD));
+
+    assertThat(redis.calls).isEmpty();
+    assertThat(watched.lostReason()).isEqualTo("no renewal succeeded before the lease's deadline");
+    assertThat(heard).containsExactly(WardenListener.LossReason.EXPIRED);
+    assertThat(dropped).containsExactly(watched);
+  }
+
   /** A keeper whose holds are renewed for at most {@code maxHold}, timed by {@code clock}. */
   private LeaseKeeper limitedTo(Duration maxHold, dev.warden.internal.base.Clock clock) {
     return new LeaseKeeper(
