@@ -190,7 +190,7 @@ final class Model {
 
   private String applyToLocks(Step s) {
     String done = applyToLocksOnce(s);
-    if (done == null || family != Family.REENTRANT) {
+    if (done == null || (family != Family.REENTRANT && family != Family.FAIR)) {
       return done;
     }
     // the direct grants its releases made reach their clients (a give-back may grant again)
