@@ -286,7 +286,7 @@ public final class FairDriver implements LockDriver {
       String owner, int count, HandOffTerms to, String undo, String releaseId, String token) {
     return scripts.run(
         DriverScripts.FAIR_RELEASE,
-        !token.isEmpty(), // a drop: rare, and must run when sent (Scripts.run)
+        !token.isEmpty(), // a drop, a grant's give-back: rare, must run when sent (Scripts.run)
         new String[] {
           keys.lock(),
           keys.key("queue"),
