@@ -34,11 +34,11 @@ import org.HdrHistogram.Histogram;
 
 /**
  * One worker process of {@code warden chaos}: threads that run a random mix of Warden operations (a
- * reentrant lock through handles and through the thread-bound API, a fair lock, a read-write lock,
- * a semaphore, a leased semaphore, count-down latches) for a fixed time while faults are injected,
- * and log every step to a {@link ChaosLog} for {@link ChaosChecker}, with the process's own pauses
- * ({@link ChaosHeartbeat}). The plain semaphore is the current epoch's ({@link ChaosEpochs}), read
- * before each acquisition; each permit goes back to the semaphore it came from.
+ * reentrant lock and a fair lock, each through handles and through the thread-bound API, a
+ * read-write lock, a semaphore, a leased semaphore, count-down latches) for a fixed time while
+ * faults are injected, and log every step to a {@link ChaosLog} for {@link ChaosChecker}, with the
+ * process's own pauses ({@link ChaosHeartbeat}). The plain semaphore is the current epoch's ({@link
+ * ChaosEpochs}), read before each acquisition; each permit goes back to the semaphore it came from.
  *
  * <p>It speaks the line protocol of {@link DemoWorker} (READY, GO, PROGRESS, DONE, FAILED) through
  * {@link WorkerProcess}. Redis failures are expected here: each is logged and the thread goes on.
@@ -192,8 +192,15 @@ final class ChaosWorker {
       try {
         switch (operation) {
           case 0 -> handleSection(LOCK, warden.lock(LOCK), holder, random, waits);
-          case 1 -> threadBoundSection(warden.lock(LOCK), holder, random, waits);
-          case 2 -> handleSection(FAIR, warden.fairLock(FAIR), holder, random, waits);
+          case 1 -> threadBoundSection(LOCK, warden.lock(LOCK), holder, random, waits);
+          case 2 -> {
+            // a handle waits without taking direct grants; a thread-bound wait takes them
+            if (random.nextBoolean()) {
+              handleSection(FAIR, warden.fairLock(FAIR), holder, random, waits);
+            } else {
+              threadBoundSection(FAIR, warden.fairLock(FAIR), holder, random, waits);
+            }
+          }
           case 3 -> handleSection(RW, warden.readWriteLock(RW).writeLock(), holder, random, waits);
           case 4 -> readSection(holder, random, waits);
           case 5 -> semaphore(holder, random, waits);
@@ -264,17 +271,17 @@ final class ChaosWorker {
 
   /** A reentrant section through the thread-bound API: two holds, one token. */
   private void threadBoundSection(
-      DistributedLock lock, String holder, Random random, Histogram waits)
+      String object, DistributedLock lock, String holder, Random random, Histogram waits)
       throws InterruptedException {
     long start = System.nanoTime();
     boolean acquired;
     try {
       acquired = lock.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (WardenException e) {
-      log.write("A", LOCK, start, WAIT.toMillis(), "error", holder);
+      log.write("A", object, start, WAIT.toMillis(), "error", holder);
       throw e;
     }
-    log.write("A", LOCK, start, WAIT.toMillis(), acquired ? "got" : "timeout", holder);
+    log.write("A", object, start, WAIT.toMillis(), acquired ? "got" : "timeout", holder);
     if (!acquired) {
       return;
     }
@@ -283,10 +290,10 @@ final class ChaosWorker {
     int accesses = 0;
     try {
       long token = lock.fencingToken();
-      log.write("T", LOCK, holder, token);
+      log.write("T", object, holder, token);
       if (lock.tryLock(0, TimeUnit.MILLISECONDS)) { // reentrant: the same hold, the same token
         try {
-          accesses = protectedWork("W", LOCK, holder, token, random);
+          accesses = protectedWork("W", object, holder, token, random);
         } finally {
           outcome = unlock(lock, outcome);
         }
@@ -295,7 +302,7 @@ final class ChaosWorker {
       outcome = "lost";
     } finally {
       outcome = unlock(lock, outcome);
-      log.write("R", LOCK, holder, outcome, accesses);
+      log.write("R", object, holder, outcome, accesses);
     }
   }
 
