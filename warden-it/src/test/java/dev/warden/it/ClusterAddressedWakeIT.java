@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.warden.DistributedLock;
 import dev.warden.Warden;
+import dev.warden.testkit.Blocking;
 import dev.warden.testkit.RedisCluster;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenDeployment;
@@ -45,9 +46,20 @@ class ClusterAddressedWakeIT {
     DistributedLock held = lockOf(wardens.create(), type, name);
     held.lock();
     DistributedLock waiting = lockOf(wardens.create(), type, name);
-    CompletableFuture<Long> holds = new CompletableFuture<>();
+    CompletableFuture<Void> holds = new CompletableFuture<>();
     CompletableFuture<Void> checked = new CompletableFuture<>();
-    CompletableFuture<Void> waiter = Waiters.holdingUntil(waiting, holds, checked, 30);
+    CompletableFuture<Void> waiter =
+        Blocking.inThread(
+            () -> {
+              waiting.lock();
+              try {
+                holds.complete(null);
+                checked.get(30, TimeUnit.SECONDS);
+              } finally {
+                waiting.unlock();
+              }
+              return null;
+            });
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> master.redis().pubsubShardChannels(shared + "*").size() == 2);

@@ -93,7 +93,18 @@ class CrossClientTurnsIT {
     DistributedLock third = wardens.create().lock("nominated");
     CompletableFuture<Void> checked = new CompletableFuture<>();
     CompletableFuture<Long> firstHolds = new CompletableFuture<>();
-    CompletableFuture<Void> firstWaiter = Waiters.holdingUntil(first, firstHolds, checked, 10);
+    CompletableFuture<Void> firstWaiter =
+        Blocking.inThread(
+            () -> {
+              first.lock();
+              try {
+                firstHolds.complete(first.fencingToken());
+                checked.get(10, TimeUnit.SECONDS);
+              } finally {
+                first.unlock();
+              }
+              return null;
+            });
     awaitListed(redis, 1);
     CompletableFuture<Long> thirdWaiter = Blocking.inThread(() -> Waiters.tokenAfterWaiting(third));
     awaitListed(redis, 2);
@@ -181,7 +192,14 @@ class CrossClientTurnsIT {
         .as("listed, then gave up: its client is nominated, but nobody there will take it")
         .isFalse();
     DistributedLock next = holding.lock("nominated");
-    CompletableFuture<Long> waited = Waiters.millisToLockAndUnlock(next);
+    CompletableFuture<Long> waited =
+        Blocking.inThread(
+            () -> {
+              long started = System.nanoTime();
+              next.lock();
+              next.unlock();
+              return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            });
     org.awaitility.Awaitility.await()
         .atMost(java.time.Duration.ofSeconds(10))
         .until(() -> holding.activity().waiters().size() == 1);
