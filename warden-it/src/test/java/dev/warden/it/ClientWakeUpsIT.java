@@ -285,13 +285,7 @@ class ClientWakeUpsIT {
     SingleServer deployment = deployment(redis, timer);
     try (StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub()) {
       List<String> heard = Collections.synchronizedList(new ArrayList<>());
-      pubSub.addListener(
-          new RedisPubSubAdapter<>() {
-            @Override
-            public void message(String channel, String message) {
-              heard.add(channel + " " + message);
-            }
-          });
+      pubSub.addListener(recorder(heard));
       pubSub.sync().subscribe("{t}:ch");
       Scripts plain = new Scripts(deployment, false);
       Scripts fromClient = new Scripts(deployment, true);
@@ -334,31 +328,29 @@ class ClientWakeUpsIT {
     SingleServer deployment = deployment(redis, timer);
     try (StatefulRedisPubSubConnection<String, String> shared = client.connectPubSub();
         StatefulRedisPubSubConnection<String, String> own = client.connectPubSub()) {
-      List<String> heard = Collections.synchronizedList(new ArrayList<>());
-      RedisPubSubAdapter<String, String> listener =
-          new RedisPubSubAdapter<>() {
-            @Override
-            public void message(String channel, String message) {
-              heard.add(channel + " " + message);
-            }
-          };
-      shared.addListener(listener);
-      own.addListener(listener);
+      // two connections: Redis keeps the order of each one's messages, not across the two
+      List<String> heardShared = Collections.synchronizedList(new ArrayList<>());
+      List<String> heardOwn = Collections.synchronizedList(new ArrayList<>());
+      shared.addListener(recorder(heardShared));
+      own.addListener(recorder(heardOwn));
       shared.sync().subscribe("{t}:ch"); // a client of a previous version: the shared channel only
       Scripts fromClient = new Scripts(deployment, true);
       String[] keys = {"{t}:k", "{t}:ch"};
       Script addressed = script("publish_to(KEYS[2], ARGV[1], ARGV[2])\nreturn {1}");
       fromClient.run(addressed, keys, "c1:o", "nobody-on-c1").get(5, TimeUnit.SECONDS);
-      Awaitility.await().until(() -> heard.contains("{t}:ch nobody-on-c1"));
+      Awaitility.await().until(() -> heardShared.contains("{t}:ch nobody-on-c1"));
       own.sync().subscribe("{t}:ch:c1");
       fromClient.run(addressed, keys, "c1:o", "c1-listens").get(5, TimeUnit.SECONDS);
+      // published after it on the shared channel: a copy of it there would arrive first
       fromClient
           .run(script("publish(KEYS[2], 'marker')\nreturn {1}"), keys)
           .get(5, TimeUnit.SECONDS);
-      Awaitility.await().until(() -> heard.contains("{t}:ch marker"));
-      assertThat(heard)
+      Awaitility.await().until(() -> heardShared.contains("{t}:ch marker"));
+      Awaitility.await().until(() -> !heardOwn.isEmpty());
+      assertThat(heardShared)
           .as("heard on its own channel, so not on the shared one")
-          .containsExactly("{t}:ch nobody-on-c1", "{t}:ch:c1 c1-listens", "{t}:ch marker");
+          .containsExactly("{t}:ch nobody-on-c1", "{t}:ch marker");
+      assertThat(heardOwn).containsExactly("{t}:ch:c1 c1-listens");
     } finally {
       deployment.close();
       timer.shutdown();
@@ -375,13 +367,7 @@ class ClientWakeUpsIT {
     try (StatefulRedisPubSubConnection<String, String> shared = client.connectPubSub();
         StatefulRedisPubSubConnection<String, String> monitor = client.connectPubSub()) {
       List<String> heard = Collections.synchronizedList(new ArrayList<>());
-      shared.addListener(
-          new RedisPubSubAdapter<>() {
-            @Override
-            public void message(String channel, String message) {
-              heard.add(channel + " " + message);
-            }
-          });
+      shared.addListener(recorder(heard));
       shared.sync().subscribe("{t}:ch"); // a client of a previous version: the shared channel only
       // a monitoring tool: PUBLISH counts it among the addressed channel's receivers
       monitor.sync().psubscribe("*");
@@ -401,6 +387,16 @@ class ClientWakeUpsIT {
   }
 
   /** The deployment a test's own {@link Scripts} run on (a recheck of a minute, as the class's). */
+  /** A listener that adds each message it hears to {@code heard} as "channel message". */
+  private static RedisPubSubAdapter<String, String> recorder(List<String> heard) {
+    return new RedisPubSubAdapter<>() {
+      @Override
+      public void message(String channel, String message) {
+        heard.add(channel + " " + message);
+      }
+    };
+  }
+
   private static SingleServer deployment(RedisServer redis, SystemTimer timer) {
     return SingleServer.connect(
         redis.uri(),
