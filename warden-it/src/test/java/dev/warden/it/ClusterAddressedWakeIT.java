@@ -28,8 +28,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Addressed wake-ups on a 3+3 Redis Cluster: a waiting client subscribes (SSUBSCRIBE) to the
  * object's shared channel and to its own one on the object's shard, and the release that gives it
- * its turn (a reentrant lock's direct grant, a fair lock's 'w:<head>') is one SPUBLISH there, heard
- * by that client: it takes the lock long before its one-minute re-check.
+ * its turn (a direct grant, of the reentrant lock or of the fair lock to its head) is one SPUBLISH
+ * there, heard by that client: it takes the lock long before its one-minute re-check.
  */
 @ExtendWith(WardenExtension.class)
 @WardenDeployment(value = WardenDeployment.Kind.CLUSTER, shared = true)
