@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.warden.DistributedLock;
 import dev.warden.Warden;
-import dev.warden.testkit.Blocking;
 import dev.warden.testkit.RedisCluster;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenDeployment;
@@ -46,20 +45,9 @@ class ClusterAddressedWakeIT {
     DistributedLock held = lockOf(wardens.create(), type, name);
     held.lock();
     DistributedLock waiting = lockOf(wardens.create(), type, name);
-    CompletableFuture<Void> holds = new CompletableFuture<>();
+    CompletableFuture<Long> holds = new CompletableFuture<>();
     CompletableFuture<Void> checked = new CompletableFuture<>();
-    CompletableFuture<Void> waiter =
-        Blocking.inThread(
-            () -> {
-              waiting.lock();
-              try {
-                holds.complete(null);
-                checked.get(30, TimeUnit.SECONDS);
-              } finally {
-                waiting.unlock();
-              }
-              return null;
-            });
+    CompletableFuture<Void> waiter = Waiters.holdingUntil(waiting, holds, checked, 30);
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> master.redis().pubsubShardChannels(shared + "*").size() == 2);

@@ -93,18 +93,7 @@ class CrossClientTurnsIT {
     DistributedLock third = wardens.create().lock("nominated");
     CompletableFuture<Void> checked = new CompletableFuture<>();
     CompletableFuture<Long> firstHolds = new CompletableFuture<>();
-    CompletableFuture<Void> firstWaiter =
-        Blocking.inThread(
-            () -> {
-              first.lock();
-              try {
-                firstHolds.complete(first.fencingToken());
-                checked.get(10, TimeUnit.SECONDS);
-              } finally {
-                first.unlock();
-              }
-              return null;
-            });
+    CompletableFuture<Void> firstWaiter = Waiters.holdingUntil(first, firstHolds, checked, 10);
     awaitListed(redis, 1);
     CompletableFuture<Long> thirdWaiter = Blocking.inThread(() -> Waiters.tokenAfterWaiting(third));
     awaitListed(redis, 2);
@@ -192,14 +181,7 @@ class CrossClientTurnsIT {
         .as("listed, then gave up: its client is nominated, but nobody there will take it")
         .isFalse();
     DistributedLock next = holding.lock("nominated");
-    CompletableFuture<Long> waited =
-        Blocking.inThread(
-            () -> {
-              long started = System.nanoTime();
-              next.lock();
-              next.unlock();
-              return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            });
+    CompletableFuture<Long> waited = Waiters.millisToLockAndUnlock(next);
     org.awaitility.Awaitility.await()
         .atMost(java.time.Duration.ofSeconds(10))
         .until(() -> holding.activity().waiters().size() == 1);

@@ -6,15 +6,12 @@ import dev.warden.DistributedLock;
 import dev.warden.Warden;
 import dev.warden.internal.base.Settings;
 import dev.warden.testkit.Blocking;
-import dev.warden.testkit.FaultProxy;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
 import dev.warden.testkit.WardenOptions;
-import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.TransactionResult;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -28,9 +25,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
@@ -71,18 +65,7 @@ class FairGrantIT {
     DistributedLock waiter = waiting.fairLock(NAME);
     CompletableFuture<Long> granted = new CompletableFuture<>();
     CompletableFuture<Void> counted = new CompletableFuture<>();
-    CompletableFuture<Void> holding =
-        Blocking.inThread(
-            () -> {
-              waiter.lock();
-              try {
-                granted.complete(waiter.fencingToken());
-                counted.get(10, TimeUnit.SECONDS);
-              } finally {
-                waiter.unlock();
-              }
-              return null;
-            });
+    CompletableFuture<Void> holding = Waiters.holdingUntil(waiter, granted, counted, 10);
     String record = awaitQueued(redis, 1).get(0);
     assertThat(record).as("it takes grants: its lease is recorded").contains(" ");
     awaitParked(waiting); // subscribed, and its attempt after the subscription made
@@ -260,39 +243,7 @@ class FairGrantIT {
   @WardenOptions(recheckIntervalMillis = 200)
   void aGrantToAProcessThatIsGoneEndsWithTheGrantLeaseAndTheNextHeadGetsIt(
       RedisServer redis, WardenFactory wardens) throws Exception {
-    DistributedLock held = wardens.create().fairLock(NAME);
-    held.lock();
-    RedisCommands<String, String> r = redis.redis();
-    // a process that queued its waiter and listens on its channel, then dies after the grant (it
-    // never confirms)
-    RedisClient raw = RedisClient.create(redis.uri());
-    try (StatefulRedisPubSubConnection<String, String> gone = raw.connectPubSub()) {
-      gone.sync().subscribe(CHANNEL + ":dead");
-      assertThat(fairAcquire(r, "dead:1", "a1", LEASE, "1")).element(0).isEqualTo(0L);
-      DistributedLock next = wardens.create().fairLock(NAME);
-      CompletableFuture<Long> waited =
-          Blocking.inThread(
-              () -> {
-                long started = System.nanoTime();
-                next.lock();
-                next.unlock();
-                return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-              });
-      awaitQueued(redis, 2);
-      // the dead process's heartbeat would run out after 3 s: keep it alive, so that only the
-      // grant lease can end its grant
-      r.zadd(BEATS, (double) (System.currentTimeMillis() + 60_000), "dead:1");
-
-      held.unlock();
-
-      assertThat(r.hget(LOCK, "dead:1")).isEqualTo("1");
-      assertThat(r.pttl(LOCK)).isBetween(1L, Settings.GRANT_LEASE_MILLIS);
-      // the next head gets in once the grant lease ends, not after the dead waiter's 30 s lease
-      assertThat(waited.get(Settings.GRANT_LEASE_MILLIS + 5_000, TimeUnit.MILLISECONDS))
-          .isBetween(Settings.GRANT_LEASE_MILLIS / 2, Settings.GRANT_LEASE_MILLIS + 3_000);
-    } finally {
-      raw.shutdown();
-    }
+    GrantScenarios.aGrantToAProcessThatIsGoneEndsWithTheGrantLease(FAIR, redis, wardens);
   }
 
   @Test
@@ -332,99 +283,14 @@ class FairGrantIT {
   @WardenOptions(recheckIntervalMillis = 60_000)
   void aLostGrantMessageCostsTheWaiterOneRecheck(RedisServer redis, WardenFactory wardens)
       throws Exception {
-    RedisCommands<String, String> r = redis.redis();
-    assertThat(fairAcquire(r, "raw:1", "h1", LEASE, "0")).element(0).isEqualTo(1L);
-    Warden waiting = wardens.create();
-    DistributedLock waiter = waiting.fairLock(NAME);
-    CompletableFuture<Long> granted = Blocking.inThread(() -> Waiters.tokenAfterWaiting(waiter));
-    String owner = awaitQueuedOwners(redis, 1).get(0);
-    String client = clientOf(owner);
-    RedisClient raw = RedisClient.create(redis.uri());
-    try (StatefulRedisPubSubConnection<String, String> standIn = raw.connectPubSub()) {
-      // somebody else listens on the waiter's channel, so the release grants; the waiter's client
-      // loses its pub/sub connection (and the message) in the same transaction
-      long standInId = standIn.sync().clientId();
-      BlockingQueue<String> heard = new LinkedBlockingQueue<>();
-      standIn.addListener(
-          new RedisPubSubAdapter<>() {
-            @Override
-            public void message(String channel, String message) {
-              heard.add(message);
-            }
-          });
-      standIn.sync().subscribe(CHANNEL + ":" + client);
-      long pubSubId = pubSubConnectionOtherThan(r, standInId);
-      r.multi();
-      r.clientKill(KillArgs.Builder.id(pubSubId));
-      r.eval(
-          LuaScripts.body("fair-release"),
-          ScriptOutputType.MULTI,
-          releaseKeys("raw:1"),
-          releaseArgs("raw:1", "1", "", "r1", ""));
-      TransactionResult done = r.exec();
-      List<Object> released = done.get(1);
-      assertThat(released).hasSize(5).startsWith(1L, 0L, owner);
-      String message = heard.poll(5, TimeUnit.SECONDS);
-      assertThat(message).startsWith("granted ");
-      long grantToken = Long.parseLong(message.substring(8, message.indexOf(' ', 8)));
-
-      // its re-subscription re-checks at once (not at its one-minute recheck): a replay of the
-      // granted acquisition, which takes it with a new token
-      long token = granted.get(10, TimeUnit.SECONDS);
-      assertThat(token).isGreaterThan(grantToken);
-    } finally {
-      raw.shutdown();
-    }
+    GrantScenarios.aLostGrantMessageCostsTheWaiterOneRecheck(FAIR, redis, wardens);
   }
 
   @Test
   void aReleaseWhoseReplyIsLostAfterItGrantedFindsItsMarkerAndTheGrantStands(
       RedisServer redis, WardenFactory wardens) throws Exception {
-    Warden waiting = wardens.create(builder -> builder.recheckInterval(Duration.ofMinutes(1)));
-    try (FaultProxy proxy = FaultProxy.start(redis);
-        Warden holding =
-            Warden.builder().uri(proxy.uri()).commandTimeout(Duration.ofSeconds(1)).build()) {
-      DistributedLock holder = holding.fairLock(NAME);
-      DistributedLock waiter = waiting.fairLock(NAME);
-      ExecutorService holderThread = Executors.newSingleThreadExecutor();
-      try {
-        holderThread
-            .submit(
-                () -> {
-                  holder.lock();
-                })
-            .get(10, TimeUnit.SECONDS);
-        CompletableFuture<Long> granted = new CompletableFuture<>();
-        CompletableFuture<Void> checked = new CompletableFuture<>();
-        CompletableFuture<Void> holds =
-            Blocking.inThread(
-                () -> {
-                  waiter.lock();
-                  try {
-                    granted.complete(waiter.fencingToken());
-                    checked.get(20, TimeUnit.SECONDS);
-                  } finally {
-                    waiter.unlock();
-                  }
-                  return null;
-                });
-        String waiterOwner = awaitQueuedOwners(redis, 1).get(0);
-        proxy.blackhole(FaultProxy.Direction.TARGET_TO_CLIENT);
-        Future<?> unlocked = holderThread.submit(holder::unlock);
-        // the release ran and granted (its reply lost): the waiter is in from the message
-        long token = granted.get(10, TimeUnit.SECONDS);
-        proxy.cut();
-        proxy.heal();
-        unlocked.get(10, TimeUnit.SECONDS); // its run again finds its marker: released, no error
-        assertThat(redis.redis().hget(LOCK, waiterOwner)).isEqualTo("1");
-        assertThat(redis.redis().hget(LOCK, "#t")).isEqualTo(Long.toString(token));
-        checked.complete(null);
-        holds.get(10, TimeUnit.SECONDS);
-        assertThat(redis.redis().exists(LOCK)).isZero();
-      } finally {
-        holderThread.shutdownNow();
-      }
-    }
+    GrantScenarios.aReleaseWhoseReplyIsLostAfterItGrantedFindsItsMarkerAndTheGrantStands(
+        FAIR, redis, wardens);
   }
 
   // ---- the scripts ----
@@ -608,6 +474,30 @@ class FairGrantIT {
 
   // ---- helpers ----
 
+  /** The fair lock, for the scenarios it shares with the reentrant lock (DirectGrantIT). */
+  private static final GrantScenarios.GrantedLock FAIR =
+      new GrantScenarios.GrantedLock(
+          LOCK,
+          CHANNEL,
+          "fair-release",
+          warden -> warden.fairLock(NAME),
+          (r, owner, acquisition, waits) ->
+              fairAcquire(r, owner, acquisition, LEASE, waits ? "1" : "0"),
+          redis -> awaitQueuedOwners(redis, 1).get(0),
+          FairGrantIT::awaitSecondKeepingTheFirst,
+          FairGrantIT::releaseKeys,
+          (owner, releaseId) -> releaseArgs(owner, "1", "", releaseId, ""),
+          (released, waiter) -> assertThat(released).hasSize(5).startsWith(1L, 0L, waiter));
+
+  /**
+   * Waits until a second waiter is queued; keeps the first one's heartbeat alive (it would run out
+   * after 3 s), so that only the grant lease can end a grant to it.
+   */
+  private static void awaitSecondKeepingTheFirst(RedisServer redis, String first) {
+    awaitQueued(redis, 2);
+    redis.redis().zadd(BEATS, (double) (System.currentTimeMillis() + 60_000), first);
+  }
+
   /** Logs every command from now on (SLOWLOG with a threshold of 0), for {@link #scriptCalls}. */
   private static void startCounting(RedisServer redis) {
     redis.redis().configSet("slowlog-max-len", "10000");
@@ -702,19 +592,6 @@ class FairGrantIT {
   /** The client id in an owner id. */
   private static String clientOf(String owner) {
     return owner.substring(0, owner.indexOf(':'));
-  }
-
-  /** The id of the pub/sub connection (a subscriber) that is not {@code other}. */
-  private static long pubSubConnectionOtherThan(RedisCommands<String, String> r, long other) {
-    for (String line : r.clientList().lines().toList()) {
-      if (line.contains(" sub=") && !line.contains(" sub=0 ")) {
-        long id = Long.parseLong(line.substring(3, line.indexOf(' ')));
-        if (id != other) {
-          return id;
-        }
-      }
-    }
-    throw new AssertionError("no other subscriber: " + r.clientList());
   }
 
   /** fair-acquire as FairDriver sends it for a first acquisition that waits if refused. */
