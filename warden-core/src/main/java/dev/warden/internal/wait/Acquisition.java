@@ -273,6 +273,32 @@ public final class Acquisition<T> implements Waiter, Successor {
   }
 
   /**
+   * Joins {@code existing}, the subscribed topic of the acquisition's channel, and lists the
+   * acquisition there for direct grants before its attempt is sent, so that a grant that comes
+   * before the attempt's refusal is read (the message and the reply travel on two connections) is
+   * kept for it ({@link Topic#granted}: its next attempt takes it) rather than given back at once
+   * as a grant to an ended acquisition. That give-back's release granted on to the next head, whose
+   * client could do the same: for the fair lock a grant takes its head out of the queue, so such a
+   * chain emptied the queue, and its waiters came back only at their re-check or heartbeat
+   * (CrossClientTurnsIT). Returns the topic joined, or {@code existing} unchanged when it is not
+   * subscribed or was replaced meanwhile (listed after the refusal, as before). Caller holds this
+   * acquisition's monitor.
+   */
+  private Topic enlistEarly(Subscriptions subscriptions, Topic existing) {
+    if (!existing.isSubscribed()) {
+      return existing;
+    }
+    Topic joined = subscriptions.join(claim.channel());
+    if (joined != existing) {
+      subscriptions.leave(joined); // the topic lingered out meanwhile: join it after the refusal
+      return existing;
+    }
+    topic = joined;
+    joined.enlist(claim.grantId(), this);
+    return joined;
+  }
+
+  /**
    * Tries once more. {@code mayWaitLocally}: no wake-up came since the last attempt (the first
    * attempt, a re-check), so while another owner of this client holds the object the acquisition
    * parks again without asking Redis.
@@ -292,6 +318,9 @@ public final class Acquisition<T> implements Waiter, Successor {
       // Before joining, a topic other waiters already subscribed counts wake-ups for this attempt
       // too: if it is still the one joined after a refusal, no second attempt is needed.
       Topic existing = topic != null ? topic : subscriptions.topic(claim.channel());
+      if (topic == null && existing != null && claim.grantId() != null) {
+        existing = enlistEarly(subscriptions, existing);
+      }
       seen = existing != null && (topic != null || existing.isSubscribed()) ? existing : null;
       generation = seen == null ? -1 : seen.generation();
       othersWait = subscriptions.othersWait(claim.channel(), topic);

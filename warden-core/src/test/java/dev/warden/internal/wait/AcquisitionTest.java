@@ -669,6 +669,30 @@ class AcquisitionTest {
   }
 
   @Test
+  void aDirectGrantThatComesBeforeTheFirstRefusalIsReadIsKeptForTheAcquisitionsReplay() {
+    ScriptedClaim first = ScriptedClaim.inLine("client-1:1");
+    first.grantId = "a1";
+    parked(first, null, 0); // the client listens on the lock's channels
+    ScriptedClaim next = ScriptedClaim.inLine("client-1:2");
+    next.grantId = "a2";
+    Result result = new Result(start(next, null)); // its first attempt is on its way
+    int attempts = next.attempts.size();
+
+    // its attempt queued it, and the lock was granted to it before this client read the refusal
+    pubSub.publish(OWN, "granted 42 a2 client-1:2");
+    assertThat(first.grantsGivenBack.size() + next.grantsGivenBack.size())
+        .as("not given back as a grant nobody waits for")
+        .isZero();
+    next.refuse(0);
+
+    assertThat(next.attempts).as("not parked: a replay takes the grant").hasSize(attempts + 1);
+    next.grant("replayed");
+    assertThat(result.granted).isEqualTo("replayed");
+    assertThat(next.grantsGivenBack).containsExactly("client-1:2 a2 42"); // a no-op in Redis
+    assertThat(subscriptions.parked()).isOne();
+  }
+
+  @Test
   void aDirectGrantForAnAcquisitionThatIsOverOrUnknownIsGivenBackAtOnce() {
     ScriptedClaim listed = ScriptedClaim.inLine("client-1:1");
     listed.grantId = "a1";
