@@ -295,6 +295,9 @@ public final class Acquisition<T> implements Waiter, Successor {
     }
     topic = joined;
     joined.enlist(claim.grantId(), this);
+    if (order < 0) {
+      order = waiting.nextOrder(); // heldByAnother gives none to a member: its place is taken now
+    }
     return joined;
   }
 

@@ -693,6 +693,33 @@ class AcquisitionTest {
   }
 
   @Test
+  void anAcquisitionListedForGrantsBeforeItsFirstAttemptKeepsItsPlaceBehindThoseThatWaitedFirst() {
+    ScriptedClaim first = ScriptedClaim.inLine("client-1:1");
+    first.grantId = "a1";
+    parked(first, null, 0); // listed after its refusal: it waits first
+    ScriptedClaim second = ScriptedClaim.inLine("client-1:2");
+    second.grantId = "a2";
+    new Result(start(second, null)); // listed before its first attempt, as the topic is subscribed
+    second.refuse(0);
+    ScriptedClaim third = ScriptedClaim.inLine("client-1:3");
+    third.grantId = "a3";
+    new Result(start(third, null));
+    third.refuse(0);
+    assertThat(subscriptions.parked()).isEqualTo(3);
+    int[] before = {first.attempts.size(), second.attempts.size(), third.attempts.size()};
+
+    pubSub.publish(CHANNEL, "released client-2"); // wakes one: the one parked longest
+
+    assertThat(first.attempts).as("the first to wait is woken first").hasSize(before[0] + 1);
+    assertThat(second.attempts).hasSize(before[1]);
+    assertThat(third.attempts).hasSize(before[2]);
+    first.grant("token-1"); // it takes the lock and leaves
+    pubSub.publish(CHANNEL, "released client-2");
+    assertThat(second.attempts).as("then the next to wait, not the last").hasSize(before[1] + 1);
+    assertThat(third.attempts).hasSize(before[2]);
+  }
+
+  @Test
   void aDirectGrantForAnAcquisitionThatIsOverOrUnknownIsGivenBackAtOnce() {
     ScriptedClaim listed = ScriptedClaim.inLine("client-1:1");
     listed.grantId = "a1";
