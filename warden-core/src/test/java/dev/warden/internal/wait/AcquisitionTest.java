@@ -720,6 +720,56 @@ class AcquisitionTest {
   }
 
   @Test
+  void aGrantToAnAcquisitionWhoseTopicLingeredOutAsItsFirstAttemptWasSentIsKeptOrGivenBack() {
+    ScriptedClaim earlier = ScriptedClaim.inLine("client-1:1");
+    earlier.grantId = "a1";
+    parked(earlier, null, 0).cancel(); // the client listened; the subscription lingers
+    ScriptedClaim next = ScriptedClaim.inLine("client-1:2");
+    next.grantId = "a2";
+    // the linger ends after the attempt found the subscribed topic, before it joined it
+    next.atNextGrantId = () -> time.advance(LINGER);
+    Acquisition<String> acquisition = start(next, null);
+    Result result = new Result(acquisition);
+    assertThat(pubSub.unsubscribes).containsExactly(CHANNEL);
+    assertThat(pubSub.subscribes).as("subscribed anew before the attempt").hasSize(2);
+    pubSub.confirm(CHANNEL);
+
+    // the attempt queued it, and the lock was granted to it before this client read the refusal
+    pubSub.publish(OWN, "granted 42 a2 client-1:2");
+    acquisition.cancel(); // it ends before it reads the refusal
+
+    assertThat(result.done).isTrue();
+    assertThat(next.grantsGivenBack)
+        .as("the grant is given back, not left to its grant lease")
+        .containsExactly("client-1:2 a2 42");
+  }
+
+  @Test
+  void anAcquisitionWhoseTopicLingeredOutAsItsFirstAttemptWasSentTakesAGrantThatCameFirst() {
+    ScriptedClaim earlier = ScriptedClaim.inLine("client-1:1");
+    earlier.grantId = "a1";
+    parked(earlier, null, 0).cancel();
+    ScriptedClaim next = ScriptedClaim.inLine("client-1:2");
+    next.grantId = "a2";
+    next.atNextGrantId = () -> time.advance(LINGER);
+    Result result = new Result(start(next, null));
+    int attempts = next.attempts.size();
+
+    pubSub.publish(OWN, "granted 42 a2 client-1:2"); // subscribed, not yet confirmed here
+    next.refuse(0);
+    assertThat(next.attempts).as("no attempt before the confirmation").hasSize(attempts);
+    pubSub.confirm(CHANNEL);
+    assertThat(next.attempts).as("then a replay, which takes the grant").hasSize(attempts + 1);
+    next.grant("replayed");
+
+    assertThat(result.granted).isEqualTo("replayed");
+    assertThat(subscriptions.parked()).isZero();
+    time.advance(LINGER);
+    assertThat(subscriptions.subscriptions()).as("no member left behind").isZero();
+    assertThat(pubSub.unsubscribes).hasSize(2);
+  }
+
+  @Test
   void aDirectGrantForAnAcquisitionThatIsOverOrUnknownIsGivenBackAtOnce() {
     ScriptedClaim listed = ScriptedClaim.inLine("client-1:1");
     listed.grantId = "a1";
