@@ -379,7 +379,7 @@ public final class Acquisition<T> implements Waiter, Successor {
         // subscribed since before the attempt: park as if it had been joined
         joined = topic == seen ? null : topic;
       } else if (seen == null) {
-        joined = topic; // listed early on a subscription made anew (enlistEarly): wait for it
+        joined = topic; // listed early on a subscription made anew (attempt): wait for it
       }
       if (joined == null) {
         // in a line, the line's interval (backing off) bounds it; else the recheck interval

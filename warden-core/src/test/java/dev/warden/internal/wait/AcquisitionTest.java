@@ -769,6 +769,72 @@ class AcquisitionTest {
     assertThat(pubSub.unsubscribes).hasSize(2);
   }
 
+  /** A grantable acquisition started while the client listens on the lock's channels. */
+  private ScriptedClaim listedEarly(String owner, String grantId) {
+    ScriptedClaim first = ScriptedClaim.inLine("client-1:0");
+    first.grantId = "a0";
+    parked(first, null, 0).cancel(); // the subscription lingers: an early listing joins it
+    ScriptedClaim next = ScriptedClaim.inLine(owner);
+    next.grantId = grantId;
+    return next;
+  }
+
+  @Test
+  void anAcquisitionListedEarlyWhoseFirstAttemptIsGrantedLeavesTheTopicOnce() {
+    ScriptedClaim next = listedEarly("client-1:1", "a1");
+    Result result = new Result(start(next, null));
+    assertThat(next.othersWait).as("its own listing is no other waiter").containsExactly(false);
+    assertThat(subscriptions.subscriptions()).isOne();
+    next.grant("token-1");
+
+    assertThat(result.granted).isEqualTo("token-1");
+    assertThat(subscriptions.subscriptions()).as("no member left").isZero();
+    pubSub.publish(OWN, "granted 9 a1 client-1:1"); // a stray grant to it, while it lingers
+    assertThat(next.grantsGivenBack).containsExactly("client-1:1 a1 9");
+    time.advance(LINGER);
+    assertThat(pubSub.unsubscribes).containsExactly(CHANNEL);
+  }
+
+  @Test
+  void anAcquisitionListedEarlyThatFailsAfterAGrantCameGivesItBackOnce() {
+    ScriptedClaim next = listedEarly("client-1:1", "a1");
+    Result result = new Result(start(next, null));
+    pubSub.publish(OWN, "granted 42 a1 client-1:1");
+    next.fail(new RedisCommandExecutionException("ERR Error running script"));
+
+    assertThat(result.failure).isInstanceOf(WardenException.class);
+    assertThat(next.grantsGivenBack).containsExactly("client-1:1 a1 42");
+    assertThat(subscriptions.subscriptions()).isZero();
+  }
+
+  @Test
+  void anAcquisitionListedEarlyWhoseWaitRunsOutAtItsFirstRefusalGivesBackTheGrantThatCame() {
+    ScriptedClaim next = listedEarly("client-1:1", "a1");
+    Result result = new Result(start(next, Duration.ofMillis(50)));
+    time.advance(Duration.ofMillis(50)); // the first attempt is still on its way
+    pubSub.publish(OWN, "granted 42 a1 client-1:1");
+    next.refuse(0);
+
+    assertThat(result.done).isTrue();
+    assertThat(result.granted).isNull();
+    assertThat(next.attempts).hasSize(1);
+    assertThat(next.grantsGivenBack).containsExactly("client-1:1 a1 42");
+    assertThat(subscriptions.subscriptions()).isZero();
+  }
+
+  @Test
+  void anAcquisitionListedEarlyThatIsCancelledBeforeTheGrantComesHasItGivenBackOnce() {
+    ScriptedClaim next = listedEarly("client-1:1", "a1");
+    Acquisition<String> acquisition = start(next, null);
+    acquisition.cancel(); // its attempt is on its way
+    pubSub.publish(OWN, "granted 42 a1 client-1:1"); // it ran, and the lock was granted to it
+    next.refuse(0);
+
+    assertThat(next.grantsGivenBack).containsExactly("client-1:1 a1 42");
+    assertThat(next.attempts).hasSize(1);
+    assertThat(subscriptions.subscriptions()).isZero();
+  }
+
   @Test
   void aDirectGrantForAnAcquisitionThatIsOverOrUnknownIsGivenBackAtOnce() {
     ScriptedClaim listed = ScriptedClaim.inLine("client-1:1");
