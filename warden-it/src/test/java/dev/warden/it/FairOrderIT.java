@@ -43,7 +43,7 @@ class FairOrderIT {
   private static final int CLIENTS = 3;
   private static final int THREADS = 2;
   private static final int DEFAULT_SECONDS = 10;
-  private static final long MARGIN = TimeUnit.MILLISECONDS.toNanos(200);
+  private static final long MARGIN = TimeUnit.MILLISECONDS.toNanos(500);
   private static final int ROUNDS_PER_RUN = 60;
 
   @Test
