@@ -194,7 +194,7 @@ final class ChaosWorker {
           case 0 -> handleSection(LOCK, warden.lock(LOCK), holder, random, waits);
           case 1 -> threadBoundSection(LOCK, warden.lock(LOCK), holder, random, waits);
           case 2 -> {
-            // through a handle and through the thread-bound API, as the reentrant lock
+            // a handle waits without taking direct grants; a thread-bound wait takes them
             if (random.nextBoolean()) {
               handleSection(FAIR, warden.fairLock(FAIR), holder, random, waits);
             } else {

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.warden.DistributedLock;
 import dev.warden.Warden;
-import dev.warden.testkit.Blocking;
 import dev.warden.testkit.RedisCluster;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenDeployment;
@@ -28,8 +27,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Addressed wake-ups on a 3+3 Redis Cluster: a waiting client subscribes (SSUBSCRIBE) to the
  * object's shared channel and to its own one on the object's shard, and the release that gives it
- * its turn (a reentrant lock's direct grant, a fair lock's 'w:<head>') is one SPUBLISH there, heard
- * by that client: it takes the lock long before its one-minute re-check.
+ * its turn (a direct grant, of the reentrant lock or of the fair lock to its head) is one SPUBLISH
+ * there, heard by that client: it takes the lock long before its one-minute re-check.
  */
 @ExtendWith(WardenExtension.class)
 @WardenDeployment(value = WardenDeployment.Kind.CLUSTER, shared = true)
@@ -46,20 +45,9 @@ class ClusterAddressedWakeIT {
     DistributedLock held = lockOf(wardens.create(), type, name);
     held.lock();
     DistributedLock waiting = lockOf(wardens.create(), type, name);
-    CompletableFuture<Void> holds = new CompletableFuture<>();
+    CompletableFuture<Long> holds = new CompletableFuture<>();
     CompletableFuture<Void> checked = new CompletableFuture<>();
-    CompletableFuture<Void> waiter =
-        Blocking.inThread(
-            () -> {
-              waiting.lock();
-              try {
-                holds.complete(null);
-                checked.get(30, TimeUnit.SECONDS);
-              } finally {
-                waiting.unlock();
-              }
-              return null;
-            });
+    CompletableFuture<Void> waiter = Waiters.holdingUntil(waiting, holds, checked, 30);
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> master.redis().pubsubShardChannels(shared + "*").size() == 2);

@@ -6,27 +6,18 @@ import dev.warden.DistributedLock;
 import dev.warden.Warden;
 import dev.warden.internal.base.Settings;
 import dev.warden.testkit.Blocking;
-import dev.warden.testkit.FaultProxy;
 import dev.warden.testkit.RedisServer;
 import dev.warden.testkit.WardenExtension;
 import dev.warden.testkit.WardenFactory;
 import dev.warden.testkit.WardenOptions;
-import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.TransactionResult;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -59,18 +50,7 @@ class DirectGrantIT {
     DistributedLock waiter = wardens.create().lock(NAME);
     CompletableFuture<Long> granted = new CompletableFuture<>();
     CompletableFuture<Void> counted = new CompletableFuture<>();
-    CompletableFuture<Void> holding =
-        Blocking.inThread(
-            () -> {
-              waiter.lock();
-              try {
-                granted.complete(waiter.fencingToken());
-                counted.get(10, TimeUnit.SECONDS);
-              } finally {
-                waiter.unlock();
-              }
-              return null;
-            });
+    CompletableFuture<Void> holding = Waiters.holdingUntil(waiter, granted, counted, 10);
     awaitRegistration(redis);
     redis.redis().configResetstat();
 
@@ -121,14 +101,7 @@ class DirectGrantIT {
     DistributedLock held = holding.lock(NAME);
     held.lock();
     DistributedLock waiter = wardens.create().lock(NAME);
-    CompletableFuture<Long> waited =
-        Blocking.inThread(
-            () -> {
-              long started = System.nanoTime();
-              waiter.lock();
-              waiter.unlock();
-              return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            });
+    CompletableFuture<Long> waited = Waiters.millisToLockAndUnlock(waiter);
     String client = clientOf(awaitRegistration(redis)) + ":";
     // an acquisition of the waiting client that ended (gave up, timed out) registered last: the
     // release grants to it, and that client, which does not have it, gives it back
@@ -238,138 +211,21 @@ class DirectGrantIT {
   @WardenOptions(recheckIntervalMillis = 200)
   void aGrantToAProcessThatIsGoneEndsWithTheGrantLease(RedisServer redis, WardenFactory wardens)
       throws Exception {
-    DistributedLock held = wardens.create().lock(NAME);
-    held.lock();
-    RedisCommands<String, String> r = redis.redis();
-    // a process that registered its waiter and listens on its channel, then dies after the grant
-    // (it never confirms)
-    RedisClient raw = RedisClient.create(redis.uri());
-    try (StatefulRedisPubSubConnection<String, String> gone = raw.connectPubSub()) {
-      gone.sync().subscribe(CHANNEL + ":dead");
-      assertThat(acquire(r, "dead:1", "a1", "0", "1", "1")).element(0).isEqualTo(0L);
-      DistributedLock next = wardens.create().lock(NAME);
-      CompletableFuture<Long> waited =
-          Blocking.inThread(
-              () -> {
-                long started = System.nanoTime();
-                next.lock();
-                next.unlock();
-                return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-              });
-      Awaitility.await()
-          .atMost(Duration.ofSeconds(10))
-          .until(() -> "dead:".equals(r.hget(LOCK, "#q")) == false && r.hget(LOCK, "#q") != null);
-
-      held.unlock();
-
-      assertThat(r.hget(LOCK, "dead:1")).isEqualTo("1");
-      assertThat(r.pttl(LOCK)).isBetween(1L, Settings.GRANT_LEASE_MILLIS);
-      // the next client's waiter gets in once the grant lease ends, not after the dead waiter's
-      // 30 s lease
-      assertThat(waited.get(Settings.GRANT_LEASE_MILLIS + 5_000, TimeUnit.MILLISECONDS))
-          .isBetween(Settings.GRANT_LEASE_MILLIS / 2, Settings.GRANT_LEASE_MILLIS + 3_000);
-    } finally {
-      raw.shutdown();
-    }
+    GrantScenarios.aGrantToAProcessThatIsGoneEndsWithTheGrantLease(REENTRANT, redis, wardens);
   }
 
   @Test
   @WardenOptions(recheckIntervalMillis = 60_000)
   void aLostGrantMessageCostsTheWaiterOneRecheck(RedisServer redis, WardenFactory wardens)
       throws Exception {
-    RedisCommands<String, String> r = redis.redis();
-    assertThat(acquire(r, "raw:1", "h1", "0", "0", "0")).element(0).isEqualTo(1L);
-    Warden waiting = wardens.create();
-    DistributedLock waiter = waiting.lock(NAME);
-    CompletableFuture<Long> granted = Blocking.inThread(() -> Waiters.tokenAfterWaiting(waiter));
-    String client = clientOf(awaitRegistration(redis));
-    RedisClient raw = RedisClient.create(redis.uri());
-    try (StatefulRedisPubSubConnection<String, String> standIn = raw.connectPubSub()) {
-      // somebody else listens on the waiter's channel, so the release grants; the waiter's client
-      // loses its pub/sub connection (and the message) in the same transaction
-      long standInId = standIn.sync().clientId();
-      BlockingQueue<String> heard = new LinkedBlockingQueue<>();
-      standIn.addListener(
-          new RedisPubSubAdapter<>() {
-            @Override
-            public void message(String channel, String message) {
-              heard.add(message);
-            }
-          });
-      standIn.sync().subscribe(CHANNEL + ":" + client);
-      long pubSubId = pubSubConnectionOtherThan(r, standInId);
-      r.multi();
-      r.clientKill(KillArgs.Builder.id(pubSubId));
-      r.eval(
-          LuaScripts.body("lock-release"),
-          ScriptOutputType.MULTI,
-          new String[] {LOCK, LOCK + ":unlocked:raw:1", FENCE},
-          releaseArgs("raw:1", "1", "", "r1", ""));
-      TransactionResult done = r.exec();
-      List<Object> released = done.get(1);
-      assertThat(released).isEqualTo(List.of(1L, 0L, 1L));
-      String message = heard.poll(5, TimeUnit.SECONDS);
-      assertThat(message).startsWith("granted ");
-      long grantToken = Long.parseLong(message.substring(8, message.indexOf(' ', 8)));
-
-      // its re-subscription re-checks at once (not at its one-minute recheck): a replay of the
-      // granted acquisition, which takes it with a new token
-      long token = granted.get(10, TimeUnit.SECONDS);
-      assertThat(token).isGreaterThan(grantToken);
-    } finally {
-      raw.shutdown();
-    }
+    GrantScenarios.aLostGrantMessageCostsTheWaiterOneRecheck(REENTRANT, redis, wardens);
   }
 
   @Test
   void aReleaseWhoseReplyIsLostAfterItGrantedFindsItsMarkerAndTheGrantStands(
       RedisServer redis, WardenFactory wardens) throws Exception {
-    Warden waiting = wardens.create(builder -> builder.recheckInterval(Duration.ofMinutes(1)));
-    try (FaultProxy proxy = FaultProxy.start(redis);
-        Warden holding =
-            Warden.builder().uri(proxy.uri()).commandTimeout(Duration.ofSeconds(1)).build()) {
-      DistributedLock holder = holding.lock(NAME);
-      DistributedLock waiter = waiting.lock(NAME);
-      ExecutorService holderThread = Executors.newSingleThreadExecutor();
-      try {
-        holderThread
-            .submit(
-                () -> {
-                  holder.lock();
-                })
-            .get(10, TimeUnit.SECONDS);
-        CompletableFuture<Long> granted = new CompletableFuture<>();
-        CompletableFuture<Void> checked = new CompletableFuture<>();
-        CompletableFuture<Void> holds =
-            Blocking.inThread(
-                () -> {
-                  waiter.lock();
-                  try {
-                    granted.complete(waiter.fencingToken());
-                    checked.get(20, TimeUnit.SECONDS);
-                  } finally {
-                    waiter.unlock();
-                  }
-                  return null;
-                });
-        String registration = awaitRegistration(redis);
-        String waiterOwner = ownerOf(registration);
-        proxy.blackhole(FaultProxy.Direction.TARGET_TO_CLIENT);
-        Future<?> unlocked = holderThread.submit(holder::unlock);
-        // the release ran and granted (its reply lost): the waiter is in from the message
-        long token = granted.get(10, TimeUnit.SECONDS);
-        proxy.cut();
-        proxy.heal();
-        unlocked.get(10, TimeUnit.SECONDS); // its run again finds its marker: released, no error
-        assertThat(redis.redis().hget(LOCK, waiterOwner)).isEqualTo("1");
-        assertThat(redis.redis().hget(LOCK, "#t")).isEqualTo(Long.toString(token));
-        checked.complete(null);
-        holds.get(10, TimeUnit.SECONDS);
-        assertThat(redis.redis().exists(LOCK)).isZero();
-      } finally {
-        holderThread.shutdownNow();
-      }
-    }
+    GrantScenarios.aReleaseWhoseReplyIsLostAfterItGrantedFindsItsMarkerAndTheGrantStands(
+        REENTRANT, redis, wardens);
   }
 
   // ---- the scripts ----
@@ -500,6 +356,35 @@ class DirectGrantIT {
 
   // ---- helpers ----
 
+  /** The reentrant lock, for the scenarios it shares with the fair lock (FairGrantIT). */
+  private static final GrantScenarios.GrantedLock REENTRANT =
+      new GrantScenarios.GrantedLock(
+          LOCK,
+          CHANNEL,
+          "lock-release",
+          warden -> warden.lock(NAME),
+          (r, owner, acquisition, waits) ->
+              waits
+                  ? acquire(r, owner, acquisition, "0", "1", "1")
+                  : acquire(r, owner, acquisition, "0", "0", "0"),
+          redis -> ownerOf(awaitRegistration(redis)),
+          DirectGrantIT::awaitAnotherClientRegistered,
+          owner -> new String[] {LOCK, LOCK + ":unlocked:" + owner, FENCE},
+          (owner, releaseId) -> releaseArgs(owner, "1", "", releaseId, ""),
+          (released, waiter) -> assertThat(released).isEqualTo(List.of(1L, 0L, 1L)));
+
+  /** Waits until a client other than {@code first}'s registered: the lock's next client. */
+  private static void awaitAnotherClientRegistered(RedisServer redis, String first) {
+    String firstClient = first.substring(0, first.indexOf(':') + 1);
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              String next = redis.redis().hget(LOCK, "#q");
+              return next != null && !next.equals(firstClient);
+            });
+  }
+
   /** Waits until a waiter registered for a direct grant; returns its registration. */
   private static String awaitRegistration(RedisServer redis) {
     String[] registration = new String[1];
@@ -527,19 +412,6 @@ class DirectGrantIT {
   private static String clientOf(String registration) {
     String owner = ownerOf(registration);
     return owner.substring(0, owner.indexOf(':'));
-  }
-
-  /** The id of the pub/sub connection (a subscriber) that is not {@code other}. */
-  private static long pubSubConnectionOtherThan(RedisCommands<String, String> r, long other) {
-    for (String line : r.clientList().lines().toList()) {
-      if (line.contains(" sub=") && !line.contains(" sub=0 ")) {
-        long id = Long.parseLong(line.substring(3, line.indexOf(' ')));
-        if (id != other) {
-          return id;
-        }
-      }
-    }
-    throw new AssertionError("no other subscriber: " + r.clientList());
   }
 
   private static List<Object> acquire(

@@ -50,6 +50,43 @@ final class Waiters {
   }
 
   /**
+   * On a thread of its own, takes the lock (waiting as long as it takes), completes {@code held}
+   * with its fencing token, and keeps the lock until {@code release} completes (failing after
+   * {@code seconds}); then releases it.
+   */
+  static CompletableFuture<Void> holdingUntil(
+      DistributedLock lock,
+      CompletableFuture<Long> held,
+      CompletableFuture<?> release,
+      long seconds) {
+    return Blocking.inThread(
+        () -> {
+          lock.lock();
+          try {
+            held.complete(lock.fencingToken());
+            release.get(seconds, TimeUnit.SECONDS);
+          } finally {
+            lock.unlock();
+          }
+          return null;
+        });
+  }
+
+  /**
+   * On a thread of its own, takes the lock (waiting as long as it takes) and releases it; completes
+   * with how long that took, in milliseconds.
+   */
+  static CompletableFuture<Long> millisToLockAndUnlock(DistributedLock lock) {
+    return Blocking.inThread(
+        () -> {
+          long started = System.nanoTime();
+          lock.lock();
+          lock.unlock();
+          return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        });
+  }
+
+  /**
    * On a thread of its own, takes and releases the lock turn after turn; {@code inside} runs while
    * the lock is held, gets the turn's number (from 1) and says whether to take another. Completes
    * with the number of turns taken.

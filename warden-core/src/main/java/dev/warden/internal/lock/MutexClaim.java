@@ -53,7 +53,7 @@ final class MutexClaim implements Claim<Granted> {
   /**
    * @param grantable whether the acquisition takes a direct grant: a first acquisition that waits,
    *     with a lease the lease keeper renews (its confirmation is a renewal), of a lock type that
-   *     grants (the reentrant lock; the others ignore the registration)
+   *     grants (the reentrant and the fair lock; the others ignore the registration)
    */
   MutexClaim(
       LockCore core,

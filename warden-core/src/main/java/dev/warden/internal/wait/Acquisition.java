@@ -211,23 +211,6 @@ public final class Acquisition<T> implements Waiter, Successor {
     granted(claim.grantedDirectly(token, waiting.clock().nanoTime()));
   }
 
-  /**
-   * Leaves the topic's list of acquisitions that take direct grants; gives back, by its id and
-   * token, a grant it missed there (a no-op in Redis if it took it by a replay).
-   */
-  // FutureReturnValueIgnored: the claim's give-back logs its own failure
-  @SuppressWarnings("FutureReturnValueIgnored")
-  private void unenlist(Topic from) {
-    String id = claim.grantId();
-    if (id == null) {
-      return;
-    }
-    Topic.MissedGrant missed = from.unenlist(id, this);
-    if (missed != null) {
-      claim.giveBackGrant(missed.owner, id, missed.token);
-    }
-  }
-
   /** The claim, for its topic's give-back of direct grants nobody took. */
   Claim<T> claim() {
     return claim;
@@ -273,6 +256,20 @@ public final class Acquisition<T> implements Waiter, Successor {
   }
 
   /**
+   * Joins the channel's topic and lists the acquisition there for direct grants, or for giving back
+   * grants nobody here took ({@link Topic#enlist}); gives it its place in its topics' order if it
+   * has none yet. Returns the topic. Caller holds this acquisition's monitor.
+   */
+  private Topic joinListed(Subscriptions subscriptions, String channel) {
+    topic = subscriptions.join(channel);
+    topic.enlist(this);
+    if (order < 0) {
+      order = waiting.nextOrder();
+    }
+    return topic;
+  }
+
+  /**
    * Tries once more. {@code mayWaitLocally}: no wake-up came since the last attempt (the first
    * attempt, a re-check), so while another owner of this client holds the object the acquisition
    * parks again without asking Redis.
@@ -292,7 +289,21 @@ public final class Acquisition<T> implements Waiter, Successor {
       // Before joining, a topic other waiters already subscribed counts wake-ups for this attempt
       // too: if it is still the one joined after a refusal, no second attempt is needed.
       Topic existing = topic != null ? topic : subscriptions.topic(claim.channel());
-      seen = existing != null && (topic != null || existing.isSubscribed()) ? existing : null;
+      boolean subscribed = existing != null && (topic != null || existing.isSubscribed());
+      if (topic == null && subscribed && claim.grantId() != null) {
+        // Listed for direct grants before the attempt is sent: a grant that comes before its
+        // refusal is read (the message and the reply travel on two connections) is kept for it
+        // (Topic.granted: its next attempt takes it), not given back at once as a grant to an
+        // ended acquisition. That give-back's release granted on to the next head, whose client
+        // could do the same: for the fair lock a grant takes its head out of the queue, so such a
+        // chain emptied the queue, and its waiters came back only at their re-check or heartbeat
+        // (CrossClientTurnsIT). If the topic lingered out meanwhile, the one joined is a new
+        // subscription, which the refusal waits for (a release before it is confirmed would go
+        // unseen); listed there all the same: it may carry the grant before the refusal is read,
+        // and nobody else listed there would give it back.
+        subscribed = joinListed(subscriptions, claim.channel()) == existing;
+      }
+      seen = subscribed ? existing : null;
       generation = seen == null ? -1 : seen.generation();
       othersWait = subscriptions.othersWait(claim.channel(), topic);
     }
@@ -364,17 +375,11 @@ public final class Acquisition<T> implements Waiter, Successor {
         topic = null;
       }
       if (topic == null) {
-        topic = subscriptions.join(channel);
-        if (claim.grantId() != null) {
-          topic.enlist(claim.grantId(), this);
-        } else if (claim.givesBackGrants()) {
-          topic.givesBackGrantsWith(claim); // a grant to a registration of an ended acquisition
-        }
-        if (order < 0) {
-          order = waiting.nextOrder();
-        }
+        joinListed(subscriptions, channel);
         // subscribed since before the attempt: park as if it had been joined
         joined = topic == seen ? null : topic;
+      } else if (seen == null) {
+        joined = topic; // listed early on a subscription made anew (attempt): wait for it
       }
       if (joined == null) {
         // in a line, the line's interval (backing off) bounds it; else the recheck interval
@@ -400,7 +405,7 @@ public final class Acquisition<T> implements Waiter, Successor {
       }
     }
     if (left != null) {
-      unenlist(left);
+      left.unenlist(this);
       subscriptions.leave(left);
     }
     if (joined != null) {
@@ -506,7 +511,7 @@ public final class Acquisition<T> implements Waiter, Successor {
     }
     if (left != null) {
       left.unpark(this);
-      unenlist(left);
+      left.unenlist(this);
       waiting.subscriptions().leave(left);
     }
     waiting.unregister(this);

@@ -273,27 +273,44 @@ public final class Topic {
     }
   }
 
-  /** Lists an acquisition that takes direct grants, by the id grants name it by. */
-  void enlist(String grantId, Acquisition<?> acquisition) {
-    synchronized (monitor) {
-      grantees.put(grantId, acquisition);
+  /**
+   * Lists an acquisition that takes direct grants, by the id grants name it by; one that takes none
+   * but can give back grants ({@link Claim#givesBackGrants()}) gives back, through its claim, the
+   * grants nobody here took (a grant to a registration of an ended acquisition).
+   */
+  void enlist(Acquisition<?> acquisition) {
+    Claim<?> claim = acquisition.claim();
+    String grantId = claim.grantId();
+    if (grantId != null) {
+      synchronized (monitor) {
+        grantees.put(grantId, acquisition);
+      }
     }
-    grantReturns = acquisition.claim();
-  }
-
-  /** Gives back grants nobody here took through this claim ({@link Claim#givesBackGrants()}). */
-  void givesBackGrantsWith(Claim<?> claim) {
-    grantReturns = claim;
+    if (grantId != null || claim.givesBackGrants()) {
+      grantReturns = claim;
+    }
   }
 
   /**
-   * Takes an acquisition off the list of those that take direct grants; returns a grant it missed
-   * while listed (see {@link #granted}), for it to give back, or null.
+   * Takes an acquisition off the list of those that take direct grants; gives back, by its id and
+   * token, a grant it missed while listed (see {@link #granted}; a no-op in Redis if it took the
+   * grant by a replay).
    */
-  MissedGrant unenlist(String grantId, Acquisition<?> acquisition) {
+  // FutureReturnValueIgnored: the claim's give-back logs its own failure
+  @SuppressWarnings("FutureReturnValueIgnored")
+  void unenlist(Acquisition<?> acquisition) {
+    Claim<?> claim = acquisition.claim();
+    String grantId = claim.grantId();
+    if (grantId == null) {
+      return;
+    }
+    MissedGrant missed;
     synchronized (monitor) {
       grantees.remove(grantId, acquisition);
-      return missedGrants.isEmpty() ? null : missedGrants.remove(acquisition);
+      missed = missedGrants.isEmpty() ? null : missedGrants.remove(acquisition);
+    }
+    if (missed != null) {
+      claim.giveBackGrant(missed.owner, grantId, missed.token);
     }
   }
 

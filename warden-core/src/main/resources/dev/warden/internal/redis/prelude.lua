@@ -363,6 +363,22 @@ local function live_head(queue, beats, now, limit, entries)
   return nil, nil, dropped
 end
 
+-- A fair lock's queue entry record (its 'entries' hash: waiter -> record, fair-acquire.lua's
+-- KEYS[6]): '<acquisition id>', or '<acquisition id> <lease ms>' for a waiter that takes a direct
+-- grant (fair-acquire.lua's ARGV[10]; fair-release.lua's 'Grants'). Returns the acquisition id and
+-- the lease (nil for a waiter that takes no grant: a record of a previous version is the id alone);
+-- nil, nil for no record. Acquisition ids hold no space.
+local function queue_entry(record)
+  if not record then
+    return nil, nil
+  end
+  local acquisition, lease = string.match(record, '^(%S+) (%d+)$')
+  if acquisition then
+    return acquisition, tonumber(lease)
+  end
+  return record, nil
+end
+
 -- Deletes a lock's hash, whoever holds it. Returns true when it existed, false when not; and,
 -- second, an error reply for the script to return when the key holds another type (it is then
 -- left alone).

@@ -669,6 +669,173 @@ class AcquisitionTest {
   }
 
   @Test
+  void aDirectGrantThatComesBeforeTheFirstRefusalIsReadIsKeptForTheAcquisitionsReplay() {
+    ScriptedClaim first = ScriptedClaim.inLine("client-1:1");
+    first.grantId = "a1";
+    parked(first, null, 0); // the client listens on the lock's channels
+    ScriptedClaim next = ScriptedClaim.inLine("client-1:2");
+    next.grantId = "a2";
+    Result result = new Result(start(next, null)); // its first attempt is on its way
+    int attempts = next.attempts.size();
+
+    // its attempt queued it, and the lock was granted to it before this client read the refusal
+    pubSub.publish(OWN, "granted 42 a2 client-1:2");
+    assertThat(first.grantsGivenBack.size() + next.grantsGivenBack.size())
+        .as("not given back as a grant nobody waits for")
+        .isZero();
+    next.refuse(0);
+
+    assertThat(next.attempts).as("not parked: a replay takes the grant").hasSize(attempts + 1);
+    next.grant("replayed");
+    assertThat(result.granted).isEqualTo("replayed");
+    assertThat(next.grantsGivenBack).containsExactly("client-1:2 a2 42"); // a no-op in Redis
+    assertThat(subscriptions.parked()).isOne();
+  }
+
+  @Test
+  void anAcquisitionListedForGrantsBeforeItsFirstAttemptKeepsItsPlaceBehindThoseThatWaitedFirst() {
+    ScriptedClaim first = ScriptedClaim.inLine("client-1:1");
+    first.grantId = "a1";
+    parked(first, null, 0); // listed after its refusal: it waits first
+    ScriptedClaim second = ScriptedClaim.inLine("client-1:2");
+    second.grantId = "a2";
+    new Result(start(second, null)); // listed before its first attempt, as the topic is subscribed
+    second.refuse(0);
+    ScriptedClaim third = ScriptedClaim.inLine("client-1:3");
+    third.grantId = "a3";
+    new Result(start(third, null));
+    third.refuse(0);
+    assertThat(subscriptions.parked()).isEqualTo(3);
+    int[] before = {first.attempts.size(), second.attempts.size(), third.attempts.size()};
+
+    pubSub.publish(CHANNEL, "released client-2"); // wakes one: the one parked longest
+
+    assertThat(first.attempts).as("the first to wait is woken first").hasSize(before[0] + 1);
+    assertThat(second.attempts).hasSize(before[1]);
+    assertThat(third.attempts).hasSize(before[2]);
+    first.grant("token-1"); // it takes the lock and leaves
+    pubSub.publish(CHANNEL, "released client-2");
+    assertThat(second.attempts).as("then the next to wait, not the last").hasSize(before[1] + 1);
+    assertThat(third.attempts).hasSize(before[2]);
+  }
+
+  @Test
+  void aGrantToAnAcquisitionWhoseTopicLingeredOutAsItsFirstAttemptWasSentIsKeptOrGivenBack() {
+    ScriptedClaim earlier = ScriptedClaim.inLine("client-1:1");
+    earlier.grantId = "a1";
+    parked(earlier, null, 0).cancel(); // the client listened; the subscription lingers
+    ScriptedClaim next = ScriptedClaim.inLine("client-1:2");
+    next.grantId = "a2";
+    // the linger ends after the attempt found the subscribed topic, before it joined it
+    next.atNextGrantId = () -> time.advance(LINGER);
+    Acquisition<String> acquisition = start(next, null);
+    Result result = new Result(acquisition);
+    assertThat(pubSub.unsubscribes).containsExactly(CHANNEL);
+    assertThat(pubSub.subscribes).as("subscribed anew before the attempt").hasSize(2);
+    pubSub.confirm(CHANNEL);
+
+    // the attempt queued it, and the lock was granted to it before this client read the refusal
+    pubSub.publish(OWN, "granted 42 a2 client-1:2");
+    acquisition.cancel(); // it ends before it reads the refusal
+
+    assertThat(result.done).isTrue();
+    assertThat(next.grantsGivenBack)
+        .as("the grant is given back, not left to its grant lease")
+        .containsExactly("client-1:2 a2 42");
+  }
+
+  @Test
+  void anAcquisitionWhoseTopicLingeredOutAsItsFirstAttemptWasSentTakesAGrantThatCameFirst() {
+    ScriptedClaim earlier = ScriptedClaim.inLine("client-1:1");
+    earlier.grantId = "a1";
+    parked(earlier, null, 0).cancel();
+    ScriptedClaim next = ScriptedClaim.inLine("client-1:2");
+    next.grantId = "a2";
+    next.atNextGrantId = () -> time.advance(LINGER);
+    Result result = new Result(start(next, null));
+    int attempts = next.attempts.size();
+
+    pubSub.publish(OWN, "granted 42 a2 client-1:2"); // subscribed, not yet confirmed here
+    next.refuse(0);
+    assertThat(next.attempts).as("no attempt before the confirmation").hasSize(attempts);
+    pubSub.confirm(CHANNEL);
+    assertThat(next.attempts).as("then a replay, which takes the grant").hasSize(attempts + 1);
+    next.grant("replayed");
+
+    assertThat(result.granted).isEqualTo("replayed");
+    assertThat(subscriptions.parked()).isZero();
+    time.advance(LINGER);
+    assertThat(subscriptions.subscriptions()).as("no member left behind").isZero();
+    assertThat(pubSub.unsubscribes).hasSize(2);
+  }
+
+  /** A grantable acquisition started while the client listens on the lock's channels. */
+  private ScriptedClaim listedEarly(String owner, String grantId) {
+    ScriptedClaim first = ScriptedClaim.inLine("client-1:0");
+    first.grantId = "a0";
+    parked(first, null, 0).cancel(); // the subscription lingers: an early listing joins it
+    ScriptedClaim next = ScriptedClaim.inLine(owner);
+    next.grantId = grantId;
+    return next;
+  }
+
+  @Test
+  void anAcquisitionListedEarlyWhoseFirstAttemptIsGrantedLeavesTheTopicOnce() {
+    ScriptedClaim next = listedEarly("client-1:1", "a1");
+    Result result = new Result(start(next, null));
+    assertThat(next.othersWait).as("its own listing is no other waiter").containsExactly(false);
+    assertThat(subscriptions.subscriptions()).isOne();
+    next.grant("token-1");
+
+    assertThat(result.granted).isEqualTo("token-1");
+    assertThat(subscriptions.subscriptions()).as("no member left").isZero();
+    pubSub.publish(OWN, "granted 9 a1 client-1:1"); // a stray grant to it, while it lingers
+    assertThat(next.grantsGivenBack).containsExactly("client-1:1 a1 9");
+    time.advance(LINGER);
+    assertThat(pubSub.unsubscribes).containsExactly(CHANNEL);
+  }
+
+  @Test
+  void anAcquisitionListedEarlyThatFailsAfterAGrantCameGivesItBackOnce() {
+    ScriptedClaim next = listedEarly("client-1:1", "a1");
+    Result result = new Result(start(next, null));
+    pubSub.publish(OWN, "granted 42 a1 client-1:1");
+    next.fail(new RedisCommandExecutionException("ERR Error running script"));
+
+    assertThat(result.failure).isInstanceOf(WardenException.class);
+    assertThat(next.grantsGivenBack).containsExactly("client-1:1 a1 42");
+    assertThat(subscriptions.subscriptions()).isZero();
+  }
+
+  @Test
+  void anAcquisitionListedEarlyWhoseWaitRunsOutAtItsFirstRefusalGivesBackTheGrantThatCame() {
+    ScriptedClaim next = listedEarly("client-1:1", "a1");
+    Result result = new Result(start(next, Duration.ofMillis(50)));
+    time.advance(Duration.ofMillis(50)); // the first attempt is still on its way
+    pubSub.publish(OWN, "granted 42 a1 client-1:1");
+    next.refuse(0);
+
+    assertThat(result.done).isTrue();
+    assertThat(result.granted).isNull();
+    assertThat(next.attempts).hasSize(1);
+    assertThat(next.grantsGivenBack).containsExactly("client-1:1 a1 42");
+    assertThat(subscriptions.subscriptions()).isZero();
+  }
+
+  @Test
+  void anAcquisitionListedEarlyThatIsCancelledBeforeTheGrantComesHasItGivenBackOnce() {
+    ScriptedClaim next = listedEarly("client-1:1", "a1");
+    Acquisition<String> acquisition = start(next, null);
+    acquisition.cancel(); // its attempt is on its way
+    pubSub.publish(OWN, "granted 42 a1 client-1:1"); // it ran, and the lock was granted to it
+    next.refuse(0);
+
+    assertThat(next.grantsGivenBack).containsExactly("client-1:1 a1 42");
+    assertThat(next.attempts).hasSize(1);
+    assertThat(subscriptions.subscriptions()).isZero();
+  }
+
+  @Test
   void aDirectGrantForAnAcquisitionThatIsOverOrUnknownIsGivenBackAtOnce() {
     ScriptedClaim listed = ScriptedClaim.inLine("client-1:1");
     listed.grantId = "a1";

@@ -119,8 +119,19 @@ final class ScriptedClaim implements Claim<String> {
     return heldLocally;
   }
 
+  /**
+   * Run once, at the next {@link #grantId()} call: an attempt asks for it between reading its
+   * channel's topic and joining it, so a test can let time pass there.
+   */
+  Runnable atNextGrantId;
+
   @Override
   public String grantId() {
+    Runnable hook = atNextGrantId;
+    atNextGrantId = null;
+    if (hook != null) {
+      hook.run();
+    }
     return grantId;
   }
 

@@ -145,6 +145,7 @@ final class Clients {
     }
     p.inDoubt = false; // this attempt's reply is heard: it settles what the lost ones did
     p.rewound = false; // and a refusal wrote its queue entry again
+    p.grantUnheard = false;
     if (a.status() < 0) {
       // WriteDriver throws "holds read holds": the user sees IllegalMonitorStateException
       readHeldRefusal(side, owner);
@@ -197,6 +198,10 @@ final class Clients {
       long ends = side.expiresAt(owner);
       if (ends >= 0 && v.hold(owner) == null) {
         v.revived.put(owner, ends);
+      }
+      Parked waiting = v.parked.get(owner);
+      if (waiting != null && waiting.acquisitionId.equals(grant.acquisitionId())) {
+        waiting.grantUnheard = true; // out of the queue, by a grant it has not heard of
       }
       Coverage.hit("direct grant lost");
       return "the grant to " + owner + " is lost";

@@ -5,15 +5,17 @@ import static dev.warden.it.model.ReentrantProtocol.MARKER_MILLIS;
 import static dev.warden.it.model.ReentrantProtocol.number;
 
 import dev.warden.internal.base.Settings;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The fair lock's script calls, as {@code FairDriver} sends them (fair-acquire, fair-release for
- * releases, hand-offs and give-backs, fair-leave by acquisition id, lock-renew), including the
- * tickets the driver keeps for its waiting acquisitions between attempts, by acquisition id, and
- * forgets when they end.
+ * releases, hand-offs, direct grants and give-backs, fair-leave by acquisition id, lock-renew),
+ * including the tickets the driver keeps for its waiting acquisitions between attempts, by
+ * acquisition id, and forgets when they end. Every first acquisition that waits takes direct grants
+ * (the model's holds all have the watchdog lease), as {@code MutexClaim.grantable}.
  */
 final class FairProtocol implements LockSide {
   private final Wire wire;
@@ -23,6 +25,7 @@ final class FairProtocol implements LockSide {
   private final String channel;
   private final Map<String, Long> tickets = new HashMap<>(); // by client and acquisition id
   private long handedToken = -1;
+  private final List<Grant> grants = new ArrayList<>();
 
   FairProtocol(Wire wire, String name) {
     this.wire = wire;
@@ -72,7 +75,8 @@ final class FairProtocol implements LockSide {
             Long.toString(Settings.HEARTBEAT_TIMEOUT_MILLIS),
             ticket == null ? "" : Long.toString(ticket),
             channel,
-            acquisitionId);
+            acquisitionId,
+            willWait && heldBefore == 0 ? "1" : "0");
     if (number(reply, 0) == 1) {
       tickets.remove(ReentrantProtocol.client(owner) + acquisitionId);
       return new Attempt(1, number(reply, 1), (int) number(reply, 2));
@@ -90,26 +94,47 @@ final class FairProtocol implements LockSide {
 
   private List<Object> releaseTo(
       String owner, int count, Terms to, String undo, String releaseId, String token) {
-    return wire.run(
-        "fair-release",
-        List.of(
-            lock,
-            queue(),
-            lock + ":beats",
-            fence,
-            ReentrantProtocol.marker(lock, owner),
-            lock + ":entries"),
-        owner,
-        Integer.toString(count),
-        channel,
-        to == null ? "" : to.owner(),
-        Long.toString(to == null ? 0 : to.lease()),
-        to == null ? "" : to.acquisitionId(),
-        FENCE_TERMS,
-        undo,
-        releaseId,
-        MARKER_MILLIS,
-        token);
+    List<Object> reply =
+        wire.run(
+            "fair-release",
+            List.of(
+                lock,
+                queue(),
+                lock + ":beats",
+                fence,
+                ReentrantProtocol.marker(lock, owner),
+                lock + ":entries"),
+            owner,
+            Integer.toString(count),
+            channel,
+            to == null ? "" : to.owner(),
+            Long.toString(to == null ? 0 : to.lease()),
+            to == null ? "" : to.acquisitionId(),
+            FENCE_TERMS,
+            undo,
+            releaseId,
+            MARKER_MILLIS,
+            token,
+            Long.toString(Settings.GRANT_LEASE_MILLIS));
+    if (reply.size() > 4) {
+      // a direct grant to the head, another client's waiter: its message names its acquisition
+      String head = String.valueOf(reply.get(2));
+      grants.add(new Grant(head, wire.redis.hget(lock, "#a"), number(reply, 3)));
+    }
+    return reply;
+  }
+
+  @Override
+  public Release giveBackGrant(String owner, String acquisitionId, long token) {
+    return ReentrantProtocol.released(
+        releaseTo(owner, 0, null, acquisitionId, "", Long.toString(token)));
+  }
+
+  @Override
+  public List<Grant> takeGrants() {
+    List<Grant> made = List.copyOf(grants);
+    grants.clear();
+    return made;
   }
 
   @Override
@@ -128,7 +153,7 @@ final class FairProtocol implements LockSide {
     if (number(reply, 0) != 1) {
       return HandOff.LOST;
     }
-    if (reply.size() > 3) {
+    if (reply.size() == 4) {
       handedToken = number(reply, 3);
       return HandOff.HANDED;
     }
@@ -162,6 +187,9 @@ final class FairProtocol implements LockSide {
     Long ticket = tickets.get(ReentrantProtocol.client(owner) + acquisitionId);
     if (ticket == null) {
       return true; // never refused in the queue's sight: it has no entry yet
+    }
+    if (wire.redis.hexists(lock, owner) && acquisitionId.equals(wire.redis.hget(lock, "#a"))) {
+      return true; // granted to it (fair-release's 'Grants'): its next attempt takes it
     }
     Double score = wire.redis.zscore(queue(), owner);
     Double beat = wire.redis.zscore(lock + ":beats", owner);

@@ -100,7 +100,10 @@ final class Invariants {
   private static void queues(Views v) {
     v.parked.forEach(
         (owner, p) -> {
-          if (!p.inDoubt && !p.rewound && !v.side.queued(owner, p.acquisitionId)) {
+          if (!p.inDoubt
+              && !p.rewound
+              && !p.grantUnheard
+              && !v.side.queued(owner, p.acquisitionId)) {
             throw new Violation(
                 "queue",
                 v.side.describe()

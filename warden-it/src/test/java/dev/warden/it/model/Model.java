@@ -1,5 +1,6 @@
 package dev.warden.it.model;
 
+import dev.warden.internal.base.Settings;
 import dev.warden.it.model.Step.Op;
 import dev.warden.it.model.Views.Hold;
 import java.util.ArrayList;
@@ -190,7 +191,7 @@ final class Model {
 
   private String applyToLocks(Step s) {
     String done = applyToLocksOnce(s);
-    if (done == null || family != Family.REENTRANT) {
+    if (done == null || (family != Family.REENTRANT && family != Family.FAIR)) {
       return done;
     }
     // the direct grants its releases made reach their clients (a give-back may grant again)
@@ -200,6 +201,7 @@ final class Model {
       for (LockSide side : sides) {
         for (LockSide.Grant grant : side.takeGrants()) {
           any = true;
+          grantLease(side, grant);
           clients.turns.granted(side);
           grants.append("; ").append(clients.granted(side, grant, s.grantLost() && round == 0));
         }
@@ -209,6 +211,25 @@ final class Model {
       }
     }
     return grants.toString();
+  }
+
+  /**
+   * A direct grant holds the lock for at most the grant lease until its waiter confirms it (and for
+   * no longer than the waiter's own lease): so a grant to a process that died after its message
+   * keeps the others out for that long at most.
+   */
+  private void grantLease(LockSide side, LockSide.Grant grant) {
+    long left = side.expiresAt(grant.owner()) - wire.serverMillis();
+    if (left > Math.min(Settings.GRANT_LEASE_MILLIS, Clients.LEASE)) {
+      throw new Violation(
+          "grant-lease",
+          side.describe()
+              + ": the direct grant to "
+              + grant.owner()
+              + " holds the lock for "
+              + left
+              + " ms before its waiter confirms it, beyond the grant lease");
+    }
   }
 
   private String applyToLocksOnce(Step s) {

@@ -83,6 +83,14 @@ final class Views {
     /** Whether a rewind may have taken its entry in the object's queue (until its next reply). */
     boolean rewound;
 
+    /**
+     * Whether a direct grant took it out of the object's queue (fair-release's 'Grants') and its
+     * message was lost (until its next reply): if the grant ends before its next attempt (the grant
+     * lease ran out: a stall longer than that, or here a fault), that attempt rejoins the queue at
+     * its ticket, and a waiter that asked in between may have taken the lock first.
+     */
+    boolean grantUnheard;
+
     /** For a condition's reacquisition: the holds still to take after this one, and the user's. */
     int reacquireAfter;
 

@@ -38,13 +38,20 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Hand-off: the release of the last hold offers the lock to this client's parked waiter with the
  * earliest ticket; if Redis says that waiter is the live head, the same script gives it the lock,
- * without a message or a script call of its own. Otherwise the release tells the head as usual and
- * the offered waiter waits on. The script, not this client, decides who is first.
+ * without a message or a script call of its own. Otherwise the release tells the head and the
+ * offered waiter waits on. The script, not this client, decides who is first.
+ *
+ * <p>Between clients: a last release whose live head is another client's waiter that takes grants
+ * gives it the lock in the same script (a direct grant, fair-release.lua's 'Grants'), and that
+ * waiter's client completes the acquisition from the message, as for the reentrant lock; where it
+ * cannot (nobody listens there, a waiter with an explicit lease or of a previous version, the
+ * client wake-up mode), it tells the head to try. CONCURRENCY.md, "Direct grants".
  */
 public final class FairDriver implements LockDriver {
   private static final String HEARTBEAT_TIMEOUT = Long.toString(Settings.HEARTBEAT_TIMEOUT_MILLIS);
   private static final long HEARTBEAT_NANOS =
       TimeUnit.MILLISECONDS.toNanos(Settings.HEARTBEAT_MILLIS);
+  private static final String GRANT_LEASE = Long.toString(Settings.GRANT_LEASE_MILLIS);
 
   private final Scripts scripts;
   private final LockKeys keys;
@@ -153,6 +160,34 @@ public final class FairDriver implements LockDriver {
       long leaseMillis,
       boolean othersWait,
       boolean willWait) {
+    return attempt(owner, acquisitionId, heldBefore, leaseMillis, willWait, false);
+  }
+
+  /**
+   * Tries once; the hint is not used (fair-acquire.lua reads what it needs). {@code registers}: a
+   * refused waiter takes a direct grant, and its queue entry records its lease for it
+   * (fair-acquire's ARGV[10]); the caller asks it only where {@link #grantsDirectly()}.
+   */
+  @Override
+  public CompletableFuture<Attempt> acquire(
+      String owner,
+      String acquisitionId,
+      int heldBefore,
+      long leaseMillis,
+      boolean othersWait,
+      boolean willWait,
+      RefusalHint hint,
+      boolean registers) {
+    return attempt(owner, acquisitionId, heldBefore, leaseMillis, willWait, registers);
+  }
+
+  private CompletableFuture<Attempt> attempt(
+      String owner,
+      String acquisitionId,
+      int heldBefore,
+      long leaseMillis,
+      boolean willWait,
+      boolean registers) {
     // a waiter keeps its ticket across attempts: a late heartbeat must not cost its place
     Long ticket = tickets.get(acquisitionId);
     return scripts
@@ -174,7 +209,8 @@ public final class FairDriver implements LockDriver {
             HEARTBEAT_TIMEOUT,
             ticket == null ? "" : Long.toString(ticket),
             keys.channel(),
-            acquisitionId)
+            acquisitionId,
+            registers ? "1" : "0")
         .thenApply(
             reply -> {
               if (Scripts.succeeded(reply)) {
@@ -201,6 +237,17 @@ public final class FairDriver implements LockDriver {
   }
 
   @Override
+  public boolean grantsDirectly() {
+    return !scripts.clientPublishes(); // the recording twins grant nothing (fair-release.lua)
+  }
+
+  @Override
+  public CompletableFuture<Release> giveBackGrant(String owner, String acquisitionId, long token) {
+    return releaseTo(owner, 0, null, acquisitionId, "", Long.toString(token))
+        .thenApply(FairDriver::parseRelease);
+  }
+
+  @Override
   public CompletableFuture<Release> releaseLast(
       String owner, String releaseId, Successors successors) {
     Successors.Candidate first = successors.earliest();
@@ -218,11 +265,11 @@ public final class FairDriver implements LockDriver {
                     ? completion
                     : new CompletionException(failure);
               }
-              if (reply.size() > 3) {
+              if (reply.size() == 4) {
                 first.handedOver(Scripts.number(reply, 3), false);
                 return Release.HANDED_OVER;
               }
-              first.notFirst();
+              first.notFirst(); // the head is another (granted directly, or told)
               return parseRelease(reply);
             });
   }
@@ -230,15 +277,16 @@ public final class FairDriver implements LockDriver {
   /**
    * Gives back one hold, or acquisition {@code undo} ('' for a release); with the last one, hands
    * the lock straight to the waiter of {@code to} (or to nobody when null) if it is the live head
-   * of the queue. The reply is {1, remaining, head or ''}, {1, 0, waiter, token} when handed over,
-   * or {0} when the owner held no hold (or not the undone acquisition's, or not under {@code
-   * token}: '' for no such condition).
+   * of the queue, or grants it directly to the head if that is another client's waiter that takes
+   * grants. The reply is {1, remaining, head or ''}, {1, 0, waiter, token} when handed over, {1, 0,
+   * head, token, 1} when granted to another client's head, or {0} when the owner held no hold (or
+   * not the undone acquisition's, or not under {@code token}: '' for no such condition).
    */
   private CompletableFuture<List<Object>> releaseTo(
       String owner, int count, HandOffTerms to, String undo, String releaseId, String token) {
     return scripts.run(
         DriverScripts.FAIR_RELEASE,
-        !token.isEmpty(), // a drop: rare, and must run when sent (Scripts.run)
+        !token.isEmpty(), // a drop, a grant's give-back: rare, must run when sent (Scripts.run)
         new String[] {
           keys.lock(),
           keys.key("queue"),
@@ -257,13 +305,20 @@ public final class FairDriver implements LockDriver {
         undo,
         releaseId,
         markerMillis,
-        token);
+        token,
+        grantsDirectly() ? GRANT_LEASE : "");
   }
 
-  /** Parses a release that did not hand the lock over: the head named in it is woken alone. */
+  /**
+   * Parses a release that did not hand the lock over: the head named in it is woken alone, unless
+   * the release granted it the lock (another client's waiter: nobody here is woken).
+   */
   private static Release parseRelease(List<Object> reply) {
     if (!Scripts.succeeded(reply)) {
       return new Release(false, 0, WakeMessage.ONE);
+    }
+    if (reply.size() > 4) {
+      return new Release(true, 0, WakeMessage.NONE);
     }
     String head = String.valueOf(reply.get(2));
     return new Release(

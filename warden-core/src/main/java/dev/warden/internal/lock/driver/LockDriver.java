@@ -127,7 +127,8 @@ public interface LockDriver {
    * lock type uses it (the reentrant lock), an attempt after a refusal costs Redis fewer commands;
    * it never changes the outcome. {@code registers}: a refusal by a holder of another client
    * registers the owner as its client's waiter for a direct grant (the reentrant lock's
-   * lock-acquire.lua, ARGV[11]). Lock types without them ignore both (the default).
+   * lock-acquire.lua, ARGV[11]; the fair lock's queue entry records its lease, fair-acquire.lua's
+   * ARGV[10]). Lock types without them ignore both (the default).
    */
   default CompletableFuture<Attempt> acquire(
       String owner,
@@ -143,8 +144,8 @@ public interface LockDriver {
 
   /**
    * Whether a last release may grant this lock directly to another client's registered waiter (the
-   * reentrant lock): only then do acquisitions register ({@link #acquire(String, String, int, long,
-   * boolean, boolean, RefusalHint, boolean)}).
+   * reentrant lock; the fair lock, to the head of its queue): only then do acquisitions register
+   * ({@link #acquire(String, String, int, long, boolean, boolean, RefusalHint, boolean)}).
    */
   default boolean grantsDirectly() {
     return false;

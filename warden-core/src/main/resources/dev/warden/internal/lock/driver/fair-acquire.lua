@@ -7,8 +7,14 @@
 -- KEYS[6]  entries: waiter -> the id of the acquisition its queue entry was made for, so that the
 --          leave of an acquisition that ended takes out only its own entry (fair-leave.lua); a
 --          waiter's record goes with its entry, however that leaves the queue (granted here or by
---          fair-release.lua's hand-off, dropped as dead, or left), so the hash never holds more
---          than the queue
+--          fair-release.lua's hand-off or direct grant, dropped as dead, or left), so the hash
+--          never holds more than the queue. A waiter that takes a direct grant (ARGV[10]) records
+--          '<acquisition id> <lease ms>': a last release may then grant it the lock for
+--          min(lease, grant lease) ms (fair-release.lua's 'Grants'); any other records the id alone
+--          (prelude.lua's queue_entry reads both). Only the waiter's own client writes or compares
+--          its record (owner ids begin with their client's id, and a client runs one version), so
+--          a previous version's scripts, which compare the record with an acquisition id, only
+--          ever meet records they wrote themselves: the id alone, never granted
 -- ARGV[1]  owner id
 -- ARGV[2]  lease in ms
 -- ARGV[3]  the owner's hold count as the client knows it (see lock-acquire.lua's ARGV[3])
@@ -23,6 +29,9 @@
 -- ARGV[8]  release channel
 -- ARGV[9]  this acquisition's id (see lock-acquire.lua's ARGV[6]), also recorded in KEYS[6] for
 --          its queue entry
+-- ARGV[10] '1' when the waiter takes a direct grant (its client hears grant messages, and its
+--          lease is one the lease keeper renews, so that its first renewal confirms the grant):
+--          its lease is recorded beside its acquisition id in KEYS[6]; absent or '0': not
 -- Returns  {1, token, holdCount} when the owner holds the lock afterwards (as lock-acquire.lua);
 --          {0, retryAfterMs, ticket} when refused (ticket -1 when not queued).
 -- Wakes    'w:<waiter>', on the channel of the waiter's client alone: ARGV[8] .. ':<client id>'
@@ -85,7 +94,7 @@ if ARGV[5] == '1' then
   -- the entry's acquisition: a ticket does not name it (an acquisition whose reply was lost never
   -- learnt its ticket, and a restart from an older file brings the counter back, so that a later
   -- acquisition of the owner can get the same ticket again)
-  redis.call('HSET', entries, owner, ARGV[9])
+  redis.call('HSET', entries, owner, ARGV[10] == '1' and (ARGV[9] .. ' ' .. ARGV[2]) or ARGV[9])
   fresh = fresh or redis.call('PTTL', entries) < 0
   -- The queue's keys live while some waiter is alive: they are given KEY_LIFE heartbeat timeouts
   -- whenever fewer than RENEW_BELOW are left (the four always expire together; a key made just

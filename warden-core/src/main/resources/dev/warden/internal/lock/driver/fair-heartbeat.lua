@@ -8,8 +8,9 @@
 -- ARGV[1]  heartbeat timeout in ms: each entry counts as alive for this long from now
 -- ARGV[2k], ARGV[2k+1]  for k = 1..n: a waiter (owner id) and its acquisition's id
 -- Returns  the positions k (1-based, ascending) of the waiters that have no queue entry made for
---          that acquisition (dropped after a late heartbeat, left, or replaced by a later
---          acquisition of the same owner). Nothing is written for them: a heartbeat never makes an
+--          that acquisition (dropped after a late heartbeat, left, replaced by a later acquisition
+--          of the same owner, or granted the lock: fair-release.lua's 'Grants', whose waiter's next
+--          attempt takes the grant). Nothing is written for them: a heartbeat never makes an
 --          entry, so one that arrives after its waiter left changes nothing; a waiter dropped while
 --          alive takes its place again with its own next attempt (fair-acquire.lua's ARGV[7]).
 -- Cost: O(n log(queue length)).
@@ -22,7 +23,8 @@ local gone = {}
 local alive = 0
 for k = 1, (#ARGV - 1) / 2 do
   local waiter, acquisition = ARGV[2 * k], ARGV[2 * k + 1]
-  if redis.call('HGET', entries, waiter) == acquisition and redis.call('ZSCORE', queue, waiter) then
+  if queue_entry(redis.call('HGET', entries, waiter)) == acquisition
+      and redis.call('ZSCORE', queue, waiter) then
     redis.call('ZADD', beats, deadline, waiter)
     alive = alive + 1
   else

@@ -23,14 +23,41 @@
 -- ARGV[11] the token the owner's hold must still have ('#t'), or nothing changes ({0}); absent or
 --          '': no such condition (see lock-release.lua's ARGV[14]: a hold its client declared
 --          lost, released by LockDriver.dropLost)
+-- ARGV[12] the grant lease, in ms (as lock-release.lua's ARGV[12]): how long a direct grant holds
+--          the lock for its waiter before the waiter confirms it; absent or '': no direct grant
+--          (the client wake-up mode, whose recording twin could not know who hears the message)
 -- Returns  {1, remaining, next waiter id or ''} when the owner held the lock, and also {1, 0, ''}
 --          for a replay of the release that ended the hold (it finds its own marker);
 --          {1, 0, ARGV[4], token} when the lock went straight to that waiter, with a new token;
+--          {1, 0, head, token, 1} when it granted the lock directly to the head, another client's
+--          waiter ('Grants');
 --          {0} when it holds no hold and this release did not end it (expired, force-unlocked,
 --          lost), or, for a give-back, when the hold is not the undone acquisition's.
 -- Wakes    'w:<waiter>', on the channel of the waiter's client alone: ARGV[3] .. ':<client id>'
 --          (or on ARGV[3] too when nobody received it there: prelude.lua's publish_to; see "Wake
---          messages" in CONCURRENCY.md)
+--          messages" in CONCURRENCY.md); or, for a direct grant, 'granted <token> <acquisition id>
+--          <owner id>' on that channel only
+-- Grants   (direct grant) a last release (or give-back) whose live head is a waiter of another
+--          client than the releasing owner's, recorded as taking grants (its KEYS[6] record
+--          '<acquisition id> <lease>', written by its refused fair-acquire: ARGV[10] there), gives
+--          the lock to that waiter in this script when its client hears its own channel of the
+--          lock (prelude.lua's tell_listening): the waiter holds it once, under a new token, with
+--          '#a' its acquisition id, leaves the queue (its queue, heartbeat and record go), and the
+--          hash lives min(its lease, ARGV[12]) ms until the waiter confirms by its first renewal
+--          (lock-renew.lua, sent as soon as its client takes the grant). The message goes to that
+--          client alone. So: a lost message costs the waiter one re-check (its next fair-acquire
+--          finds the hold '#a' names as a replay of its acquisition and takes it, with a new
+--          token; its heartbeat call also finds its entry gone and wakes it); an acquisition that
+--          ended before the grant arrived gives it back by its id and the grant's token (ARGV[8],
+--          ARGV[11]: changes nothing once a replay or a later acquisition of the owner took it
+--          over), and that give-back's own last release grants on; a process gone before the
+--          grant is not granted (nobody listens: the wake-up 'w:<head>' as before), one gone after
+--          it keeps the others out for the grant lease at most. No grant to a record without a
+--          lease (a waiter with an explicit lease, a client of a previous version or in the client
+--          wake-up mode), to a head of the releasing client (its own hand-off above, or the
+--          wake-up), nor from the recording twin (tell_listening is false): the wake-up as before.
+-- Cost: independent of the queue's length (only its head is looked at; at most DEAD_HEADS dead
+-- heads are dropped per call).
 local DEAD_HEADS = 10 -- dead waiters dropped from the head of the queue per call, at most
 local lock, queue, beats, marker, owner = KEYS[1], KEYS[2], KEYS[3], KEYS[5], ARGV[1]
 local held = tonumber(redis.call('HGET', lock, owner))
@@ -56,14 +83,33 @@ local head = live_head(queue, beats, server_ms(), DEAD_HEADS, KEYS[6])
 if not head then
   return {1, 0, ''}
 end
-if head ~= ARGV[4] then
-  publish_to(ARGV[3], head, 'w:' .. head)
-  return {1, 0, head}
+
+-- Gives the lock to `head` under a new token for `acquisition`, for `lease` ms, and takes it out of
+-- the queue.
+local function take(token, acquisition, lease)
+  grant(lock, head, token, acquisition)
+  redis.call('PEXPIRE', lock, lease)
+  redis.call('ZREM', queue, head)
+  redis.call('ZREM', beats, head)
+  redis.call('HDEL', KEYS[6], head)
 end
-local token = mint_token(KEYS[4], ARGV[7])
-grant(lock, head, token, ARGV[6])
-redis.call('PEXPIRE', lock, ARGV[5])
-redis.call('ZREM', queue, head)
-redis.call('ZREM', beats, head)
-redis.call('HDEL', KEYS[6], head)
-return {1, 0, head, token}
+
+if head == ARGV[4] then
+  local token = mint_token(KEYS[4], ARGV[7])
+  take(token, ARGV[6], ARGV[5])
+  return {1, 0, head, token}
+end
+if ARGV[12] and ARGV[12] ~= '' and string.match(head, '^[^:]*') ~= string.match(owner, '^[^:]*')
+then
+  -- (direct grant) see 'Grants'
+  local acquisition, lease = queue_entry(redis.call('HGET', KEYS[6], head))
+  if lease then
+    local token = mint_token(KEYS[4], ARGV[7])
+    if tell_listening(ARGV[3], head, 'granted ' .. token .. ' ' .. acquisition .. ' ' .. head) then
+      take(token, acquisition, math.min(lease, tonumber(ARGV[12])))
+      return {1, 0, head, token, 1}
+    end
+  end
+end
+publish_to(ARGV[3], head, 'w:' .. head)
+return {1, 0, head}
