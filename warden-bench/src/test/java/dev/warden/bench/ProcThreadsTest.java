@@ -9,10 +9,12 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -134,7 +136,19 @@ class ProcThreadsTest {
     ProcThreads.Snapshot before = ProcThreads.read(pid).orElseThrow();
     go.countDown();
     busy.join();
-    ProcThreads.Snapshot after = ProcThreads.read(pid).orElseThrow();
+    // join() returns when the JVM is done with the thread, a moment before the kernel lets the
+    // native thread go: until then /proc lists it, with its time as a live thread's (a suite run
+    // read 10 ms as ended)
+    AtomicReference<ProcThreads.Snapshot> read = new AtomicReference<>();
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              read.set(ProcThreads.read(pid).orElseThrow());
+              return read.get().tasks().values().stream()
+                  .noneMatch(task -> task.comm().equals("w7-test-ending"));
+            });
+    ProcThreads.Snapshot after = read.get();
 
     assertThat(failure.get()).isNull();
     Map<Kind, Long> split = ProcThreads.since(before, after);
